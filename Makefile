@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kbloom top-level Makefile.  `make` builds the modules for $(KVER), the
+# userspace programs and the selftests; `make check` runs everything;
+# `make run` boots a throwaway VM with kbloom loaded.  See README.md.
+
+SHELL := /bin/bash
+BUILD ?= $(CURDIR)/build
+UBUILD := $(BUILD)/user
+KSFT_DIR := $(BUILD)/ksft
+LSRC := /usr/src/linux-source-6.1.tar.xz
+CHECKPATCH := $(KSFT_DIR)/scripts/checkpatch.pl
+
+# Newest installed Debian linux-headers-*-amd64 (never `uname -r`: the host
+# kernel has no headers).  Evaluated only when a target needs it.
+KVER ?= $(shell $(CURDIR)/scripts/kver)
+KDIR ?= /lib/modules/$(KVER)/build
+# Module builds for different kernels live in different mirror trees.
+KBUILD_DIR = $(BUILD)/kmod-$(KVER)
+
+CC ?= cc
+CXX ?= c++
+CFLAGS_USER := -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+	-I$(CURDIR)/uapi -I$(CURDIR)/kmod/core -I$(CURDIR)/kmod
+
+# Appended to by the fragments below.
+USER_PROGS :=
+NATIVE_TESTS :=
+# VM selftests: NAME=COMMAND pairs run inside the guest from the repo root.
+VM_TESTS :=
+# Extra modules to insmod after kbloom.ko (paths relative to KBUILD_DIR).
+VM_MODULES := kmod/kbloom.ko
+# Distribution modules the VM tests need, loaded with modprobe first.
+VM_MODPROBE :=
+
+-include userspace/build.mk
+-include selftests/build.mk
+BENCH_TARGETS += $(if $(wildcard userspace/build.mk),bench-core)
+
+.PHONY: all modules user selftests deps check check-native check-vm \
+	run style bench clean ksft
+
+all: modules user selftests
+
+$(KSFT_DIR)/.stamp: | $(LSRC)
+	@mkdir -p $(KSFT_DIR)
+	tar -xJf $(LSRC) -C $(KSFT_DIR) --strip-components=1 --wildcards \
+		'linux-source-6.1/tools/testing/selftests/kselftest*.h' \
+		'linux-source-6.1/scripts/checkpatch.pl' \
+		'linux-source-6.1/scripts/spelling.txt' \
+		'linux-source-6.1/scripts/const_structs.checkpatch'
+	cp $(KSFT_DIR)/tools/testing/selftests/kselftest*.h $(KSFT_DIR)/
+	touch $@
+
+$(LSRC):
+	@echo "missing $(LSRC): run 'make deps'" >&2; exit 1
+
+ksft: $(KSFT_DIR)/.stamp
+
+modules:
+	@test -n "$(KVER)" || { echo "no kernel headers installed: run 'make deps'" >&2; exit 1; }
+	@mkdir -p $(KBUILD_DIR)
+	@find $(KBUILD_DIR) -type l -delete
+	@mkdir -p $(KBUILD_DIR)/selftests
+	@cp -rs $(CURDIR)/Kbuild $(CURDIR)/kmod $(CURDIR)/uapi $(KBUILD_DIR)/
+	@cp -rs $(CURDIR)/selftests/kmod $(KBUILD_DIR)/selftests/
+	$(MAKE) -C $(KDIR) M=$(KBUILD_DIR) modules
+
+user: $(USER_PROGS)
+
+selftests: $(NATIVE_TESTS) $(VM_TEST_PROGS)
+
+deps:
+	@$(CURDIR)/scripts/deps
+
+# Native unit tests: each program prints TAP; failures do not stop the rest.
+check-native: all
+	@rm -rf $(BUILD)/results/native; mkdir -p $(BUILD)/results/native
+	@fail=0; for t in $(NATIVE_TESTS); do \
+		n=$${t##*/}; \
+		$(CURDIR)/scripts/tap-run $$n $(BUILD)/results/native -- $$t || fail=1; \
+		echo "native: $$n: $$(grep -c '^ok' $(BUILD)/results/native/$$n.tap) ok, $$(grep -c '^not ok' $(BUILD)/results/native/$$n.tap) not ok"; \
+	done; \
+	if [ $$fail != 0 ]; then grep -h '^not ok' $(BUILD)/results/native/*.tap; fi; exit $$fail
+
+# The VM selftests on one kernel: make check-vm KVER=6.1.0-56-amd64
+check-vm: modules selftests
+	$(CURDIR)/scripts/vm-run -k $(KVER) -o $(BUILD)/results/vm-$(KVER) \
+		$(foreach m,$(VM_MODPROBE),--modprobe $(m)) \
+		$(foreach m,$(VM_MODULES),--insmod $(KBUILD_DIR)/$(m)) \
+		$(foreach t,$(VM_TESTS),--test '$(t)')
+
+check:
+	@$(CURDIR)/scripts/check
+
+run: deps all
+	$(CURDIR)/scripts/vm-run -k $(KVER) -o $(BUILD)/run \
+		$(if $(shell [ -t 0 ] && echo y),-i) \
+		$(foreach m,$(VM_MODULES),--insmod $(KBUILD_DIR)/$(m)) \
+		--run '$(CURDIR)/scripts/demo'
+
+style: ksft
+	@$(CURDIR)/scripts/style $(CHECKPATCH)
+
+bench: $(BENCH_TARGETS)
+
+clean:
+	rm -rf $(BUILD)
