@@ -62,7 +62,7 @@ modules:
 	@mkdir -p $(KBUILD_DIR)
 	@find $(KBUILD_DIR) -type l -delete
 	@mkdir -p $(KBUILD_DIR)/selftests
-	@cp -rs $(CURDIR)/Kbuild $(CURDIR)/kmod $(CURDIR)/uapi $(KBUILD_DIR)/
+	@cp -rs $(wildcard $(CURDIR)/Kbuild $(CURDIR)/kmod $(CURDIR)/uapi) $(KBUILD_DIR)/
 	@cp -rs $(CURDIR)/selftests/kmod $(KBUILD_DIR)/selftests/
 	$(MAKE) -C $(KDIR) M=$(KBUILD_DIR) modules
 
