@@ -21,7 +21,8 @@ KBUILD_DIR = $(BUILD)/kmod-$(KVER)
 CC ?= cc
 CXX ?= c++
 CFLAGS_USER := -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-I$(CURDIR)/uapi -I$(CURDIR)/kmod/core -I$(CURDIR)/kmod
+	-I$(CURDIR)/uapi -I$(CURDIR)/kmod/core -I$(CURDIR)/kmod \
+	-I$(CURDIR)/userspace/lib
 
 # Appended to by the fragments below.
 USER_PROGS :=
@@ -106,3 +107,30 @@ bench: $(BENCH_TARGETS)
 
 clean:
 	rm -rf $(BUILD)
+
+# Reliability lanes (see README.md).  The debug kernel (KASAN, lockdep,
+# kmemleak, UBSAN, fault injection) is built once from linux-source-6.1
+# and cached outside the repository by scripts/debug-kernel.
+DEBUG_KVER := debug-6.1
+VM_DEBUG_TIMEOUT ?= 2700
+
+.PHONY: debug-kernel check-debug check-rt
+
+debug-kernel:
+	@$(CURDIR)/scripts/debug-kernel
+
+check-debug: selftests
+	@d=$$($(CURDIR)/scripts/debug-kernel) && \
+	$(MAKE) --no-print-directory modules KVER=$(DEBUG_KVER) KDIR=$$d/linux && \
+	KB_TEST_TIMEOUT=1800 $(CURDIR)/scripts/vm-run -k $(DEBUG_KVER) \
+		--kernel $$d/linux/arch/x86/boot/bzImage \
+		--builtin $$d/linux/modules.builtin --kmemleak \
+		-t $(VM_DEBUG_TIMEOUT) -o $(BUILD)/results/vm-$(DEBUG_KVER) \
+		$(foreach m,$(VM_MODPROBE),--modprobe $(m)) \
+		$(foreach m,$(VM_MODULES),--insmod $(BUILD)/kmod-$(DEBUG_KVER)/$(m)) \
+		$(foreach t,$(VM_TESTS),--test '$(t)')
+
+# Debian's PREEMPT_RT kernel: RCU read sections are preemptible, spinlocks sleep.
+check-rt:
+	@k=$$($(CURDIR)/scripts/kver rt) && \
+	$(MAKE) --no-print-directory check-vm KVER=$$k

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloom core: the blocked kind.
+ *
+ * The payload is an array of 512-bit blocks (8 u64 words, one cache line).
+ * One 64-bit hash h picks the block by multiply-shift range reduction of
+ * its upper 32 bits, ((h >> 32) * nblocks) >> 32, so the number of blocks
+ * need not be a power of two and there is no division.  The k bit positions
+ * inside the block are the top 9 bits of x_i = h * C^i (mod 2^64), with C
+ * an odd 64-bit constant: each multiplication remixes all of h into the top
+ * bits, so the positions use the entropy of the whole hash.
+ */
+#include "kb_internal.h"
+
+static KB_ALWAYS_INLINE u64 *blk_block(const struct kb_filter *f, u64 h)
+{
+	return (u64 *)f->payload + kb_block_index(f, h) * 8;
+}
+
+static u64 blk_hash(const struct kb_filter *f, const void *key, u32 len)
+{
+	return kb_hash_seeded(f, key, len);
+}
+
+static KB_ALWAYS_INLINE u64 blk_hash_i(const struct kb_filter *f,
+				       const void *key, u32 len)
+{
+	return kb_hash_seeded(f, key, len);
+}
+
+static KB_ALWAYS_INLINE void blk_prefetch_i(const struct kb_filter *f, u64 h)
+{
+	kb_prefetch(blk_block(f, h));
+}
+
+static KB_ALWAYS_INLINE void blk_prefetchw_i(const struct kb_filter *f, u64 h)
+{
+	kb_prefetchw(blk_block(f, h));
+}
+
+static KB_ALWAYS_INLINE bool blk_test_i(const struct kb_filter *f, u64 h)
+{
+	const u64 *b = blk_block(f, h);
+	u64 x = h, ok = 1;
+	u32 i, k = f->p.k;
+
+	for (i = 0; i < k; i++) {
+		u32 pos;
+
+		x *= KB_PROBE_MUL;
+		pos = (u32)(x >> 55);
+		ok &= KB_READ_ONCE(b[pos >> 6]) >> (pos & 63);
+	}
+	return ok & 1;
+}
+
+static KB_ALWAYS_INLINE void blk_add_i(struct kb_filter *f, u64 h)
+{
+	u64 *b = blk_block(f, h);
+	u64 x = h;
+	u32 i, k = f->p.k;
+
+	for (i = 0; i < k; i++) {
+		u32 pos;
+		u64 v, bit;
+
+		x *= KB_PROBE_MUL;
+		pos = (u32)(x >> 55);
+		bit = 1ULL << (pos & 63);
+		v = KB_READ_ONCE(b[pos >> 6]);
+		if (!(v & bit))
+			KB_WRITE_ONCE(b[pos >> 6], v | bit);
+	}
+}
+
+static void blk_prefetch(const struct kb_filter *f, u64 h)
+{
+	blk_prefetch_i(f, h);
+}
+
+static bool blk_test(const struct kb_filter *f, u64 h)
+{
+	return blk_test_i(f, h);
+}
+
+static void blk_add(struct kb_filter *f, u64 h)
+{
+	blk_add_i(f, h);
+}
+
+KB_DEFINE_BATCH_OPS(blk, blk_hash_i, blk_prefetch_i, blk_prefetchw_i,
+		    blk_test_i, blk_add_i, NULL)
+
+static u64 blk_bits_set(const struct kb_filter *f)
+{
+	const u64 *w = f->payload;
+	u64 i, n = f->bytes / 8, s = 0;
+
+	for (i = 0; i < n; i++)
+		s += kb_popcount64(KB_READ_ONCE(w[i]));
+	return s;
+}
+
+/* mean over blocks of (set bits / 512)^k: the FPR of the current bitset */
+static u64 blk_est_fpr_q62(const struct kb_filter *f)
+{
+	const u64 *w = f->payload;
+	u64 b, hi = 0, lo = 0;
+	u32 j;
+
+	for (b = 0; b < f->nblocks; b++) {
+		u32 pc = 0;
+		u64 t;
+
+		for (j = 0; j < 8; j++)
+			pc += kb_popcount64(KB_READ_ONCE(w[b * 8 + j]));
+		if (!pc)
+			continue;
+		t = kb_q62_pow((u64)pc << 53, f->p.k);
+		lo += t;
+		hi += lo < t;
+	}
+	return kb_div128(hi, lo, f->nblocks);
+}
+
+const struct kb_kind_ops kb_blocked_ops = {
+	.name = "blocked",
+	.kind = KB_KIND_BLOCKED,
+	.hash = blk_hash,
+	.prefetch = blk_prefetch,
+	.add = blk_add,
+	.test = blk_test,
+	.del = NULL,
+	.add_many = blk_add_many,
+	.test_many = blk_test_many,
+	.test_and_add_many = blk_test_and_add_many,
+	.del_many = NULL,
+	.bits_set = blk_bits_set,
+	.est_fpr_q62 = blk_est_fpr_q62,
+};

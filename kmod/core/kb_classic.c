@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloom core: the classic kind, byte-identical to LevelDB's
+ * "leveldb.BuiltinBloomFilter2" (util/bloom.cc), written from its
+ * algorithm:
+ *   h = Hash(key, 0xbc9f1d34)   (util/hash.cc, a 32-bit murmur-like hash)
+ *   delta = rotr32(h, 17)
+ *   for k probes: bitpos = h % bits; set/test bit (bitpos % 8) of byte
+ *   (bitpos / 8); h += delta
+ * The payload is the LevelDB filter: bits / 8 bytes and a trailing k byte.
+ */
+#include "kb_internal.h"
+
+static KB_ALWAYS_INLINE u32 kb_load_le32(const u8 *p)
+{
+	return (u32)p[0] | ((u32)p[1] << 8) | ((u32)p[2] << 16) |
+	       ((u32)p[3] << 24);
+}
+
+u32 kb_leveldb_hash(const void *data, u64 len, u32 seed)
+{
+	const u32 m = 0xc6a4a793U;
+	const u8 *p = data;
+	u32 h = seed ^ ((u32)len * m);
+
+	while (len >= 4) {
+		h += kb_load_le32(p);
+		h *= m;
+		h ^= h >> 16;
+		p += 4;
+		len -= 4;
+	}
+	switch (len) {
+	case 3:
+		h += (u32)p[2] << 16;
+		fallthrough;
+	case 2:
+		h += (u32)p[1] << 8;
+		fallthrough;
+	case 1:
+		h += p[0];
+		h *= m;
+		h ^= h >> 24;
+		break;
+	}
+	return h;
+}
+
+/* bitpos = h % bits, LevelDB computes it with a size_t 'bits' */
+static KB_ALWAYS_INLINE u32 cls_pos(u32 h, u32 bits32)
+{
+	/* bits32 == 0: bits > U32_MAX > h, so h % bits == h */
+	return bits32 ? h % bits32 : h;
+}
+
+bool kb_leveldb_key_may_match(const void *raw, u64 len, const void *key,
+			      u64 keylen)
+{
+	const u8 *a = raw;
+	u64 bits;
+	u32 h, delta, k, j, bits32;
+
+	if (len < 2)
+		return false;
+	bits = (len - 1) * 8;
+	k = a[len - 1];
+	if (k > KB_CLASSIC_K_MAX)
+		return true;
+	bits32 = bits <= U32_MAX ? (u32)bits : 0;
+	h = kb_leveldb_hash(key, keylen, KB_CLASSIC_SEED);
+	delta = (h >> 17) | (h << 15);
+	for (j = 0; j < k; j++) {
+		u32 pos = cls_pos(h, bits32);
+
+		if (!(KB_READ_ONCE(a[pos / 8]) & (1U << (pos % 8))))
+			return false;
+		h += delta;
+	}
+	return true;
+}
+
+static u64 cls_hash(const struct kb_filter *f KB_UNUSED, const void *key,
+		    u32 len)
+{
+	return kb_leveldb_hash(key, len, KB_CLASSIC_SEED);
+}
+
+static KB_ALWAYS_INLINE u64 cls_hash_i(const struct kb_filter *f KB_UNUSED,
+				       const void *key, u32 len)
+{
+	return kb_leveldb_hash(key, len, KB_CLASSIC_SEED);
+}
+
+static KB_ALWAYS_INLINE void cls_prefetch_i(const struct kb_filter *f, u64 hv)
+{
+	const u8 *a = f->payload;
+	u32 h = (u32)hv, delta = (h >> 17) | (h << 15), j;
+
+	for (j = 0; j < f->p.k; j++) {
+		kb_prefetch(a + cls_pos(h, f->cbits) / 8);
+		h += delta;
+	}
+}
+
+static KB_ALWAYS_INLINE bool cls_test_i(const struct kb_filter *f, u64 hv)
+{
+	const u8 *a = f->payload;
+	u32 h = (u32)hv, delta = (h >> 17) | (h << 15), j;
+
+	for (j = 0; j < f->p.k; j++) {
+		u32 pos = cls_pos(h, f->cbits);
+
+		if (!(KB_READ_ONCE(a[pos / 8]) & (1U << (pos % 8))))
+			return false;
+		h += delta;
+	}
+	return true;
+}
+
+static KB_ALWAYS_INLINE void cls_add_i(struct kb_filter *f, u64 hv)
+{
+	u8 *a = f->payload;
+	u32 h = (u32)hv, delta = (h >> 17) | (h << 15), j;
+
+	for (j = 0; j < f->p.k; j++) {
+		u32 pos = cls_pos(h, f->cbits);
+		u8 v = KB_READ_ONCE(a[pos / 8]), bit = 1U << (pos % 8);
+
+		if (!(v & bit))
+			KB_WRITE_ONCE(a[pos / 8], v | bit);
+		h += delta;
+	}
+}
+
+static void cls_prefetch(const struct kb_filter *f, u64 h)
+{
+	cls_prefetch_i(f, h);
+}
+
+static bool cls_test(const struct kb_filter *f, u64 h)
+{
+	return cls_test_i(f, h);
+}
+
+static void cls_add(struct kb_filter *f, u64 h)
+{
+	cls_add_i(f, h);
+}
+
+KB_DEFINE_BATCH_OPS(cls, cls_hash_i, cls_prefetch_i, cls_prefetch_i,
+		    cls_test_i, cls_add_i, NULL)
+
+static u64 cls_bits_set(const struct kb_filter *f)
+{
+	const u8 *a = f->payload;
+	u64 i, n = f->bytes - 1, s = 0;
+
+	for (i = 0; i < n; i++)
+		s += kb_popcount64(KB_READ_ONCE(a[i]));
+	return s;
+}
+
+/* (X / m)^k; every probe is uniform over the whole bitset */
+static u64 cls_est_fpr_q62(const struct kb_filter *f)
+{
+	u64 x = cls_bits_set(f);
+
+	if (!x)
+		return 0;
+	return kb_q62_pow(kb_muldiv(x, KB_Q62_ONE, f->p.m), f->p.k);
+}
+
+const struct kb_kind_ops kb_classic_ops = {
+	.name = "classic",
+	.kind = KB_KIND_CLASSIC,
+	.hash = cls_hash,
+	.prefetch = cls_prefetch,
+	.add = cls_add,
+	.test = cls_test,
+	.del = NULL,
+	.add_many = cls_add_many,
+	.test_many = cls_test_many,
+	.test_and_add_many = cls_test_and_add_many,
+	.del_many = NULL,
+	.bits_set = cls_bits_set,
+	.est_fpr_q62 = cls_est_fpr_q62,
+};
+
+int kb_leveldb_import(struct kb_params *p, const void *raw, u64 len,
+		      u64 max_bytes, enum kb_img_err *why)
+{
+	const u8 *a = raw;
+	enum kb_img_err w = KB_IMG_OK;
+	int ret = 0;
+	u32 k;
+
+	if (len < 2) {
+		w = KB_IMG_BAD_M;
+		ret = -EINVAL;
+		goto out;
+	}
+	k = a[len - 1];
+	if (k < 1 || k > KB_CLASSIC_K_MAX) {
+		w = KB_IMG_BAD_K;
+		ret = -EINVAL;
+		goto out;
+	}
+	if ((len - 1) > KB_M_MAX / 8 || (max_bytes && len > max_bytes)) {
+		w = KB_IMG_TOO_BIG;
+		ret = -E2BIG;
+		goto out;
+	}
+	kb_params_init(p, KB_KIND_CLASSIC);
+	p->m = (len - 1) * 8;
+	p->k = k;
+out:
+	if (why)
+		*why = w;
+	return ret;
+}
+
+s64 kb_leveldb_export(const struct kb_filter *f, void *buf, u64 buf_len)
+{
+	const u8 *a = f->payload;
+	u8 *d = buf;
+	u64 i;
+
+	if (f->p.kind != KB_KIND_CLASSIC)
+		return -EINVAL;
+	if (buf_len < f->bytes)
+		return -E2BIG;
+	for (i = 0; i < f->bytes; i++)
+		d[i] = KB_READ_ONCE(a[i]);
+	return (s64)f->bytes;
+}

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kbloom filter core: public API.
+ *
+ * THIS HEADER IS THE CONTRACT between the core (kmod/core) and its users: the
+ * kernel module, bfctl, the native tests and the benchmark.  Keep it
+ * stable; extend it, do not change existing declarations.
+ *
+ * The core compiles unchanged into the kernel module and into userspace
+ * (libkbcore.a).  It has no locks, no allocation and no floating point:
+ *  - the caller allocates the payload (kb_params_payload_bytes() bytes,
+ *    8-byte aligned, 64-byte aligned recommended) and the struct kb_filter;
+ *  - writers (add, del, clear, test_and_add, attach) must be serialized by
+ *    the caller; readers (test, stats, image write) are lockless and may run
+ *    concurrently with the one writer.  Every store to the bitset is a
+ *    whole-word KB_WRITE_ONCE of (old | new bits) and every load a
+ *    KB_READ_ONCE, so a concurrent reader never sees a set bit go back to 0
+ *    (except through counting deletes and kb_filter_clear()).
+ *
+ * Errors are negative errno values:
+ *   -EINVAL      nonsense parameters (unknown kind/hash/key type, p outside
+ *                (0, 1), n = 0 with p, k out of range, m = 0 or not a
+ *                multiple of the kind's granule, hash not valid for kind,
+ *                malformed key, malformed image)
+ *   -E2BIG       the size the parameters ask for is over the caller's
+ *                maximum (max_bytes) or over the core's hard limit
+ *   -ERANGE      the sizing cannot meet p within the core's limits (e.g. a
+ *                blocked filter cannot reach p with k <= KB_K_MAX)
+ *   -EOPNOTSUPP  operation not supported by the kind (delete on non-counting)
+ *   -ENOENT      counting delete of a key that tests absent (nothing changed)
+ *   -EBADMSG     image CRC mismatch
+ */
+#ifndef _KB_CORE_H
+#define _KB_CORE_H
+
+#include "kb_platform.h"
+#include <linux/kbloom.h>
+
+/* ---- limits and geometry ---------------------------------------------- */
+
+#define KB_BLOCK_BYTES		64	/* blocked/counting block (cache line) */
+#define KB_BLOCK_BITS		512	/* bits per blocked block */
+#define KB_CBLOCK_COUNTERS	128	/* 4-bit counters per counting block */
+#define KB_COUNTER_MAX		15	/* saturated counter value */
+#define KB_K_MAX		32	/* blocked/counting: k in 1..KB_K_MAX */
+#define KB_CLASSIC_K_MAX	30	/* classic: k in 1..30 (LevelDB) */
+#define KB_BPK_MAX		1000	/* bits (counters) per key 1..1000 */
+#define KB_M_MAX		(1ULL << 38)	/* hard limit on m (bits/counters) */
+#define KB_CLASSIC_SEED		0xbc9f1d34U	/* LevelDB's bloom hash seed */
+#define KB_BATCH_DEPTH		16	/* keys in flight in batched ops */
+
+/* ---- keys and names ----------------------------------------------------- */
+
+/* One key of a batch.  data/len follow the filter's key type encoding. */
+struct kb_key {
+	const void *data;
+	u32 len;
+};
+
+/*
+ * Filter parameters: everything that defines a filter except its payload.
+ * Fill with kb_params_init() and one of the kb_params_from_*() sizers, or
+ * from an image (kb_image_parse_header()).
+ */
+struct kb_params {
+	u32 kind;		/* enum kb_kind */
+	u32 hash;		/* enum kb_hash */
+	u32 key_type;		/* enum kb_key_type */
+	u32 k;			/* probes per key */
+	u64 m;			/* bits (blocked, classic) or counters */
+	u64 items;		/* configured capacity n, 0 = not given */
+	u32 fpr_ppb;		/* configured target FPR (ppb), 0 = not given */
+	u32 flags;		/* reserved, zero */
+	u64 seed[2];		/* xxh64: seed[0]; siphash: k0, k1 */
+	u64 plen4;		/* net key types: IPv4 prefix lengths held */
+	u64 plen6[3];		/* net key types: IPv6 prefix lengths held */
+};
+
+/* true if name[0..len) is a valid filter name (1..31 of [A-Za-z0-9_.:-]) */
+bool kb_name_valid(const char *name, u32 len);
+
+/* 0 if data/len is a valid encoding for key_type, else -EINVAL */
+int kb_key_validate(u32 key_type, const void *data, u32 len);
+
+/*
+ * Validate a key for p->key_type and, for the net types, record its prefix
+ * length in p->plen4/plen6 (KB_WRITE_ONCE, so lockless readers see whole
+ * words).  -EINVAL for a malformed key (length, prefix length range, host
+ * bits not zero).  Other key types: validation only.
+ */
+int kb_params_note_prefix(struct kb_params *p, const void *data, u32 len);
+
+/* true if the filter holds prefixes of length plen (family 4 or 6) */
+bool kb_params_has_prefix(const struct kb_params *p, u32 family, u32 plen);
+
+/* names <-> values; *_from_name return the value or -EINVAL */
+const char *kb_kind_name(u32 kind);
+const char *kb_hash_name(u32 hash);
+const char *kb_key_type_name(u32 key_type);
+int kb_kind_from_name(const char *s);
+int kb_hash_from_name(const char *s);
+int kb_key_type_from_name(const char *s);
+
+/* ---- sizing ------------------------------------------------------------- */
+
+/*
+ * Set defaults for kind: hash (classic: LEVELDB, others: XXH64), key type
+ * BYTES, everything else zero.  -EINVAL for an unknown kind.
+ */
+int kb_params_init(struct kb_params *p, u32 kind);
+
+/*
+ * Size for n items at target FPR fpr_ppb (1..999999999).  classic: Guava's
+ * m = -n ln p / (ln 2)^2, k = max(1, round(m / n ln 2)), m then rounded up
+ * to whole bytes and >= 64 (LevelDB); blocked/counting: the smallest whole
+ * number of blocks whose block-model FPR is <= p, with the best k for it.
+ * Sets p->items and p->fpr_ppb.  max_bytes: caller's limit on the payload
+ * (0 = only the core's hard limit).  Errors: -EINVAL (items == 0, fpr_ppb
+ * out of range), -E2BIG, -ERANGE.
+ */
+int kb_params_from_fpr(struct kb_params *p, u64 items, u32 fpr_ppb,
+		       u64 max_bytes);
+
+/*
+ * Size from bits per key (1..KB_BPK_MAX; counting: counters per key).
+ * classic: exactly LevelDB: m = max(n * bpk, 64) rounded up to bytes,
+ * k = floor(bpk * 0.69) clamped to 1..30.  blocked/counting: m = n * bpk
+ * rounded up to whole blocks (at least one), k = the block model's best k.
+ * items may be 0.  Sets p->items; p->fpr_ppb = 0.  -EINVAL, -E2BIG.
+ */
+int kb_params_from_bpk(struct kb_params *p, u64 items, u32 bits_per_key,
+		       u64 max_bytes);
+
+/*
+ * Explicit m (bits; counting: counters) and k.  m must be > 0 and a
+ * multiple of the kind's granule (blocked 512, counting 128, classic 8).
+ * p->items and p->fpr_ppb are left as they are (set p->items to get an
+ * expected FPR in the stats).  -EINVAL (m == 0, not a multiple, k out of
+ * range), -E2BIG.
+ */
+int kb_params_from_mk(struct kb_params *p, u64 m, u32 k, u64 max_bytes);
+
+/*
+ * Full consistency check of params (kind, hash valid for kind, key type,
+ * k range, m granule and limits, seeds zero where unused, prefix bitmaps
+ * zero for non-net types and no bits past 32/128, flags zero, fpr_ppb
+ * range).  -EINVAL or -E2BIG.
+ */
+int kb_params_validate(const struct kb_params *p, u64 max_bytes);
+
+/* payload bytes for valid params (blocked m/8, classic m/8+1, counting m/2) */
+u64 kb_params_payload_bytes(const struct kb_params *p);
+
+/*
+ * Model FPR (ppb, rounded) for kind with m bits/counters, k probes and n
+ * keys: classic (1 - e^(-kn/m))^k; blocked/counting: sum over the Poisson
+ * number of keys c in a block of the per-block classic FPR
+ * (1 - (1 - 1/B)^(kc))^k, B = 512 bits or 128 counters.  Fixed point.
+ */
+u32 kb_model_fpr_ppb(u32 kind, u64 m, u32 k, u64 n);
+
+/* Same in units of 2^-62 (for callers that need more precision). */
+u64 kb_model_fpr_q62(u32 kind, u64 m, u32 k, u64 n);
+
+/* k with the smallest model FPR for kind, m, n (1..kind's k max) */
+u32 kb_model_best_k(u32 kind, u64 m, u64 n);
+
+/* ---- filters ------------------------------------------------------------ */
+
+struct kb_filter;
+
+/*
+ * Kind operations.  hash() maps a key to the 64-bit value the probes use
+ * (classic: the 32-bit LevelDB hash); prefetch/add/test/del work on it.
+ * del is NULL for kinds without delete.  Batched operations are done by
+ * the kind with inlined hash/prefetch/probe.
+ */
+struct kb_kind_ops {
+	const char *name;
+	u32 kind;
+	u64 (*hash)(const struct kb_filter *f, const void *key, u32 len);
+	void (*prefetch)(const struct kb_filter *f, u64 h);
+	void (*add)(struct kb_filter *f, u64 h);
+	bool (*test)(const struct kb_filter *f, u64 h);
+	int (*del)(struct kb_filter *f, u64 h);
+	void (*add_many)(struct kb_filter *f, const struct kb_key *keys, u32 n);
+	u32 (*test_many)(const struct kb_filter *f, const struct kb_key *keys,
+			 u32 n, u64 *bitmap);
+	u32 (*test_and_add_many)(struct kb_filter *f,
+				 const struct kb_key *keys, u32 n,
+				 u64 *bitmap);
+	u32 (*del_many)(struct kb_filter *f, const struct kb_key *keys, u32 n,
+			u64 *bitmap);
+	u64 (*bits_set)(const struct kb_filter *f);
+	/* sum over blocks of (fill of block)^k, in units of 2^-62 / nblocks */
+	u64 (*est_fpr_q62)(const struct kb_filter *f);
+};
+
+/* ops for a kind, NULL if unknown */
+const struct kb_kind_ops *kb_kind_ops_get(u32 kind);
+
+/*
+ * A filter: params + the caller's payload.  All fields are set by
+ * kb_filter_init()/kb_filter_attach(); treat as read-only except
+ * p.plen4/plen6 through kb_params_note_prefix(&f->p, ...).
+ */
+struct kb_filter {
+	struct kb_params p;
+	const struct kb_kind_ops *ops;
+	void *payload;		/* caller-owned, 'bytes' long */
+	u64 bytes;		/* kb_params_payload_bytes(&p) */
+	u64 nblocks;		/* blocked/counting: payload blocks */
+	u32 cbits;		/* classic: m if m < 2^32, else 0 */
+};
+
+/*
+ * Validate params (as kb_params_validate(p, 0)), bind the payload
+ * (payload_len must equal kb_params_payload_bytes(p); blocked/counting need
+ * 8-byte alignment) and clear it (classic: zero bits + trailing k byte).
+ * -EINVAL, -E2BIG.
+ */
+int kb_filter_init(struct kb_filter *f, const struct kb_params *p,
+		   void *payload, u64 payload_len);
+
+/*
+ * Like kb_filter_init() but keep the payload's contents (an image's or an
+ * imported LevelDB filter's).  classic: the trailing byte must equal k.
+ */
+int kb_filter_attach(struct kb_filter *f, const struct kb_params *p,
+		     void *payload, u64 payload_len);
+
+/* zero the bitset (classic keeps its k byte); a writer operation */
+void kb_filter_clear(struct kb_filter *f);
+
+/* single-key operations (key not validated: use kb_key_validate()) */
+u64 kb_filter_hash(const struct kb_filter *f, const void *key, u32 len);
+void kb_filter_add(struct kb_filter *f, const void *key, u32 len);
+bool kb_filter_test(const struct kb_filter *f, const void *key, u32 len);
+/* true if the key was not present before (it is added either way) */
+bool kb_filter_test_and_add(struct kb_filter *f, const void *key, u32 len);
+/* counting only: 0, -ENOENT (tests absent, unchanged), -EOPNOTSUPP */
+int kb_filter_del(struct kb_filter *f, const void *key, u32 len);
+
+/* the same on a precomputed kb_filter_hash() value */
+void kb_filter_add_hash(struct kb_filter *f, u64 h);
+bool kb_filter_test_hash(const struct kb_filter *f, u64 h);
+
+/*
+ * Batched operations over keys[0..n), software pipelined: the hashes of the
+ * next KB_BATCH_DEPTH keys are computed and their blocks prefetched while
+ * earlier keys are probed.  Result bitmaps have one bit per key, LSB-first
+ * in u64 words (key i is bit i % 64 of bitmap[i / 64]); they hold
+ * DIV_ROUND_UP(n, 64) words and are fully written (bits past n zero).
+ */
+void kb_filter_add_many(struct kb_filter *f, const struct kb_key *keys,
+			u32 n);
+/* bit set = maybe present; returns the number of keys maybe present */
+u32 kb_filter_test_many(const struct kb_filter *f, const struct kb_key *keys,
+			u32 n, u64 *bitmap);
+/*
+ * Add all keys; bit set = the key was new (tested absent before its add).
+ * Keys are processed in order, so a key repeated in the batch counts new
+ * at most once.  bitmap may be NULL.  Returns the number of new keys.
+ */
+u32 kb_filter_test_and_add_many(struct kb_filter *f,
+				const struct kb_key *keys, u32 n, u64 *bitmap);
+/*
+ * counting only: delete keys; bit set = deleted (key tested present).
+ * bitmap may be NULL.  Returns the number deleted, or -EOPNOTSUPP.
+ */
+int kb_filter_del_many(struct kb_filter *f, const struct kb_key *keys, u32 n,
+		       u64 *bitmap);
+
+/* ---- statistics --------------------------------------------------------- */
+
+struct kb_stats {
+	u64 bytes;		/* payload bytes */
+	u64 m;			/* bits or counters */
+	u32 k;
+	u32 expected_fpr_ppb;	/* model FPR at p.items (0 if items == 0) */
+	u64 bits_set;		/* set bits (counting: nonzero counters) */
+	u32 fill_ppm;		/* bits_set / m in parts per million */
+	u32 est_fpr_ppb;	/* FPR of the current bitset */
+	u64 est_items;		/* Swamidass-Baldi -(m/k) ln(1 - X/m);
+				 * U64_MAX when every bit is set
+				 */
+	u32 over_capacity;	/* est_items > items, or est_fpr_ppb >
+				 * 1.05 * fpr_ppb (each when configured)
+				 */
+	u32 reserved;
+};
+
+/* integer math only; lockless reader */
+void kb_filter_stats(const struct kb_filter *f, struct kb_stats *st);
+
+/* ---- images ------------------------------------------------------------- */
+
+/* Which check an image failed (for logs, extack and tests). */
+enum kb_img_err {
+	KB_IMG_OK = 0,
+	KB_IMG_TRUNCATED,	/* shorter than header + trailer / payload */
+	KB_IMG_BAD_MAGIC,
+	KB_IMG_BAD_VERSION,
+	KB_IMG_BAD_HDR_LEN,
+	KB_IMG_BAD_KIND,
+	KB_IMG_BAD_KEY_TYPE,
+	KB_IMG_BAD_HASH,	/* unknown hash */
+	KB_IMG_HASH_KIND,	/* hash not valid for the kind */
+	KB_IMG_BAD_K,
+	KB_IMG_BAD_M,		/* m zero, not a multiple, over limits */
+	KB_IMG_TOO_BIG,		/* over the caller's max_bytes (-E2BIG) */
+	KB_IMG_BAD_FPR,
+	KB_IMG_BAD_SEED,	/* seed words that must be zero are not */
+	KB_IMG_BAD_PLEN,	/* prefix bitmaps invalid for the key type */
+	KB_IMG_BAD_FLAGS,
+	KB_IMG_BAD_RESERVED,
+	KB_IMG_PAYLOAD_LEN,	/* payload_len does not match kind and m */
+	KB_IMG_TRAILING,	/* bytes after the trailer */
+	KB_IMG_CLASSIC_K,	/* classic trailing k byte != k */
+	KB_IMG_BAD_CRC,		/* -EBADMSG */
+	KB_IMG_NOT_CLASSIC,	/* LevelDB export of a non-classic filter */
+	KB_IMG_ERR_MAX,
+};
+
+/* short English description of why */
+const char *kb_image_strerror(enum kb_img_err why);
+
+/* total image length for params: header + payload + trailer */
+u64 kb_image_size(const struct kb_params *p);
+
+/*
+ * Streaming step 1: validate the header from its bytes alone.  hdr points
+ * to hdr_avail readable bytes (only the header is read; hdr_avail <
+ * sizeof(struct kb_image_hdr) -> TRUNCATED); total_len is the whole
+ * image's length.  Fills *p and *payload_len (and *count if not NULL).
+ * Returns 0, -EINVAL or -E2BIG (max_bytes: caller's payload limit, 0 =
+ * none); *why (if not NULL) tells which check failed.
+ */
+int kb_image_parse_header(const void *hdr, u64 hdr_avail, u64 total_len,
+			  u64 max_bytes, struct kb_params *p, u64 *payload_len,
+			  u64 *count, enum kb_img_err *why);
+
+/*
+ * Streaming step 2: CRC32C over header then payload, in any number of
+ * pieces: st = kb_image_crc_init(); st = kb_image_crc_update(st, ...)...;
+ * kb_image_crc_check(st, trailer) -> 0 or -EBADMSG (why = BAD_CRC).
+ * trailer points to the image's last 4 bytes.
+ */
+u32 kb_image_crc_init(void);
+u32 kb_image_crc_update(u32 st, const void *buf, u64 len);
+u32 kb_image_crc_final(u32 st);
+int kb_image_crc_check(u32 st, const void *trailer, enum kb_img_err *why);
+
+/* Step 3: payload content checks (classic trailing k byte). -EINVAL */
+int kb_image_check_payload(const struct kb_params *p, const void *payload,
+			   u64 payload_len, enum kb_img_err *why);
+
+/*
+ * One-shot parse of a whole image in memory: steps 1-3.  On success
+ * *payload points into img.  Returns 0, -EINVAL, -E2BIG or -EBADMSG.
+ */
+int kb_image_parse(const void *img, u64 len, u64 max_bytes,
+		   struct kb_params *p, const void **payload, u64 *payload_len,
+		   u64 *count, enum kb_img_err *why);
+
+/* fill a header for params (payload_len from the params) */
+void kb_image_fill_header(struct kb_image_hdr *h, const struct kb_params *p,
+			  u64 count);
+
+/*
+ * Write the whole image of f (header, payload snapshot read with
+ * KB_READ_ONCE, CRC) into buf of buf_len >= kb_image_size(&f->p) bytes.
+ * Returns the image length, or -E2BIG if buf is too small.
+ */
+s64 kb_image_write(const struct kb_filter *f, u64 count, void *buf,
+		   u64 buf_len);
+
+/* ---- LevelDB compatibility ---------------------------------------------- */
+
+/* LevelDB's Hash(data, n, seed) (util/hash.cc) */
+u32 kb_leveldb_hash(const void *data, u64 len, u32 seed);
+
+/*
+ * LevelDB's BloomFilterPolicy::KeyMayMatch on raw filter bytes, exactly:
+ * len < 2 -> false; k byte > 30 -> true.
+ */
+bool kb_leveldb_key_may_match(const void *raw, u64 len, const void *key,
+			      u64 keylen);
+
+/*
+ * Params of a classic filter whose payload is the raw LevelDB filter bytes
+ * raw[0..len) (so the payload is a copy of them).  Rejects what cannot be
+ * a classic filter: len < 2, k byte 0 or > 30 (-EINVAL, why = BAD_M or
+ * BAD_K), or too big (-E2BIG).  p's key_type is BYTES, items/fpr 0.
+ */
+int kb_leveldb_import(struct kb_params *p, const void *raw, u64 len,
+		      u64 max_bytes, enum kb_img_err *why);
+
+/*
+ * Copy a classic filter's payload (the raw LevelDB bytes) to buf, which has
+ * buf_len >= f->bytes bytes.  Returns the length, -EINVAL (not classic) or
+ * -E2BIG.
+ */
+s64 kb_leveldb_export(const struct kb_filter *f, void *buf, u64 buf_len);
+
+#endif /* _KB_CORE_H */

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloom core: the counting kind.
+ *
+ * 4-bit saturating counters in 64-byte blocks of 128 counters (8 u64 words
+ * of 16 counters).  Block and counter positions are derived from one 64-bit
+ * hash as for the blocked kind (multiply-shift block index; top 7 bits of
+ * h * C^i for counter i).  m counts counters, so the FPR of a counting
+ * filter with m counters equals that of a blocked-style filter with m bits
+ * and 128-bit blocks, at 4x the memory.
+ *
+ * Add increments each of the k counters unless it is saturated (15).  A
+ * saturated counter is never decremented again (its true count is
+ * unknown).  Delete first tests the key; if it tests absent nothing is
+ * changed (-ENOENT), else each of its counters that is neither 0 nor 15 is
+ * decremented.  Deleting a key that was never added but tests present (a
+ * false positive) decrements other keys' counters and can cause false
+ * negatives for them: only delete keys that were added.
+ */
+#include "kb_internal.h"
+
+static KB_ALWAYS_INLINE u64 *cnt_block(const struct kb_filter *f, u64 h)
+{
+	return (u64 *)f->payload + kb_block_index(f, h) * 8;
+}
+
+static u64 cnt_hash(const struct kb_filter *f, const void *key, u32 len)
+{
+	return kb_hash_seeded(f, key, len);
+}
+
+static KB_ALWAYS_INLINE u64 cnt_hash_i(const struct kb_filter *f,
+				       const void *key, u32 len)
+{
+	return kb_hash_seeded(f, key, len);
+}
+
+static KB_ALWAYS_INLINE void cnt_prefetch_i(const struct kb_filter *f, u64 h)
+{
+	kb_prefetch(cnt_block(f, h));
+}
+
+static KB_ALWAYS_INLINE void cnt_prefetchw_i(const struct kb_filter *f, u64 h)
+{
+	kb_prefetchw(cnt_block(f, h));
+}
+
+static KB_ALWAYS_INLINE bool cnt_test_i(const struct kb_filter *f, u64 h)
+{
+	const u64 *b = cnt_block(f, h);
+	u64 x = h;
+	u32 i, k = f->p.k;
+	bool ok = true;
+
+	for (i = 0; i < k; i++) {
+		u32 pos;
+
+		x *= KB_PROBE_MUL;
+		pos = (u32)(x >> 57);
+		ok &= ((KB_READ_ONCE(b[pos >> 4]) >> ((pos & 15) * 4)) & 15) != 0;
+	}
+	return ok;
+}
+
+static KB_ALWAYS_INLINE void cnt_add_i(struct kb_filter *f, u64 h)
+{
+	u64 *b = cnt_block(f, h);
+	u64 x = h;
+	u32 i, k = f->p.k;
+
+	for (i = 0; i < k; i++) {
+		u32 pos, sh;
+		u64 v;
+
+		x *= KB_PROBE_MUL;
+		pos = (u32)(x >> 57);
+		sh = (pos & 15) * 4;
+		v = KB_READ_ONCE(b[pos >> 4]);
+		if (((v >> sh) & 15) != KB_COUNTER_MAX)
+			KB_WRITE_ONCE(b[pos >> 4], v + (1ULL << sh));
+	}
+}
+
+static KB_ALWAYS_INLINE int cnt_del_i(struct kb_filter *f, u64 h)
+{
+	u64 *b = cnt_block(f, h);
+	u64 x = h;
+	u32 i, k = f->p.k;
+
+	if (!cnt_test_i(f, h))
+		return -ENOENT;
+	for (i = 0; i < k; i++) {
+		u32 pos, sh;
+		u64 v, c;
+
+		x *= KB_PROBE_MUL;
+		pos = (u32)(x >> 57);
+		sh = (pos & 15) * 4;
+		v = KB_READ_ONCE(b[pos >> 4]);
+		c = (v >> sh) & 15;
+		if (c && c != KB_COUNTER_MAX)
+			KB_WRITE_ONCE(b[pos >> 4], v - (1ULL << sh));
+	}
+	return 0;
+}
+
+static void cnt_prefetch(const struct kb_filter *f, u64 h)
+{
+	cnt_prefetch_i(f, h);
+}
+
+static bool cnt_test(const struct kb_filter *f, u64 h)
+{
+	return cnt_test_i(f, h);
+}
+
+static void cnt_add(struct kb_filter *f, u64 h)
+{
+	cnt_add_i(f, h);
+}
+
+static int cnt_del(struct kb_filter *f, u64 h)
+{
+	return cnt_del_i(f, h);
+}
+
+KB_DEFINE_BATCH_OPS(cnt, cnt_hash_i, cnt_prefetch_i, cnt_prefetchw_i,
+		    cnt_test_i, cnt_add_i, cnt_del_i)
+
+static u32 cnt_del_many(struct kb_filter *f, const struct kb_key *keys, u32 n,
+			u64 *bitmap)
+{
+	return kb_batch_run(f, keys, n, bitmap, KB_BATCH_DEL, cnt_hash_i,
+			    cnt_prefetchw_i, cnt_test_i, cnt_add_i, cnt_del_i);
+}
+
+/* number of nonzero 4-bit counters in a word */
+static KB_ALWAYS_INLINE u32 cnt_nonzero(u64 v)
+{
+	v = (v | (v >> 1) | (v >> 2) | (v >> 3)) & 0x1111111111111111ULL;
+	return kb_popcount64(v);
+}
+
+static u64 cnt_bits_set(const struct kb_filter *f)
+{
+	const u64 *w = f->payload;
+	u64 i, n = f->bytes / 8, s = 0;
+
+	for (i = 0; i < n; i++)
+		s += cnt_nonzero(KB_READ_ONCE(w[i]));
+	return s;
+}
+
+static u64 cnt_est_fpr_q62(const struct kb_filter *f)
+{
+	const u64 *w = f->payload;
+	u64 b, hi = 0, lo = 0;
+	u32 j;
+
+	for (b = 0; b < f->nblocks; b++) {
+		u32 nz = 0;
+		u64 t;
+
+		for (j = 0; j < 8; j++)
+			nz += cnt_nonzero(KB_READ_ONCE(w[b * 8 + j]));
+		if (!nz)
+			continue;
+		t = kb_q62_pow((u64)nz << 55, f->p.k);
+		lo += t;
+		hi += lo < t;
+	}
+	return kb_div128(hi, lo, f->nblocks);
+}
+
+const struct kb_kind_ops kb_counting_ops = {
+	.name = "counting",
+	.kind = KB_KIND_COUNTING,
+	.hash = cnt_hash,
+	.prefetch = cnt_prefetch,
+	.add = cnt_add,
+	.test = cnt_test,
+	.del = cnt_del,
+	.add_many = cnt_add_many,
+	.test_many = cnt_test_many,
+	.test_and_add_many = cnt_test_and_add_many,
+	.del_many = cnt_del_many,
+	.bits_set = cnt_bits_set,
+	.est_fpr_q62 = cnt_est_fpr_q62,
+};

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloom core: names, key encodings and prefix-length bitmaps.
+ */
+#include "kb_internal.h"
+
+bool kb_name_valid(const char *name, u32 len)
+{
+	u32 i;
+
+	if (len < 1 || len >= KB_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+		    c == ':' || c == '-')
+			continue;
+		return false;
+	}
+	return true;
+}
+
+/* address of alen bytes followed by a prefix length byte, host bits zero */
+static int kb_net_valid(const u8 *d, u32 alen)
+{
+	u32 plen = d[alen], i;
+
+	if (plen > alen * 8)
+		return -EINVAL;
+	for (i = 0; i < alen; i++) {
+		u32 nb = plen > i * 8 ? plen - i * 8 : 0;
+
+		if (nb >= 8)
+			continue;
+		if (d[i] & (0xffU >> nb))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int kb_key_validate(u32 key_type, const void *data, u32 len)
+{
+	switch (key_type) {
+	case KB_KEY_BYTES:
+	case KB_KEY_STR:
+		return len >= 1 && len <= KB_KEY_MAX_LEN ? 0 : -EINVAL;
+	case KB_KEY_IPV4:
+		return len == 4 ? 0 : -EINVAL;
+	case KB_KEY_IPV6:
+		return len == 16 ? 0 : -EINVAL;
+	case KB_KEY_IP:
+		return len == 4 || len == 16 ? 0 : -EINVAL;
+	case KB_KEY_NET4:
+		return len == 5 ? kb_net_valid(data, 4) : -EINVAL;
+	case KB_KEY_NET6:
+		return len == 17 ? kb_net_valid(data, 16) : -EINVAL;
+	case KB_KEY_NET:
+		if (len == 5)
+			return kb_net_valid(data, 4);
+		if (len == 17)
+			return kb_net_valid(data, 16);
+		return -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+int kb_params_note_prefix(struct kb_params *p, const void *data, u32 len)
+{
+	const u8 *d = data;
+	int ret = kb_key_validate(p->key_type, data, len);
+	u32 plen;
+	u64 v, bit;
+
+	if (ret)
+		return ret;
+	if (p->key_type != KB_KEY_NET4 && p->key_type != KB_KEY_NET6 &&
+	    p->key_type != KB_KEY_NET)
+		return 0;
+	plen = d[len - 1];
+	if (len == 5) {
+		v = KB_READ_ONCE(p->plen4);
+		bit = 1ULL << plen;
+		if (!(v & bit))
+			KB_WRITE_ONCE(p->plen4, v | bit);
+	} else {
+		v = KB_READ_ONCE(p->plen6[plen / 64]);
+		bit = 1ULL << (plen % 64);
+		if (!(v & bit))
+			KB_WRITE_ONCE(p->plen6[plen / 64], v | bit);
+	}
+	return 0;
+}
+
+bool kb_params_has_prefix(const struct kb_params *p, u32 family, u32 plen)
+{
+	if (family == 4)
+		return plen <= 32 && ((KB_READ_ONCE(p->plen4) >> plen) & 1);
+	if (family == 6)
+		return plen <= 128 &&
+		       ((KB_READ_ONCE(p->plen6[plen / 64]) >> (plen % 64)) & 1);
+	return false;
+}
+
+static const char * const kb_kind_names[] = {
+	[KB_KIND_BLOCKED] = "blocked",
+	[KB_KIND_CLASSIC] = "classic",
+	[KB_KIND_COUNTING] = "counting",
+};
+
+static const char * const kb_hash_names[] = {
+	[KB_HASH_XXH64] = "xxh64",
+	[KB_HASH_SIPHASH] = "siphash",
+	[KB_HASH_LEVELDB] = "leveldb",
+};
+
+static const char * const kb_key_type_names[] = {
+	[KB_KEY_BYTES] = "bytes",
+	[KB_KEY_STR] = "str",
+	[KB_KEY_IPV4] = "ipv4",
+	[KB_KEY_IPV6] = "ipv6",
+	[KB_KEY_IP] = "ip",
+	[KB_KEY_NET4] = "net4",
+	[KB_KEY_NET6] = "net6",
+	[KB_KEY_NET] = "net",
+};
+
+#define KB_NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+
+static int kb_lookup(const char * const *tab, u32 n, const char *s)
+{
+	u32 i;
+
+	if (!s)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!strcmp(tab[i], s))
+			return (int)i;
+	return -EINVAL;
+}
+
+const char *kb_kind_name(u32 kind)
+{
+	return kind < KB_NELEM(kb_kind_names) ? kb_kind_names[kind] : "?";
+}
+
+const char *kb_hash_name(u32 hash)
+{
+	return hash < KB_NELEM(kb_hash_names) ? kb_hash_names[hash] : "?";
+}
+
+const char *kb_key_type_name(u32 key_type)
+{
+	return key_type < KB_NELEM(kb_key_type_names) ?
+		kb_key_type_names[key_type] : "?";
+}
+
+int kb_kind_from_name(const char *s)
+{
+	return kb_lookup(kb_kind_names, KB_NELEM(kb_kind_names), s);
+}
+
+int kb_hash_from_name(const char *s)
+{
+	return kb_lookup(kb_hash_names, KB_NELEM(kb_hash_names), s);
+}
+
+int kb_key_type_from_name(const char *s)
+{
+	return kb_lookup(kb_key_type_names, KB_NELEM(kb_key_type_names), s);
+}

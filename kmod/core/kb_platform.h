@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kbloom core: platform layer.  The only file of the core that knows whether
+ * it is compiled into the kernel module or into userspace (libkbcore.a).
+ *
+ * Provides: u8/u16/u32/u64/s64/bool, errno values, likely/unlikely,
+ * KB_READ_ONCE/KB_WRITE_ONCE (single-copy atomic word accesses), prefetch,
+ * popcount, little-endian conversions, memcpy/memset/memcmp, and the hashes:
+ *   kb_xxh64(data, len, seed)            kernel xxh64() / libxxhash XXH64()
+ *   kb_siphash(data, len, k0, k1)        kernel siphash() / libsodium
+ *                                        crypto_shorthash_siphash24()
+ *   kb_crc32c(crc, data, len)            kernel crc32c() / userspace shim;
+ *                                        raw update, no pre/post inversion
+ */
+#ifndef _KB_PLATFORM_H
+#define _KB_PLATFORM_H
+
+#ifdef __KERNEL__
+
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/compiler.h>
+#include <linux/string.h>
+#include <linux/bitops.h>
+#include <linux/prefetch.h>
+#include <linux/xxhash.h>
+#include <linux/siphash.h>
+#include <linux/crc32c.h>
+#include <asm/byteorder.h>
+
+#define KB_READ_ONCE(x)		READ_ONCE(x)
+#define KB_WRITE_ONCE(x, v)	WRITE_ONCE(x, v)
+#define kb_prefetch(p)		prefetch(p)
+#define kb_prefetchw(p)		prefetchw(p)
+#define kb_popcount64(x)	hweight64(x)
+#define KB_ALWAYS_INLINE	__always_inline
+#define KB_UNUSED		__maybe_unused
+#define kb_swab64(x)		swab64(x)
+#ifdef __BIG_ENDIAN
+#define KB_BIG_ENDIAN		1
+#else
+#define KB_BIG_ENDIAN		0
+#endif
+
+#define kb_cpu_to_le16(x)	cpu_to_le16(x)
+#define kb_cpu_to_le32(x)	cpu_to_le32(x)
+#define kb_cpu_to_le64(x)	cpu_to_le64(x)
+#define kb_le16_to_cpu(x)	le16_to_cpu(x)
+#define kb_le32_to_cpu(x)	le32_to_cpu(x)
+#define kb_le64_to_cpu(x)	le64_to_cpu(x)
+
+static inline u64 kb_xxh64(const void *data, size_t len, u64 seed)
+{
+	return xxh64(data, len, seed);
+}
+
+static inline u64 kb_siphash(const void *data, size_t len, u64 k0, u64 k1)
+{
+	siphash_key_t key = { .key = { k0, k1 } };
+
+	return siphash(data, len, &key);
+}
+
+static inline u32 kb_crc32c(u32 crc, const void *data, u64 len)
+{
+	const u8 *p = data;
+
+	while (len) {
+		unsigned int chunk = len > (1U << 30) ? (1U << 30) : (unsigned int)len;
+
+		crc = crc32c(crc, p, chunk);
+		p += chunk;
+		len -= chunk;
+	}
+	return crc;
+}
+
+#else /* userspace */
+
+/* userspace/lib/kb_platform_user.h: the same names for userspace */
+#include "kb_platform_user.h"
+
+#endif /* __KERNEL__ */
+
+#endif /* _KB_PLATFORM_H */

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloom core: parameters, sizing and the FPR models (fixed point).
+ *
+ * classic model:  (1 - e^(-kn/m))^k
+ * block model:    sum over c of Poisson(c; lambda) * (1 - (1 - 1/B)^(kc))^k
+ *                 with lambda = n / nblocks keys per block and B the bits
+ *                 (counters) per block: each block is a small classic
+ *                 filter holding a Poisson number of keys.
+ */
+#include "kb_internal.h"
+
+#define KB_LN2_Q32		0xb17217f8ULL
+#define KB_INV_LN2SQ_Q32	0x214d498f8ULL	/* 1 / (ln 2)^2 */
+#define KB_LN_1E9_Q32		0x14b927f32cLL	/* ln(10^9) */
+#define KB_ITEMS_MAX		KB_M_MAX
+
+static u32 kb_kind_kmax(u32 kind)
+{
+	return kind == KB_KIND_CLASSIC ? KB_CLASSIC_K_MAX : KB_K_MAX;
+}
+
+static u64 kb_kind_granule(u32 kind)
+{
+	switch (kind) {
+	case KB_KIND_BLOCKED:
+		return KB_BLOCK_BITS;
+	case KB_KIND_COUNTING:
+		return KB_CBLOCK_COUNTERS;
+	default:
+		return 8;
+	}
+}
+
+static u64 kb_bytes_for(u32 kind, u64 m)
+{
+	switch (kind) {
+	case KB_KIND_BLOCKED:
+		return m / 8;
+	case KB_KIND_COUNTING:
+		return m / 2;
+	default:
+		return m / 8 + 1;
+	}
+}
+
+int kb_params_init(struct kb_params *p, u32 kind)
+{
+	memset(p, 0, sizeof(*p));
+	if (kind > KB_KIND_MAX)
+		return -EINVAL;
+	p->kind = kind;
+	p->hash = kind == KB_KIND_CLASSIC ? KB_HASH_LEVELDB : KB_HASH_XXH64;
+	p->key_type = KB_KEY_BYTES;
+	return 0;
+}
+
+u64 kb_params_payload_bytes(const struct kb_params *p)
+{
+	return kb_bytes_for(p->kind, p->m);
+}
+
+static bool kb_key_type_is_net(u32 t)
+{
+	return t == KB_KEY_NET4 || t == KB_KEY_NET6 || t == KB_KEY_NET;
+}
+
+static int kb_check_plen(const struct kb_params *p)
+{
+	bool v4 = p->key_type == KB_KEY_NET4 || p->key_type == KB_KEY_NET;
+	bool v6 = p->key_type == KB_KEY_NET6 || p->key_type == KB_KEY_NET;
+
+	if (!kb_key_type_is_net(p->key_type))
+		return (p->plen4 | p->plen6[0] | p->plen6[1] | p->plen6[2]) ?
+			-EINVAL : 0;
+	if (!v4 && p->plen4)
+		return -EINVAL;
+	if (!v6 && (p->plen6[0] | p->plen6[1] | p->plen6[2]))
+		return -EINVAL;
+	if (p->plen4 >> 33)
+		return -EINVAL;
+	if (p->plen6[2] >> 1)
+		return -EINVAL;
+	return 0;
+}
+
+int kb_params_check(const struct kb_params *p, u64 max_bytes,
+		    enum kb_img_err *why)
+{
+	enum kb_img_err w = KB_IMG_OK;
+	u64 g;
+
+	if (p->kind > KB_KIND_MAX)
+		w = KB_IMG_BAD_KIND;
+	else if (p->key_type > KB_KEY_MAX)
+		w = KB_IMG_BAD_KEY_TYPE;
+	else if (p->hash > KB_HASH_MAX)
+		w = KB_IMG_BAD_HASH;
+	else if ((p->kind == KB_KIND_CLASSIC) != (p->hash == KB_HASH_LEVELDB))
+		w = KB_IMG_HASH_KIND;
+	else if (p->k < 1 || p->k > kb_kind_kmax(p->kind))
+		w = KB_IMG_BAD_K;
+	if (w)
+		goto bad;
+	g = kb_kind_granule(p->kind);
+	if (!p->m || p->m % g || p->m > KB_M_MAX)
+		w = KB_IMG_BAD_M;
+	else if (p->fpr_ppb >= KB_FPR_PPB_ONE)
+		w = KB_IMG_BAD_FPR;
+	else if (p->flags)
+		w = KB_IMG_BAD_FLAGS;
+	else if ((p->hash == KB_HASH_LEVELDB && (p->seed[0] | p->seed[1])) ||
+		 (p->hash == KB_HASH_XXH64 && p->seed[1]))
+		w = KB_IMG_BAD_SEED;
+	else if (kb_check_plen(p))
+		w = KB_IMG_BAD_PLEN;
+	if (w)
+		goto bad;
+	if (max_bytes && kb_params_payload_bytes(p) > max_bytes) {
+		if (why)
+			*why = KB_IMG_TOO_BIG;
+		return -E2BIG;
+	}
+	if (why)
+		*why = KB_IMG_OK;
+	return 0;
+bad:
+	if (why)
+		*why = w;
+	return -EINVAL;
+}
+
+int kb_params_validate(const struct kb_params *p, u64 max_bytes)
+{
+	return kb_params_check(p, max_bytes, NULL);
+}
+
+/* ---- models ---- */
+
+/* (1 - e^(kc ln(1 - 1/B)))^k in Q62 */
+static u64 kb_block_fpr(s64 ln1mb, u32 k, u64 c)
+{
+	u64 g;
+
+	if (!c)
+		return 0;
+	g = kb_fx_exp_q62(ln1mb * (s64)(k * c));
+	return kb_q62_pow(KB_Q62_ONE - g, k);
+}
+
+static u64 kb_model_block(u64 nblocks, u32 bpb, u32 k, u64 n)
+{
+	s64 ln1mb = kb_fx_ln(bpb - 1, 0) - kb_fx_ln(bpb, 0);
+	u64 lam, lam_int, sd, c, c_lo, c_hi, sum = 0;
+	s64 lnlam, lnf;
+
+	lam = kb_muldiv(n, 1ULL << 32, nblocks);
+	lam_int = lam >> 32;
+	if (lam_int >= (1ULL << 16))
+		return kb_block_fpr(ln1mb, k, lam_int);
+	lnlam = kb_fx_ln(lam, 32);
+	sd = kb_isqrt(lam_int) + 1;
+	c_lo = lam_int > 10 * sd + 10 ? lam_int - 10 * sd - 10 : 1;
+	c_hi = lam_int + 10 * sd + 10;
+	lnf = kb_fx_lnfact(c_lo);
+	for (c = c_lo; c <= c_hi; c++) {
+		s64 lp;
+
+		if (c > c_lo)
+			lnf += kb_fx_ln(c, 0);
+		lp = -(s64)lam + (s64)c * lnlam - lnf;
+		sum += kb_mul_shift(kb_fx_exp_q62(lp),
+				    kb_block_fpr(ln1mb, k, c), 62);
+	}
+	return sum > KB_Q62_ONE ? KB_Q62_ONE : sum;
+}
+
+u64 kb_model_fpr_q62(u32 kind, u64 m, u32 k, u64 n)
+{
+	u64 x;
+
+	if (!n)
+		return 0;
+	if (!m || !k)
+		return KB_Q62_ONE;
+	if (n > (1ULL << 56))
+		n = 1ULL << 56;
+	switch (kind) {
+	case KB_KIND_BLOCKED:
+		if (m < KB_BLOCK_BITS)
+			return KB_Q62_ONE;
+		return kb_model_block(m / KB_BLOCK_BITS, KB_BLOCK_BITS, k, n);
+	case KB_KIND_COUNTING:
+		if (m < KB_CBLOCK_COUNTERS)
+			return KB_Q62_ONE;
+		return kb_model_block(m / KB_CBLOCK_COUNTERS,
+				      KB_CBLOCK_COUNTERS, k, n);
+	case KB_KIND_CLASSIC:
+		x = kb_muldiv((u64)k * n, 1ULL << 32, m);
+		if (x >= (1ULL << 40))
+			return KB_Q62_ONE;
+		return kb_q62_pow(KB_Q62_ONE - kb_fx_exp_q62(-(s64)x), k);
+	default:
+		return KB_Q62_ONE;
+	}
+}
+
+u32 kb_model_fpr_ppb(u32 kind, u64 m, u32 k, u64 n)
+{
+	return kb_q62_to_ppb(kb_model_fpr_q62(kind, m, k, n));
+}
+
+/* round(m / n * ln 2) clamped to 1..kmax */
+static u32 kb_classic_k(u64 m, u64 n, u32 kmax)
+{
+	u64 k;
+
+	if (!n)
+		return 1;
+	k = (kb_muldiv(m, KB_LN2_Q32, n) + (1ULL << 31)) >> 32;
+	if (k < 1)
+		k = 1;
+	return k > kmax ? kmax : (u32)k;
+}
+
+u32 kb_model_best_k(u32 kind, u64 m, u64 n)
+{
+	u32 kmax = kb_kind_kmax(kind), k;
+	u64 f, f2;
+
+	k = kb_classic_k(m, n, kmax);
+	if (kind == KB_KIND_CLASSIC || !n)
+		return k;
+	/* the block model's FPR is unimodal in k: walk from the classic k */
+	f = kb_model_fpr_q62(kind, m, k, n);
+	if (k > 1) {
+		f2 = kb_model_fpr_q62(kind, m, k - 1, n);
+		if (f2 <= f) {
+			do {
+				k--;
+				f = f2;
+				if (k == 1)
+					break;
+				f2 = kb_model_fpr_q62(kind, m, k - 1, n);
+			} while (f2 <= f);
+			return k;
+		}
+	}
+	while (k < kmax) {
+		f2 = kb_model_fpr_q62(kind, m, k + 1, n);
+		if (f2 >= f)
+			break;
+		k++;
+		f = f2;
+	}
+	return k;
+}
+
+/* ---- sizing ---- */
+
+static int kb_size_ok(u32 kind, u64 m, u64 max_bytes)
+{
+	if (m > KB_M_MAX)
+		return -E2BIG;
+	if (max_bytes && kb_bytes_for(kind, m) > max_bytes)
+		return -E2BIG;
+	return 0;
+}
+
+static bool kb_blocks_meet(u32 kind, u64 nb, u64 bpb, u64 n, u64 target,
+			   u32 *k)
+{
+	*k = kb_model_best_k(kind, nb * bpb, n);
+	return kb_model_fpr_q62(kind, nb * bpb, *k, n) <= target;
+}
+
+int kb_params_from_fpr(struct kb_params *p, u64 items, u32 fpr_ppb,
+		       u64 max_bytes)
+{
+	s64 lnp;
+	u64 c, bits, bpb, nb, lo, hi, target, lim;
+	u32 k, khi;
+	int ret;
+
+	if (p->kind > KB_KIND_MAX || !items || !fpr_ppb ||
+	    fpr_ppb >= KB_FPR_PPB_ONE)
+		return -EINVAL;
+	if (items > KB_ITEMS_MAX)
+		return -E2BIG;
+	/* Guava: m = -n ln p / (ln 2)^2 (truncated) */
+	lnp = kb_fx_ln(fpr_ppb, 0) - KB_LN_1E9_Q32;
+	c = kb_mul_shift((u64)-lnp, KB_INV_LN2SQ_Q32, 32);
+	bits = kb_mul_shift(items, c, 32);
+	if (p->kind == KB_KIND_CLASSIC) {
+		k = kb_classic_k(bits, items, KB_CLASSIC_K_MAX);
+		bits = bits < 64 ? 64 : (bits + 7) / 8 * 8;
+		ret = kb_size_ok(p->kind, bits, max_bytes);
+		if (ret)
+			return ret;
+		p->m = bits;
+		p->k = k;
+		goto done;
+	}
+	bpb = kb_kind_granule(p->kind);
+	target = kb_ppb_to_q62(fpr_ppb);
+	lim = KB_M_MAX / bpb;
+	if (items <= lim / KB_BPK_MAX * bpb)
+		lim = items * KB_BPK_MAX / bpb + 1;
+	nb = bits / bpb + 1;
+	if (nb > lim)
+		nb = lim;
+	/* grow until the model meets p, then bisect (lo fails, hi meets) */
+	lo = 0;
+	hi = nb;
+	while (!kb_blocks_meet(p->kind, hi, bpb, items, target, &khi)) {
+		if (hi >= lim)
+			return lim * bpb >= KB_M_MAX ? -E2BIG : -ERANGE;
+		lo = hi;
+		hi += hi / 8 + 1;
+		if (hi > lim)
+			hi = lim;
+	}
+	if (!lo) {
+		lo = hi;
+		do {
+			hi = lo;
+			lo /= 2;
+		} while (lo && kb_blocks_meet(p->kind, lo, bpb, items, target,
+					      &khi));
+		kb_blocks_meet(p->kind, hi, bpb, items, target, &khi);
+	}
+	while (hi - lo > 1) {
+		u64 mid = lo + (hi - lo) / 2;
+
+		if (kb_blocks_meet(p->kind, mid, bpb, items, target, &k)) {
+			hi = mid;
+			khi = k;
+		} else {
+			lo = mid;
+		}
+	}
+	ret = kb_size_ok(p->kind, hi * bpb, max_bytes);
+	if (ret)
+		return ret;
+	p->m = hi * bpb;
+	p->k = khi;
+done:
+	p->items = items;
+	p->fpr_ppb = fpr_ppb;
+	return 0;
+}
+
+int kb_params_from_bpk(struct kb_params *p, u64 items, u32 bits_per_key,
+		       u64 max_bytes)
+{
+	u64 bits, bpb, n;
+	u32 k;
+	int ret;
+
+	if (p->kind > KB_KIND_MAX || bits_per_key < 1 ||
+	    bits_per_key > KB_BPK_MAX)
+		return -EINVAL;
+	if (items > KB_ITEMS_MAX)
+		return -E2BIG;
+	bits = items * bits_per_key;
+	if (p->kind == KB_KIND_CLASSIC) {
+		/* LevelDB: k = (size_t)(bits_per_key * 0.69), exact for the
+		 * integers that are not clamped to 30 (bits_per_key <= 44)
+		 */
+		k = bits_per_key * 69 / 100;
+		k = k < 1 ? 1 : k > KB_CLASSIC_K_MAX ? KB_CLASSIC_K_MAX : k;
+		bits = bits < 64 ? 64 : (bits + 7) / 8 * 8;
+	} else {
+		bpb = kb_kind_granule(p->kind);
+		bits = bits ? (bits + bpb - 1) / bpb * bpb : bpb;
+		n = items ? items : bits / bits_per_key;
+		k = kb_model_best_k(p->kind, bits, n ? n : 1);
+	}
+	ret = kb_size_ok(p->kind, bits, max_bytes);
+	if (ret)
+		return ret;
+	p->m = bits;
+	p->k = k;
+	p->items = items;
+	p->fpr_ppb = 0;
+	return 0;
+}
+
+int kb_params_from_mk(struct kb_params *p, u64 m, u32 k, u64 max_bytes)
+{
+	if (p->kind > KB_KIND_MAX || !m || m % kb_kind_granule(p->kind) ||
+	    k < 1 || k > kb_kind_kmax(p->kind))
+		return -EINVAL;
+	if (kb_size_ok(p->kind, m, max_bytes))
+		return -E2BIG;
+	p->m = m;
+	p->k = k;
+	return 0;
+}

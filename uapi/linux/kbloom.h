@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kbloom - Bloom filters in the Linux kernel: user-visible definitions.
+ *
+ * This header is shared by the kernel module, the userspace tools and the
+ * offline image format.  It only depends on <linux/types.h>.
+ *
+ * Sections:
+ *   1. filter kinds, hash algorithms, key types, names
+ *   2. the filter image format (struct kb_image_hdr)
+ *   3. the /dev/kbloom ioctl interface
+ *   (later sections: generic netlink family)
+ */
+#ifndef _UAPI_LINUX_KBLOOM_H
+#define _UAPI_LINUX_KBLOOM_H
+
+#include <linux/types.h>
+
+/* ---- 1. kinds, hashes, key types, names ------------------------------ */
+
+/*
+ * Filter kinds.
+ * KB_KIND_BLOCKED:  cache-local Bloom filter, every key touches one 512-bit
+ *                   (64-byte) block.  Default.
+ * KB_KIND_CLASSIC:  byte-identical to LevelDB's leveldb.BuiltinBloomFilter2.
+ * KB_KIND_COUNTING: 4-bit saturating counters in 64-byte blocks (128
+ *                   counters per block); supports delete.
+ */
+enum kb_kind {
+	KB_KIND_BLOCKED		= 0,
+	KB_KIND_CLASSIC		= 1,
+	KB_KIND_COUNTING	= 2,
+	KB_KIND_MAX		= KB_KIND_COUNTING,
+};
+
+/*
+ * Hash algorithms.
+ * KB_HASH_XXH64:   xxh64 with a 64-bit seed (seed[0]; seed[1] is zero).
+ * KB_HASH_SIPHASH: SipHash-2-4 with a 128-bit key (seed[0] = k0,
+ *                  seed[1] = k1, as the two 64-bit words of the kernel's
+ *                  siphash_key_t).  For keys an attacker chooses.
+ * KB_HASH_LEVELDB: LevelDB's 32-bit Hash(data, n, 0xbc9f1d34); classic
+ *                  filters only, and classic filters always use it.
+ */
+enum kb_hash {
+	KB_HASH_XXH64		= 0,
+	KB_HASH_SIPHASH		= 1,
+	KB_HASH_LEVELDB		= 2,
+	KB_HASH_MAX		= KB_HASH_LEVELDB,
+};
+
+/*
+ * Key types and their encodings (the bytes that are hashed):
+ * KB_KEY_BYTES: 1..KB_KEY_MAX_LEN arbitrary bytes.
+ * KB_KEY_STR:   1..KB_KEY_MAX_LEN bytes of a string, without a terminating
+ *               NUL (the encoding is the same as bytes; the type is a hint
+ *               for display).
+ * KB_KEY_IPV4:  4 bytes, the address in network byte order.
+ * KB_KEY_IPV6:  16 bytes, the address in network byte order.
+ * KB_KEY_IP:    4 or 16 bytes (IPv4 or IPv6 by length).
+ * KB_KEY_NET4:  5 bytes: 4 address bytes (network order, host bits zero)
+ *               followed by 1 byte prefix length 0..32.
+ * KB_KEY_NET6:  17 bytes: 16 address bytes (host bits zero) followed by
+ *               1 byte prefix length 0..128.
+ * KB_KEY_NET:   5 or 17 bytes (NET4 or NET6 by length).
+ * For the net types the filter records which prefix lengths it holds
+ * (plen4/plen6 bitmaps below) so that a lookup of an address only probes
+ * those prefix lengths.
+ */
+enum kb_key_type {
+	KB_KEY_BYTES		= 0,
+	KB_KEY_STR		= 1,
+	KB_KEY_IPV4		= 2,
+	KB_KEY_IPV6		= 3,
+	KB_KEY_IP		= 4,
+	KB_KEY_NET4		= 5,
+	KB_KEY_NET6		= 6,
+	KB_KEY_NET		= 7,
+	KB_KEY_MAX		= KB_KEY_NET,
+};
+
+/* Longest key (bytes/str). */
+#define KB_KEY_MAX_LEN		1024
+
+/*
+ * Filter names: 1..KB_NAME_MAX-1 bytes of [A-Za-z0-9_.:-]; buffers holding
+ * a name are KB_NAME_MAX bytes including the terminating NUL.
+ */
+#define KB_NAME_MAX		32
+
+/* Configured false-positive rates are carried in parts per billion. */
+#define KB_FPR_PPB_ONE		1000000000U
+
+/* ---- 2. image format -------------------------------------------------- */
+
+/*
+ * A filter image is:
+ *
+ *   struct kb_image_hdr   (hdr_len bytes, currently 128)
+ *   payload               (payload_len bytes, the filter's bitset)
+ *   __le32 crc            (CRC32C, Castagnoli, reflected, init ~0, final
+ *                          xor ~0, the usual "crc32c", over header and
+ *                          payload)
+ *
+ * so its total length is hdr_len + payload_len + 4.  Every multi-byte
+ * field is little-endian.  The header has no padding and no holes; every
+ * field is naturally aligned.
+ *
+ * Payload layout by kind:
+ * blocked:  m / 512 blocks of 64 bytes; each block is 8 little-endian
+ *           64-bit words, bit b of the block is bit (b % 64) of word
+ *           (b / 64).  payload_len = m / 8.
+ * classic:  the LevelDB filter bytes: m / 8 bytes of bits (bit b is
+ *           bit (b % 8) of byte (b / 8)) followed by one byte holding k.
+ *           payload_len = m / 8 + 1.
+ * counting: m / 128 blocks of 64 bytes; each block is 8 little-endian
+ *           64-bit words of 16 4-bit counters, counter c of the block is
+ *           bits 4 * (c % 16) .. 4 * (c % 16) + 3 of word (c / 16).
+ *           payload_len = m / 2.
+ */
+#define KB_IMAGE_MAGIC		0x4d4c424bU	/* "KBLM" little-endian */
+#define KB_IMAGE_VERSION	1
+#define KB_IMAGE_TRAILER_LEN	4
+
+struct kb_image_hdr {
+	__le32	magic;		/* KB_IMAGE_MAGIC */
+	__le16	version;	/* KB_IMAGE_VERSION */
+	__le16	hdr_len;	/* sizeof(struct kb_image_hdr) (128) */
+	__le32	kind;		/* enum kb_kind */
+	__le32	key_type;	/* enum kb_key_type */
+	__le32	hash;		/* enum kb_hash; classic: KB_HASH_LEVELDB,
+				 * blocked/counting: XXH64 or SIPHASH
+				 */
+	__le32	k;		/* probes per key: classic 1..30, others
+				 * 1..32
+				 */
+	__le64	m;		/* bits (blocked: multiple of 512; classic:
+				 * multiple of 8, >= 8) or counters
+				 * (counting: multiple of 128)
+				 */
+	__le64	items;		/* configured capacity n, 0 = not given */
+	__le32	fpr_ppb;	/* configured target FPR in parts per
+				 * billion (1..999999999), 0 = not given
+				 */
+	__le32	flags;		/* none defined: must be zero */
+	__le64	seed[2];	/* xxh64: seed[0] = seed, seed[1] = 0;
+				 * siphash: k0, k1; classic: both zero
+				 */
+	__le64	plen4;		/* net key types: bit p set = the filter
+				 * holds IPv4 prefixes of length p (0..32);
+				 * other key types: zero
+				 */
+	__le64	plen6[3];	/* net key types: bit p % 64 of word p / 64
+				 * set = the filter holds IPv6 prefixes of
+				 * length p (0..128); other types: zero
+				 */
+	__le64	count;		/* keys added as counted by the writer
+				 * (informational, 0 = unknown)
+				 */
+	__le64	payload_len;	/* bytes of payload, must match kind and m */
+	__le64	reserved[2];	/* must be zero */
+};
+
+/* ---- 3. /dev/kbloom ioctl interface ----------------------------------- */
+
+/*
+ * /dev/kbloom (mode 0600) works on the filters of the network namespace of
+ * the process that opened it.  Every command that changes something needs
+ * CAP_NET_ADMIN over that namespace's user namespace, checked against the
+ * opener's credentials (EPERM otherwise); KB_IOC_INFO, KB_IOC_TEST and
+ * KB_IOC_EXPORT do not (exporting a siphash filter does: its image holds
+ * the secret key, and KB_IOC_INFO reports siphash seeds as zero to
+ * unprivileged openers).
+ *
+ * Every argument struct starts with __u32 size = sizeof(the struct as the
+ * caller knows it).  The kernel reads it with copy_struct_from_user():
+ * size < the first version's size -> EINVAL; a bigger struct whose extra
+ * bytes are not zero -> E2BIG.  Output fields are written back for
+ * min(size, kernel's size) bytes.  Every flags/reserved field must be zero
+ * (EINVAL).  The command numbers never change: they encode the size of the
+ * first version of each struct (KB_IOC_*_SIZE_VER0).  Unknown command ->
+ * ENOTTY.  Names are NUL-padded (1..31 bytes of [A-Za-z0-9_.:-], EINVAL
+ * otherwise).
+ *
+ * Errors common to all commands: ENOENT (no filter of that name), EEXIST
+ * (the name is taken), EINVAL (bad argument; bad key: err_index names it),
+ * E2BIG (one filter over max_filter_bytes), ENOSPC (over max_filters or
+ * max_netns_bytes; too small export buffer), EBUSY (held by an in-kernel
+ * consumer, or a second transaction on one open file), EPERM, ENOMEM,
+ * EINTR (fatal signal during a batch: processed tells how far it got).
+ */
+#define KB_IOC_MAGIC		0xBF
+
+/* sizing modes of struct kb_ioc_create */
+enum kb_ioc_sizing {
+	KB_SIZING_FPR		= 0,	/* items + fpr_ppb */
+	KB_SIZING_BPK		= 1,	/* bits_per_key (+ items, may be 0) */
+	KB_SIZING_MK		= 2,	/* m + k (+ items, informational) */
+};
+
+/* struct kb_ioc_create.flags */
+#define KB_CREATE_F_SEED	(1U << 0)	/* use seed[]; else random */
+
+/*
+ * KB_IOC_CREATE: create an empty filter.  KB_IOC_TXN_BEGIN takes the same
+ * struct: the new parameters of a rebuild.  hash: KB_HASH_XXH64 or
+ * KB_HASH_SIPHASH (blocked, counting), KB_HASH_LEVELDB (classic, whose seed
+ * is always zero).  Without KB_CREATE_F_SEED the kernel picks a random seed.
+ */
+struct kb_ioc_create {
+	__u32		size;
+	__u32		flags;		/* KB_CREATE_F_* */
+	char		name[KB_NAME_MAX];
+	__u32		kind;		/* enum kb_kind */
+	__u32		key_type;	/* enum kb_key_type */
+	__u32		hash;		/* enum kb_hash */
+	__u32		sizing;		/* enum kb_ioc_sizing */
+	__aligned_u64	items;
+	__u32		fpr_ppb;	/* KB_SIZING_FPR: 1..999999999 */
+	__u32		bits_per_key;	/* KB_SIZING_BPK: 1..1000 */
+	__aligned_u64	m;		/* KB_SIZING_MK: bits or counters */
+	__u32		k;		/* KB_SIZING_MK: probes per key */
+	__u32		reserved0;
+	__aligned_u64	seed[2];	/* with KB_CREATE_F_SEED */
+	__aligned_u64	reserved[2];
+};
+#define KB_IOC_CREATE_SIZE_VER0	120
+
+/* KB_IOC_DESTROY, KB_IOC_FLUSH: one filter by name */
+struct kb_ioc_name {
+	__u32		size;
+	__u32		flags;
+	char		name[KB_NAME_MAX];
+	__aligned_u64	reserved;
+};
+#define KB_IOC_NAME_SIZE_VER0	48
+
+/*
+ * KB_IOC_SWAP (exchange the contents of name and name2 atomically; both must
+ * exist and have the same key type, else EINVAL; counters and consumers'
+ * references stay with the names) and KB_IOC_RENAME (name -> name2:
+ * EEXIST if name2 exists, EBUSY if an in-kernel consumer holds name).
+ */
+struct kb_ioc_name2 {
+	__u32		size;
+	__u32		flags;
+	char		name[KB_NAME_MAX];
+	char		name2[KB_NAME_MAX];
+	__aligned_u64	reserved;
+};
+#define KB_IOC_NAME2_SIZE_VER0	80
+
+/* KB_IOC_INFO: in: size, flags (0), name; out: everything else */
+struct kb_ioc_info {
+	__u32		size;
+	__u32		flags;
+	char		name[KB_NAME_MAX];
+	__u32		kind;
+	__u32		key_type;
+	__u32		hash;
+	__u32		k;
+	__aligned_u64	m;
+	__aligned_u64	items;		/* configured capacity */
+	__u32		fpr_ppb;	/* configured FPR */
+	__u32		expected_fpr_ppb; /* model FPR at items */
+	__aligned_u64	seed[2];
+	__aligned_u64	plen4;		/* prefix lengths held (net types) */
+	__aligned_u64	plen6[3];
+	__aligned_u64	bytes;		/* payload bytes */
+	__aligned_u64	count;		/* keys added to this generation */
+	__aligned_u64	bits_set;
+	__aligned_u64	est_items;
+	__u32		fill_ppm;
+	__u32		est_fpr_ppb;
+	__u32		over_capacity;
+	__u32		refs;		/* references held by consumers */
+	__aligned_u64	lookups;	/* keys tested (ioctl + consumers) */
+	__aligned_u64	hits;		/* of which maybe present */
+	__aligned_u64	adds;		/* keys added */
+	__aligned_u64	generation;	/* id of the current generation */
+	__aligned_u64	reserved[4];
+};
+#define KB_IOC_INFO_SIZE_VER0	240
+
+/*
+ * Batch key operations: KB_IOC_ADD, KB_IOC_TEST, KB_IOC_DEL (counting only,
+ * else EOPNOTSUPP), KB_IOC_TEST_ADD.
+ *
+ * keys points to keys_len bytes holding count keys: with key_size 1..1024
+ * every key is key_size bytes (keys_len = count * key_size); with key_size
+ * 0 every key is a native-endian __u16 length (1..1024) followed by that
+ * many bytes, no padding.  Keys are encoded as the filter's key type says
+ * (section 1).
+ *
+ * result (optional, 0 = none): DIV_ROUND_UP(count, 64) __u64 words, key i
+ * is bit i % 64 of word i / 64; set = maybe present (TEST), was new
+ * (TEST_ADD), deleted (DEL; a counting delete of an absent key changes
+ * nothing).  hits = number of set bits.
+ *
+ * Keys are processed in order, in chunks; processed = number of keys done.
+ * A malformed key fails the call with EINVAL and err_index = its index;
+ * the keys before it were processed (use a transaction for
+ * all-or-nothing).  A fatal signal ends the call with EINTR.  err_index is
+ * ~0 when no key is at fault.
+ *
+ * KB_KEYS_F_TXN: work on this open file's transaction's staging generation
+ * (name must be the transaction's name) instead of the live filter.
+ */
+#define KB_KEYS_F_TXN		(1U << 0)
+
+struct kb_ioc_keys {
+	__u32		size;
+	__u32		flags;		/* KB_KEYS_F_* */
+	char		name[KB_NAME_MAX];
+	__u32		key_size;	/* 0 = __u16-length-prefixed keys */
+	__u32		reserved0;
+	__aligned_u64	keys;		/* user pointer */
+	__aligned_u64	keys_len;	/* bytes at keys */
+	__aligned_u64	count;		/* keys at keys */
+	__aligned_u64	result;		/* user pointer to the bitmap, or 0 */
+	__aligned_u64	processed;	/* out */
+	__aligned_u64	hits;		/* out */
+	__aligned_u64	err_index;	/* out */
+	__aligned_u64	reserved[2];
+};
+#define KB_IOC_KEYS_SIZE_VER0	120
+
+/*
+ * KB_IOC_UPLOAD: a whole image (section 2) of image_len bytes at image,
+ * fully validated (header, length, CRC, payload) before anything changes:
+ * EINVAL (malformed; why = enum kb_img_err of the core), EBADMSG (CRC),
+ * E2BIG (over max_filter_bytes).  Without flags it atomically replaces the
+ * live filter's generation (the key type must stay the same: EINVAL);
+ * KB_IMAGE_F_CREATE creates the filter from the image if it does not exist;
+ * KB_IMAGE_F_TXN replaces this file's transaction's staging generation.
+ *
+ * KB_IOC_EXPORT: write the image of the filter (or with KB_IMAGE_F_TXN of
+ * the staging generation) to image, a buffer of image_len bytes.  If it is
+ * too small (e.g. 0), ENOSPC and image_len = the size needed; on success
+ * image_len = the image's length.
+ */
+#define KB_IMAGE_F_CREATE	(1U << 0)
+#define KB_IMAGE_F_TXN		(1U << 1)
+
+struct kb_ioc_image {
+	__u32		size;
+	__u32		flags;		/* KB_IMAGE_F_* */
+	char		name[KB_NAME_MAX];
+	__aligned_u64	image;		/* user pointer */
+	__aligned_u64	image_len;	/* in: bytes at image; out: see above */
+	__u32		why;		/* out: enum kb_img_err on failure */
+	__u32		reserved0;
+	__aligned_u64	reserved[2];
+};
+#define KB_IOC_IMAGE_SIZE_VER0	80
+
+/*
+ * Transactions (atomic rebuild), bound to the open file: KB_IOC_TXN_BEGIN
+ * (struct kb_ioc_create: name and the new parameters) creates an empty
+ * staging generation invisible to lookups (a second begin on the same file
+ * -> EBUSY; the key type of an existing filter cannot change -> EINVAL; a
+ * name that does not exist yet is created at commit).  Fill it with
+ * KB_KEYS_F_TXN batches or KB_IMAGE_F_TXN uploads, then KB_IOC_TXN_COMMIT
+ * publishes it with one pointer replacement (ENOENT if the filter was
+ * destroyed meanwhile, EEXIST if a new name was taken); KB_IOC_TXN_ABORT or
+ * closing the file discards it (ENOENT: no transaction).  The live filter
+ * serves unchanged until commit.
+ */
+struct kb_ioc_txn {
+	__u32		size;
+	__u32		flags;
+};
+#define KB_IOC_TXN_SIZE_VER0	8
+
+#define KB_IOC_CREATE	_IOW(KB_IOC_MAGIC, 0x01, struct kb_ioc_create)
+#define KB_IOC_DESTROY	_IOW(KB_IOC_MAGIC, 0x02, struct kb_ioc_name)
+#define KB_IOC_INFO	_IOWR(KB_IOC_MAGIC, 0x03, struct kb_ioc_info)
+#define KB_IOC_ADD	_IOWR(KB_IOC_MAGIC, 0x04, struct kb_ioc_keys)
+#define KB_IOC_TEST	_IOWR(KB_IOC_MAGIC, 0x05, struct kb_ioc_keys)
+#define KB_IOC_DEL	_IOWR(KB_IOC_MAGIC, 0x06, struct kb_ioc_keys)
+#define KB_IOC_TEST_ADD	_IOWR(KB_IOC_MAGIC, 0x07, struct kb_ioc_keys)
+#define KB_IOC_UPLOAD	_IOWR(KB_IOC_MAGIC, 0x08, struct kb_ioc_image)
+#define KB_IOC_EXPORT	_IOWR(KB_IOC_MAGIC, 0x09, struct kb_ioc_image)
+#define KB_IOC_TXN_BEGIN _IOW(KB_IOC_MAGIC, 0x0a, struct kb_ioc_create)
+#define KB_IOC_TXN_COMMIT _IOW(KB_IOC_MAGIC, 0x0b, struct kb_ioc_txn)
+#define KB_IOC_TXN_ABORT _IOW(KB_IOC_MAGIC, 0x0c, struct kb_ioc_txn)
+#define KB_IOC_SWAP	_IOW(KB_IOC_MAGIC, 0x0d, struct kb_ioc_name2)
+#define KB_IOC_RENAME	_IOW(KB_IOC_MAGIC, 0x0e, struct kb_ioc_name2)
+#define KB_IOC_FLUSH	_IOW(KB_IOC_MAGIC, 0x0f, struct kb_ioc_name)
+
+#endif /* _UAPI_LINUX_KBLOOM_H */

@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bfctl image: offline filter images (no kernel module needed).
+ *
+ *   bfctl image build --kind K (--items N --fpr P | --bits-per-key B |
+ *         --bits M --hashes K) [--items N] [--seed S[,S2]] [--hash H]
+ *         [--key-format str|hex] [--key-type T] -file KEYS -o OUT.img
+ *   bfctl image info IMG [-j]
+ *   bfctl image test [--key-format str|hex] IMG KEY...
+ *   bfctl image export --format leveldb IMG [-o OUT]
+ *   bfctl image import --format leveldb RAW -o OUT.img
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "bfctl.h"
+
+#define IMG_BATCH	4096
+
+static void image_usage(FILE *f)
+{
+	fprintf(f,
+		"usage:\n"
+		"  bfctl image build --kind blocked|classic|counting\n"
+		"        (--items N --fpr P | --bits-per-key B | --bits M --hashes K)\n"
+		"        [--items N] [--seed S[,S2]] [--hash xxh64|siphash]\n"
+		"        [--key-format str|hex] [--key-type T] -file KEYS -o OUT.img\n"
+		"  bfctl image info IMG [-j]\n"
+		"  bfctl image test [--key-format str|hex] IMG KEY...\n"
+		"  bfctl image export --format leveldb IMG [-o OUT]\n"
+		"  bfctl image import --format leveldb RAW -o OUT.img\n"
+		"key types: bytes str ipv4 ipv6 ip net4 net6 net\n"
+		"P is a fraction (0.01) or a percentage (1%%); KEYS has one key per line\n");
+}
+
+static int usage_err(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "bfctl: image: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	image_usage(stderr);
+	return BFCTL_USAGE;
+}
+
+/* a loaded image with its filter attached in place */
+struct loaded {
+	u8 *buf;
+	size_t len;
+	struct kb_filter f;
+	u64 count;
+};
+
+static int load_image(const char *path, struct loaded *li)
+{
+	struct kb_params p;
+	const void *payload;
+	u64 plen;
+	enum kb_img_err why;
+	int ret;
+
+	memset(li, 0, sizeof(*li));
+	ret = kbu_read_file(path, &li->buf, &li->len);
+	if (ret)
+		return bfctl_fail(BFCTL_ERR, path, "%s", strerror(-ret));
+	ret = kb_image_parse(li->buf, li->len, 0, &p, &payload, &plen,
+			     &li->count, &why);
+	if (ret) {
+		free(li->buf);
+		return bfctl_fail(BFCTL_ERR, path, "malformed image: %s",
+				  kb_image_strerror(why));
+	}
+	ret = kb_filter_attach(&li->f, &p, (void *)payload, plen);
+	if (ret) {
+		free(li->buf);
+		return bfctl_fail(BFCTL_ERR, path, "cannot attach filter: %s",
+				  strerror(-ret));
+	}
+	return BFCTL_OK;
+}
+
+static int write_image(const char *out, const struct kb_filter *f, u64 count)
+{
+	u64 size = kb_image_size(&f->p);
+	u8 *buf = malloc(size);
+	s64 n;
+	int ret;
+
+	if (!buf)
+		return bfctl_fail(BFCTL_ERR, out, "out of memory");
+	n = kb_image_write(f, count, buf, size);
+	if (n < 0) {
+		free(buf);
+		return bfctl_fail(BFCTL_ERR, out, "%s", strerror((int)-n));
+	}
+	ret = kbu_write_file(out, buf, (size_t)n);
+	free(buf);
+	if (ret)
+		return bfctl_fail(BFCTL_ERR, out, "%s", strerror(-ret));
+	return BFCTL_OK;
+}
+
+static int parse_fpr(const char *s, u32 *ppb)
+{
+	char *end;
+	double v;
+
+	v = strtod(s, &end);
+	if (end == s)
+		return -EINVAL;
+	if (*end == '%' && !end[1])
+		v /= 100;
+	else if (*end)
+		return -EINVAL;
+	if (!(v > 0) || !(v < 1))
+		return -EINVAL;
+	v = floor(v * 1e9 + 0.5);
+	if (v < 1 || v > 999999999)
+		return -EINVAL;
+	*ppb = (u32)v;
+	return 0;
+}
+
+static int parse_seed(const char *s, u64 seed[2], int *nparts)
+{
+	char tmp[128], *comma;
+
+	if (strlen(s) >= sizeof(tmp))
+		return -EINVAL;
+	strcpy(tmp, s);
+	comma = strchr(tmp, ',');
+	*nparts = 1;
+	if (comma) {
+		*comma = 0;
+		*nparts = 2;
+		if (bfctl_parse_u64(comma + 1, &seed[1]))
+			return -EINVAL;
+	}
+	return bfctl_parse_u64(tmp, &seed[0]);
+}
+
+enum {
+	OPT_KIND = 256, OPT_ITEMS, OPT_FPR, OPT_BPK, OPT_BITS, OPT_HASHES,
+	OPT_SEED, OPT_KEYFMT, OPT_KEYTYPE, OPT_HASH, OPT_FILE, OPT_FORMAT,
+};
+
+static const struct option image_opts[] = {
+	{ "kind", required_argument, NULL, OPT_KIND },
+	{ "items", required_argument, NULL, OPT_ITEMS },
+	{ "fpr", required_argument, NULL, OPT_FPR },
+	{ "bits-per-key", required_argument, NULL, OPT_BPK },
+	{ "bits", required_argument, NULL, OPT_BITS },
+	{ "hashes", required_argument, NULL, OPT_HASHES },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "key-format", required_argument, NULL, OPT_KEYFMT },
+	{ "key-type", required_argument, NULL, OPT_KEYTYPE },
+	{ "hash", required_argument, NULL, OPT_HASH },
+	{ "file", required_argument, NULL, OPT_FILE },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct image_args {
+	int kind, hash, key_type, key_fmt;
+	bool have_items, have_fpr, have_bpk, have_bits, have_hashes, json;
+	int seed_parts;
+	u64 items, bits, bpk, hashes, seed[2];
+	u32 fpr_ppb;
+	const char *file, *out, *format;
+};
+
+/* parse options of any image sub-verb; positional args stay in argv */
+static int parse_image_args(int argc, char **argv, struct image_args *a)
+{
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->kind = KB_KIND_BLOCKED;
+	a->hash = -1;
+	optind = 1;
+	opterr = 1;
+	while ((c = getopt_long_only(argc, argv, "o:jh", image_opts,
+				     NULL)) != -1) {
+		switch (c) {
+		case OPT_KIND:
+			a->kind = kb_kind_from_name(optarg);
+			if (a->kind < 0)
+				return usage_err("unknown kind '%s'", optarg);
+			break;
+		case OPT_ITEMS:
+			if (bfctl_parse_u64(optarg, &a->items))
+				return usage_err("bad --items '%s'", optarg);
+			a->have_items = true;
+			break;
+		case OPT_FPR:
+			if (parse_fpr(optarg, &a->fpr_ppb))
+				return usage_err("bad --fpr '%s' (want 0 < P < 1)",
+						 optarg);
+			a->have_fpr = true;
+			break;
+		case OPT_BPK:
+			if (bfctl_parse_u64(optarg, &a->bpk) || !a->bpk ||
+			    a->bpk > KB_BPK_MAX)
+				return usage_err("bad --bits-per-key '%s'", optarg);
+			a->have_bpk = true;
+			break;
+		case OPT_BITS:
+			if (bfctl_parse_u64(optarg, &a->bits))
+				return usage_err("bad --bits '%s'", optarg);
+			a->have_bits = true;
+			break;
+		case OPT_HASHES:
+			if (bfctl_parse_u64(optarg, &a->hashes))
+				return usage_err("bad --hashes '%s'", optarg);
+			a->have_hashes = true;
+			break;
+		case OPT_SEED:
+			if (parse_seed(optarg, a->seed, &a->seed_parts))
+				return usage_err("bad --seed '%s'", optarg);
+			break;
+		case OPT_KEYFMT:
+			a->key_fmt = kbu_key_format_from_name(optarg);
+			if (a->key_fmt < 0)
+				return usage_err("bad --key-format '%s'", optarg);
+			break;
+		case OPT_KEYTYPE:
+			a->key_type = kb_key_type_from_name(optarg);
+			if (a->key_type < 0)
+				return usage_err("unknown key type '%s'", optarg);
+			break;
+		case OPT_HASH:
+			a->hash = kb_hash_from_name(optarg);
+			if (a->hash < 0)
+				return usage_err("unknown hash '%s'", optarg);
+			break;
+		case OPT_FILE:
+			a->file = optarg;
+			break;
+		case OPT_FORMAT:
+			a->format = optarg;
+			break;
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 'h':
+			image_usage(stdout);
+			exit(BFCTL_OK);
+		default:
+			image_usage(stderr);
+			return BFCTL_USAGE;
+		}
+	}
+	return BFCTL_OK;
+}
+
+static int set_hash_and_seed(struct kb_params *p, const struct image_args *a)
+{
+	if (a->hash >= 0)
+		p->hash = (u32)a->hash;
+	if (p->kind == KB_KIND_CLASSIC) {
+		if (p->hash != KB_HASH_LEVELDB)
+			return usage_err("%s: classic filters use the leveldb hash",
+					 "--hash");
+		if (a->seed_parts)
+			return usage_err("%s: classic filters have no seed",
+					 "--seed");
+		return BFCTL_OK;
+	}
+	if (p->hash == KB_HASH_LEVELDB)
+		return usage_err("%s: the leveldb hash is for classic filters",
+				 "--hash");
+	if (a->seed_parts) {
+		if (p->hash == KB_HASH_XXH64 && a->seed_parts > 1)
+			return usage_err("%s: xxh64 takes one 64-bit seed",
+					 "--seed");
+		p->seed[0] = a->seed[0];
+		p->seed[1] = p->hash == KB_HASH_SIPHASH ? a->seed[1] : 0;
+	} else {
+		if (kbu_random(p->seed, sizeof(p->seed)))
+			return bfctl_fail(BFCTL_ERR, "getrandom", "%s",
+					  strerror(errno));
+		if (p->hash == KB_HASH_XXH64)
+			p->seed[1] = 0;
+	}
+	return BFCTL_OK;
+}
+
+static const char *sizing_err(int err)
+{
+	switch (err) {
+	case -E2BIG:
+		return "filter too big";
+	case -ERANGE:
+		return "false-positive rate not reachable";
+	default:
+		return "invalid sizing parameters";
+	}
+}
+
+static int cmd_build(int argc, char **argv)
+{
+	struct image_args a;
+	struct kbu_keyset ks;
+	struct kb_params p;
+	struct kb_filter f;
+	char err[512];
+	u64 i, n_new = 0;
+	void *pl;
+	int ret, modes;
+
+	ret = parse_image_args(argc, argv, &a);
+	if (ret)
+		return ret;
+	if (optind != argc)
+		return usage_err("unexpected argument '%s'", argv[optind]);
+	if (!a.file || !a.out)
+		return usage_err("%s", "build needs -file KEYS and -o OUT.img");
+	modes = a.have_fpr + a.have_bpk + (a.have_bits || a.have_hashes);
+	if (modes != 1 || (a.have_bits != a.have_hashes))
+		return usage_err("%s", "give one of --items N --fpr P, --bits-per-key B, --bits M --hashes K");
+	kb_params_init(&p, (u32)a.kind);
+	p.key_type = (u32)a.key_type;
+	ret = set_hash_and_seed(&p, &a);
+	if (ret)
+		return ret;
+
+	ret = kbu_keyset_load(&ks, a.file, p.key_type, a.key_fmt, err,
+			      sizeof(err));
+	if (ret) {
+		fprintf(stderr, "bfctl: %s\n", err);
+		return BFCTL_ERR;
+	}
+	if (a.have_fpr)
+		ret = kb_params_from_fpr(&p, a.have_items ? a.items : ks.n,
+					 a.fpr_ppb, 0);
+	else if (a.have_bpk)
+		ret = kb_params_from_bpk(&p, a.have_items ? a.items : ks.n,
+					 (u32)a.bpk, 0);
+	else if (a.hashes > KB_K_MAX)
+		ret = -EINVAL;
+	else {
+		p.items = a.items;
+		ret = kb_params_from_mk(&p, a.bits, (u32)a.hashes, 0);
+	}
+	if (ret) {
+		kbu_keyset_free(&ks);
+		return bfctl_fail(BFCTL_USAGE, "image build", "%s",
+				  sizing_err(ret));
+	}
+	pl = kbu_alloc_payload(kb_params_payload_bytes(&p));
+	if (!pl) {
+		kbu_keyset_free(&ks);
+		return bfctl_fail(BFCTL_ERR, "image build", "out of memory");
+	}
+	ret = kb_filter_init(&f, &p, pl, kb_params_payload_bytes(&p));
+	if (ret) {
+		free(pl);
+		kbu_keyset_free(&ks);
+		return bfctl_fail(BFCTL_ERR, "image build", "%s",
+				  strerror(-ret));
+	}
+	for (i = 0; i < ks.n; i++) {
+		if (kb_params_note_prefix(&f.p, ks.keys[i].data,
+					  ks.keys[i].len)) {
+			free(pl);
+			kbu_keyset_free(&ks);
+			return bfctl_fail(BFCTL_ERR, a.file,
+					  "key %llu invalid for key type %s",
+					  (unsigned long long)i + 1,
+					  kb_key_type_name(p.key_type));
+		}
+	}
+	for (i = 0; i < ks.n; i += IMG_BATCH) {
+		u32 c = ks.n - i < IMG_BATCH ? (u32)(ks.n - i) : IMG_BATCH;
+
+		n_new += kb_filter_test_and_add_many(&f, ks.keys + i, c, NULL);
+	}
+	ret = write_image(a.out, &f, n_new);
+	if (!ret)
+		printf("%s: %s filter, m=%llu k=%u, %llu bytes, %llu keys (%llu new)\n",
+		       a.out, kb_kind_name(p.kind), (unsigned long long)p.m,
+		       p.k, (unsigned long long)kb_image_size(&p),
+		       (unsigned long long)ks.n, (unsigned long long)n_new);
+	free(pl);
+	kbu_keyset_free(&ks);
+	return ret;
+}
+
+static void list_plens(char *buf, size_t len, const struct kb_params *p,
+		       u32 family, bool json)
+{
+	u32 max = family == 4 ? 32 : 128, i;
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (i = 0; i <= max && off + 8 < len; i++)
+		if (kb_params_has_prefix(p, family, i))
+			off += (size_t)snprintf(buf + off, len - off, "%s%u",
+						off ? "," : "", i);
+	if (!off && !json)
+		snprintf(buf, len, "-");
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	struct image_args a;
+	struct loaded li;
+	struct kb_stats st;
+	const struct kb_params *p;
+	char v4[512], v6[1024];
+	int ret;
+
+	ret = parse_image_args(argc, argv, &a);
+	if (ret)
+		return ret;
+	if (optind + 1 != argc)
+		return usage_err("%s", "info needs exactly one IMG");
+	ret = load_image(argv[optind], &li);
+	if (ret)
+		return ret;
+	p = &li.f.p;
+	kb_filter_stats(&li.f, &st);
+	list_plens(v4, sizeof(v4), p, 4, a.json);
+	list_plens(v6, sizeof(v6), p, 6, a.json);
+	if (a.json) {
+		printf("{\"kind\":\"%s\",\"key_type\":\"%s\",\"hash\":\"%s\","
+		       "\"seed\":[\"0x%016llx\",\"0x%016llx\"],\"k\":%u,"
+		       "\"m\":%llu,\"bytes\":%llu,\"image_bytes\":%zu,"
+		       "\"items\":%llu,\"fpr_ppb\":%u,\"count\":%llu,"
+		       "\"expected_fpr_ppb\":%u,\"bits_set\":%llu,"
+		       "\"fill_ppm\":%u,\"est_items\":%llu,\"est_fpr_ppb\":%u,"
+		       "\"over_capacity\":%s,\"plen4\":[%s],\"plen6\":[%s]}\n",
+		       kb_kind_name(p->kind), kb_key_type_name(p->key_type),
+		       kb_hash_name(p->hash), (unsigned long long)p->seed[0],
+		       (unsigned long long)p->seed[1], p->k,
+		       (unsigned long long)p->m, (unsigned long long)st.bytes,
+		       li.len, (unsigned long long)p->items, p->fpr_ppb,
+		       (unsigned long long)li.count, st.expected_fpr_ppb,
+		       (unsigned long long)st.bits_set, st.fill_ppm,
+		       (unsigned long long)st.est_items, st.est_fpr_ppb,
+		       st.over_capacity ? "true" : "false", v4, v6);
+	} else {
+		printf("kind:             %s\n", kb_kind_name(p->kind));
+		printf("key type:         %s\n", kb_key_type_name(p->key_type));
+		printf("hash:             %s\n", kb_hash_name(p->hash));
+		printf("seed:             0x%016llx 0x%016llx\n",
+		       (unsigned long long)p->seed[0],
+		       (unsigned long long)p->seed[1]);
+		printf("k:                %u\n", p->k);
+		printf("m:                %llu %s\n", (unsigned long long)p->m,
+		       p->kind == KB_KIND_COUNTING ? "counters" : "bits");
+		printf("payload bytes:    %llu\n", (unsigned long long)st.bytes);
+		printf("image bytes:      %zu\n", li.len);
+		printf("items:            %llu\n", (unsigned long long)p->items);
+		printf("target fpr:       %.9g\n", p->fpr_ppb / 1e9);
+		printf("count:            %llu\n", (unsigned long long)li.count);
+		printf("expected fpr:     %.9g\n", st.expected_fpr_ppb / 1e9);
+		printf("bits set:         %llu\n",
+		       (unsigned long long)st.bits_set);
+		printf("fill:             %.6f\n", st.fill_ppm / 1e6);
+		if (st.est_items == U64_MAX)
+			printf("estimated items:  saturated\n");
+		else
+			printf("estimated items:  %llu\n",
+			       (unsigned long long)st.est_items);
+		printf("estimated fpr:    %.9g\n", st.est_fpr_ppb / 1e9);
+		printf("over capacity:    %s\n", st.over_capacity ? "yes" : "no");
+		printf("ipv4 prefixes:    %s\n", v4);
+		printf("ipv6 prefixes:    %s\n", v6);
+	}
+	free(li.buf);
+	return BFCTL_OK;
+}
+
+static int cmd_test(int argc, char **argv)
+{
+	struct image_args a;
+	struct loaded li;
+	int ret, i, rc = BFCTL_OK;
+
+	ret = parse_image_args(argc, argv, &a);
+	if (ret)
+		return ret;
+	if (optind + 2 > argc)
+		return usage_err("%s", "test needs IMG and at least one KEY");
+	ret = load_image(argv[optind], &li);
+	if (ret)
+		return ret;
+	for (i = optind + 1; i < argc; i++) {
+		u8 key[KB_KEY_MAX_LEN + 1];
+		const char *why;
+		u32 len;
+
+		if (kbu_key_parse(li.f.p.key_type, a.key_fmt, argv[i],
+				  strlen(argv[i]), key, &len, &why)) {
+			free(li.buf);
+			return usage_err("bad key: %s", why);
+		}
+		if (kb_filter_test(&li.f, key, len)) {
+			printf("maybe-present\t%s\n", argv[i]);
+		} else {
+			printf("absent\t%s\n", argv[i]);
+			rc = BFCTL_ABSENT;
+		}
+	}
+	free(li.buf);
+	return rc;
+}
+
+static int cmd_export(int argc, char **argv)
+{
+	struct image_args a;
+	struct loaded li;
+	int ret;
+
+	ret = parse_image_args(argc, argv, &a);
+	if (ret)
+		return ret;
+	if (!a.format || strcmp(a.format, "leveldb"))
+		return usage_err("%s", "export needs --format leveldb");
+	if (optind + 1 != argc)
+		return usage_err("%s", "export needs exactly one IMG");
+	ret = load_image(argv[optind], &li);
+	if (ret)
+		return ret;
+	if (li.f.p.kind != KB_KIND_CLASSIC) {
+		free(li.buf);
+		return bfctl_fail(BFCTL_ERR, argv[optind],
+				  "%s filter: only classic filters export as leveldb",
+				  kb_kind_name(li.f.p.kind));
+	}
+	/* the payload of a classic filter is the LevelDB filter */
+	if (a.out)
+		ret = kbu_write_file(a.out, li.f.payload, li.f.bytes);
+	else
+		ret = kbu_write_all(STDOUT_FILENO, li.f.payload, li.f.bytes);
+	free(li.buf);
+	if (ret)
+		return bfctl_fail(BFCTL_ERR, a.out ? a.out : "stdout", "%s",
+				  strerror(-ret));
+	return BFCTL_OK;
+}
+
+static int cmd_import(int argc, char **argv)
+{
+	struct image_args a;
+	struct kb_params p;
+	struct kb_filter f;
+	enum kb_img_err why;
+	size_t len;
+	u8 *raw;
+	int ret;
+
+	ret = parse_image_args(argc, argv, &a);
+	if (ret)
+		return ret;
+	if (!a.format || strcmp(a.format, "leveldb"))
+		return usage_err("%s", "import needs --format leveldb");
+	if (optind + 1 != argc || !a.out)
+		return usage_err("%s", "import needs RAW and -o OUT.img");
+	ret = kbu_read_file(argv[optind], &raw, &len);
+	if (ret)
+		return bfctl_fail(BFCTL_ERR, argv[optind], "%s",
+				  strerror(-ret));
+	ret = kb_leveldb_import(&p, raw, len, 0, &why);
+	if (!ret)
+		ret = kb_filter_attach(&f, &p, raw, len);
+	if (ret) {
+		free(raw);
+		return bfctl_fail(BFCTL_ERR, argv[optind],
+				  "not a LevelDB bloom filter: %s",
+				  kb_image_strerror(why));
+	}
+	ret = write_image(a.out, &f, 0);
+	free(raw);
+	return ret;
+}
+
+static const struct bfctl_verb image_verbs[] = {
+	{ "build", cmd_build, "build an image from a key file" },
+	{ "info", cmd_info, "show an image's parameters and statistics" },
+	{ "test", cmd_test, "test keys against an image" },
+	{ "export", cmd_export, "export a classic image as LevelDB bytes" },
+	{ "import", cmd_import, "import LevelDB filter bytes as an image" },
+};
+
+int bfctl_image_main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		image_usage(stderr);
+		return BFCTL_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		image_usage(stdout);
+		return BFCTL_OK;
+	}
+	for (i = 0; i < sizeof(image_verbs) / sizeof(image_verbs[0]); i++)
+		if (!strcmp(argv[1], image_verbs[i].name))
+			return image_verbs[i].main(argc - 1, argv + 1);
+	return usage_err("unknown image verb '%s'", argv[1]);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace half of kmod/core/kb_platform.h: types, accessors and hashes
+ * with the kernel's names and semantics (libxxhash, libsodium, and the
+ * CRC32C of kb_crc32c.c).  Included only through kb_platform.h.
+ */
+#ifndef _KB_PLATFORM_USER_H
+#define _KB_PLATFORM_USER_H
+
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+#include <errno.h>
+#include <endian.h>
+#include <linux/types.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int64_t s64;
+typedef int32_t s32;
+
+#ifndef likely
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#endif
+#ifndef U64_MAX
+#define U64_MAX			((u64)~0ULL)
+#define U32_MAX			((u32)~0U)
+#endif
+#define KB_ALWAYS_INLINE	inline __attribute__((__always_inline__))
+#define KB_UNUSED		__attribute__((__unused__))
+#define KB_BIG_ENDIAN		(__BYTE_ORDER == __BIG_ENDIAN)
+#define kb_swab64(x)		__builtin_bswap64(x)
+
+#define KB_READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+#define KB_WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+#define kb_prefetch(p)		__builtin_prefetch((p), 0, 3)
+#define kb_prefetchw(p)		__builtin_prefetch((p), 1, 3)
+#define kb_popcount64(x)	((unsigned int)__builtin_popcountll(x))
+
+#define kb_cpu_to_le16(x)	((__le16)htole16(x))
+#define kb_cpu_to_le32(x)	((__le32)htole32(x))
+#define kb_cpu_to_le64(x)	((__le64)htole64(x))
+#define kb_le16_to_cpu(x)	le16toh(x)
+#define kb_le32_to_cpu(x)	le32toh(x)
+#define kb_le64_to_cpu(x)	le64toh(x)
+
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+#include <sodium/crypto_shorthash_siphash24.h>
+
+#ifndef fallthrough
+#define fallthrough		__attribute__((__fallthrough__))
+#endif
+
+static inline u64 kb_xxh64(const void *data, size_t len, u64 seed)
+{
+	return XXH64(data, len, seed);
+}
+
+static inline u64 kb_siphash(const void *data, size_t len, u64 k0, u64 k1)
+{
+	unsigned char key[16], out[8];
+	u64 r;
+
+	k0 = htole64(k0);
+	k1 = htole64(k1);
+	memcpy(key, &k0, 8);
+	memcpy(key + 8, &k1, 8);
+	crypto_shorthash_siphash24(out, (const unsigned char *)data, len, key);
+	memcpy(&r, out, 8);
+	return le64toh(r);
+}
+
+/* userspace/lib/kb_crc32c.c: SSE4.2 when the CPU has it, else a table */
+u32 kb_crc32c(u32 crc, const void *data, u64 len);
+
+
+#endif /* _KB_PLATFORM_USER_H */

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bfctl image verbs end to end: runs the built bfctl (BFCTL_PATH) and
+ * checks outputs, files and exit codes (0 ok / maybe present, 1 absent,
+ * 2 usage, 3 error).
+ */
+#include <stdio.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "kselftest_harness.h"
+#include "kbtest.h"
+#include "ldb_shim.h"
+
+static char dir[64];
+
+/* run a shell command line; returns exit code, output in out (if any) */
+static int run(char *out, size_t outlen, const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	FILE *f;
+	size_t n = 0;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (out) {
+		n = fread(out, 1, outlen - 1, f);
+		out[n] = 0;
+	} else {
+		char sink[4096];
+
+		while (fread(sink, 1, sizeof(sink), f) > 0)
+			;
+	}
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+#define B BFCTL_PATH
+
+FIXTURE(bf) {
+	int unused;
+};
+
+FIXTURE_SETUP(bf)
+{
+	FILE *f;
+
+	strcpy(dir, "/tmp/kbbfctlXXXXXX");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	f = fopen(strcat(strcpy((char[128]){ 0 }, dir), "/keys"), "w");
+	for (int i = 0; i < 5000; i++)
+		fprintf(f, "key-%d\n", i);
+	fclose(f);
+	f = fopen(strcat(strcpy((char[128]){ 0 }, dir), "/hexkeys"), "w");
+	fprintf(f, "00ff10\n6869\n");
+	fclose(f);
+}
+
+FIXTURE_TEARDOWN(bf)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		TH_LOG("cleanup of %s failed", dir);
+}
+
+TEST_F(bf, build_info_test)
+{
+	char out[8192];
+
+	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --items 5000 --fpr 0.01 --seed 9 -file %s/keys -o %s/a.img", dir, dir));
+	ASSERT_EQ(0, run(out, sizeof(out), B " image info %s/a.img -j", dir));
+	ASSERT_NE(NULL, strstr(out, "\"kind\":\"blocked\""));
+	ASSERT_NE(NULL, strstr(out, "\"hash\":\"xxh64\""));
+	ASSERT_NE(NULL, strstr(out, "\"seed\":[\"0x0000000000000009\""));
+	ASSERT_NE(NULL, strstr(out, "\"items\":5000"));
+	ASSERT_NE(NULL, strstr(out, "\"fpr_ppb\":10000000"));
+	ASSERT_EQ(0, run(out, sizeof(out), B " image info %s/a.img", dir));
+	ASSERT_NE(NULL, strstr(out, "kind:             blocked"));
+	/* every key maybe present; absent keys exit 1 */
+	ASSERT_EQ(0, run(NULL, 0, B " image test %s/a.img key-0 key-4999 key-77", dir));
+	ASSERT_EQ(1, run(out, sizeof(out), B " image test %s/a.img key-0 not-a-key-at-all", dir));
+	ASSERT_NE(NULL, strstr(out, "absent\tnot-a-key-at-all"));
+	/* same seed, same keys: identical image */
+	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --items 5000 --fpr 1%% --seed 9 -file %s/keys -o %s/b.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, "cmp -s %s/a.img %s/b.img", dir, dir));
+	/* random seed: different image, same answers */
+	ASSERT_EQ(0, run(NULL, 0, B " image build --kind counting --bits-per-key 12 --hash siphash -file %s/keys -o %s/c.img", dir, dir));
+	ASSERT_EQ(0, run(out, sizeof(out), B " image info -j %s/c.img", dir));
+	ASSERT_NE(NULL, strstr(out, "\"hash\":\"siphash\""));
+	ASSERT_EQ(0, run(NULL, 0, B " image test %s/c.img key-1 key-2", dir));
+	/* explicit m, k */
+	ASSERT_EQ(0, run(NULL, 0, B " image build --kind classic --bits 65536 --hashes 7 -file %s/keys -o %s/d.img", dir, dir));
+	ASSERT_EQ(0, run(out, sizeof(out), B " image info -j %s/d.img", dir));
+	ASSERT_NE(NULL, strstr(out, "\"m\":65536"));
+	ASSERT_NE(NULL, strstr(out, "\"k\":7"));
+	/* hex keys */
+	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --bits-per-key 10 --key-format hex -file %s/hexkeys -o %s/h.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image test --key-format hex %s/h.img 00ff10 6869", dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image test %s/h.img hi", dir));
+}
+
+TEST_F(bf, net_keys)
+{
+	char out[8192];
+	FILE *f = fopen(strcat(strcpy((char[128]){ 0 }, dir), "/nets"), "w");
+
+	fprintf(f, "10.0.0.0/8\n192.168.1.0/24\n2001:db8::/32\n");
+	fclose(f);
+	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --bits-per-key 16 --key-type net -file %s/nets -o %s/n.img", dir, dir));
+	ASSERT_EQ(0, run(out, sizeof(out), B " image info -j %s/n.img", dir));
+	ASSERT_NE(NULL, strstr(out, "\"plen4\":[8,24]"));
+	ASSERT_NE(NULL, strstr(out, "\"plen6\":[32]"));
+	ASSERT_EQ(0, run(NULL, 0, B " image test %s/n.img 10.0.0.0/8 2001:db8::/32", dir));
+	ASSERT_EQ(1, run(NULL, 0, B " image test %s/n.img 11.0.0.0/8", dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image test %s/n.img 10.0.0.1/8 2>/dev/null", dir));
+	/* host bits set in the key file */
+	f = fopen(strcat(strcpy((char[128]){ 0 }, dir), "/badnets"), "w");
+	fprintf(f, "10.0.0.1/8\n");
+	fclose(f);
+	ASSERT_EQ(3, run(out, sizeof(out), B " image build --kind blocked --bits-per-key 16 --key-type net -file %s/badnets -o %s/x.img 2>&1", dir, dir));
+	ASSERT_NE(NULL, strstr(out, "badnets:1:"));
+}
+
+TEST_F(bf, leveldb_export_import)
+{
+	char out[256];
+	struct ldb_policy *pol = ldb_policy_new(10);
+	const void *kp[5000];
+	size_t kl[5000], flen, rlen;
+	char keybuf[5000][16];
+	void *theirs;
+	u8 *raw;
+	char path[128];
+
+	ASSERT_EQ(0, run(NULL, 0, B " image build --kind classic --bits-per-key 10 -file %s/keys -o %s/c.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image export --format leveldb %s/c.img > %s/c.raw", dir, dir));
+	/* the export is LevelDB's own filter for the same keys */
+	for (int i = 0; i < 5000; i++) {
+		kl[i] = (size_t)snprintf(keybuf[i], 16, "key-%d", i);
+		kp[i] = keybuf[i];
+	}
+	theirs = ldb_create_filter(pol, kp, kl, 5000, &flen);
+	snprintf(path, sizeof(path), "%s/c.raw", dir);
+	ASSERT_EQ(0, kbu_read_file(path, &raw, &rlen));
+	ASSERT_EQ(flen, rlen);
+	ASSERT_EQ(0, memcmp(theirs, raw, flen));
+	free(raw);
+	free(theirs);
+	ldb_policy_free(pol);
+	/* import and test; export again is identical */
+	ASSERT_EQ(0, run(NULL, 0, B " image import --format leveldb %s/c.raw -o %s/i.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image test %s/i.img key-5 key-4000", dir));
+	ASSERT_EQ(1, run(NULL, 0, B " image test %s/i.img zzz-not-there", dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image export --format leveldb %s/i.img -o %s/c2.raw", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, "cmp -s %s/c.raw %s/c2.raw", dir, dir));
+	/* non-classic export, bad raw input */
+	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --bits-per-key 10 -file %s/keys -o %s/b.img", dir, dir));
+	ASSERT_EQ(3, run(out, sizeof(out), B " image export --format leveldb %s/b.img 2>&1 >/dev/null", dir));
+	ASSERT_NE(NULL, strstr(out, "bfctl: "));
+	ASSERT_EQ(0, run(NULL, 0, "printf 'x' > %s/short.raw", dir));
+	ASSERT_EQ(3, run(NULL, 0, B " image import --format leveldb %s/short.raw -o %s/s.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, "printf 'abc\\037' > %s/k31.raw", dir));
+	ASSERT_EQ(3, run(NULL, 0, B " image import --format leveldb %s/k31.raw -o %s/s.img 2>/dev/null", dir, dir));
+}
+
+TEST_F(bf, usage_errors_exit_2)
+{
+	ASSERT_EQ(2, run(NULL, 0, B " 2>/dev/null"));
+	ASSERT_EQ(2, run(NULL, 0, B " nosuchverb 2>/dev/null"));
+	ASSERT_EQ(2, run(NULL, 0, B " image 2>/dev/null"));
+	ASSERT_EQ(2, run(NULL, 0, B " image frobnicate 2>/dev/null"));
+	ASSERT_EQ(2, run(NULL, 0, B " image build -file %s/keys 2>/dev/null", dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --kind nope --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --fpr 0.01 --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --fpr 1.5 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --fpr 0 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --bits 1000 --hashes 3 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --bits 1024 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --kind classic --seed 5 --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --hash leveldb --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --seed 1,2 --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --items 0 --fpr 0.01 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image info 2>/dev/null"));
+	ASSERT_EQ(2, run(NULL, 0, B " image test %s/keys 2>/dev/null", dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image export %s/keys 2>/dev/null", dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image import --format leveldb %s/keys 2>/dev/null", dir));
+	ASSERT_EQ(0, run(NULL, 0, B " --help"));
+}
+
+TEST_F(bf, bad_files_exit_3)
+{
+	char out[1024];
+
+	ASSERT_EQ(3, run(out, sizeof(out), B " image info %s/missing.img 2>&1", dir));
+	ASSERT_NE(NULL, strstr(out, "bfctl: "));
+	ASSERT_EQ(3, run(out, sizeof(out), B " image info %s/keys 2>&1", dir));
+	ASSERT_NE(NULL, strstr(out, "malformed image: "));
+	ASSERT_EQ(3, run(NULL, 0, B " image build --bits-per-key 10 -file %s/nokeys -o %s/x.img 2>/dev/null", dir, dir));
+	/* corrupt one payload byte: CRC */
+	ASSERT_EQ(0, run(NULL, 0, B " image build --bits-per-key 10 -file %s/keys -o %s/a.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, "printf '\\377' | dd of=%s/a.img bs=1 seek=200 conv=notrunc 2>/dev/null", dir));
+	ASSERT_EQ(3, run(out, sizeof(out), B " image info %s/a.img 2>&1", dir));
+	ASSERT_NE(NULL, strstr(out, "CRC mismatch"));
+	ASSERT_EQ(3, run(NULL, 0, B " image test %s/a.img key-1 2>/dev/null", dir));
+	/* truncated */
+	ASSERT_EQ(0, run(NULL, 0, B " image build --bits-per-key 10 -file %s/keys -o %s/t.img && truncate -s -1 %s/t.img", dir, dir, dir));
+	ASSERT_EQ(3, run(out, sizeof(out), B " image info %s/t.img 2>&1", dir));
+	ASSERT_NE(NULL, strstr(out, "truncated"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Names, key encodings, prefix-length bitmaps, and libkbcore's key text
+ * parsing and key files.
+ */
+#include <stdio.h>
+#include <unistd.h>
+#include "kselftest_harness.h"
+#include "kbtest.h"
+
+TEST(names)
+{
+	char longname[40];
+
+	ASSERT_TRUE(kb_name_valid("a", 1));
+	ASSERT_TRUE(kb_name_valid("Block-list_v4.1:x", 17));
+	ASSERT_FALSE(kb_name_valid("", 0));
+	ASSERT_FALSE(kb_name_valid("a b", 3));
+	ASSERT_FALSE(kb_name_valid("a/b", 3));
+	ASSERT_FALSE(kb_name_valid("a\0b", 3));
+	memset(longname, 'x', sizeof(longname));
+	ASSERT_TRUE(kb_name_valid(longname, 31));
+	ASSERT_FALSE(kb_name_valid(longname, 32));
+	ASSERT_EQ(KB_KIND_COUNTING, kb_kind_from_name("counting"));
+	ASSERT_EQ(-EINVAL, kb_kind_from_name("bloom"));
+	ASSERT_EQ(KB_HASH_SIPHASH, kb_hash_from_name("siphash"));
+	ASSERT_EQ(KB_KEY_NET6, kb_key_type_from_name("net6"));
+	ASSERT_STREQ("leveldb", kb_hash_name(KB_HASH_LEVELDB));
+	ASSERT_STREQ("?", kb_kind_name(9));
+}
+
+TEST(key_validate)
+{
+	u8 k[20] = { 10, 0, 0, 0, 8 };
+	static u8 big[KB_KEY_MAX_LEN + 1];
+
+	ASSERT_EQ(0, kb_key_validate(KB_KEY_BYTES, big, KB_KEY_MAX_LEN));
+	ASSERT_EQ(-EINVAL, kb_key_validate(KB_KEY_BYTES, big, KB_KEY_MAX_LEN + 1));
+	ASSERT_EQ(-EINVAL, kb_key_validate(KB_KEY_STR, big, 0));
+	ASSERT_EQ(0, kb_key_validate(KB_KEY_IPV4, k, 4));
+	ASSERT_EQ(-EINVAL, kb_key_validate(KB_KEY_IPV4, k, 5));
+	ASSERT_EQ(0, kb_key_validate(KB_KEY_IPV6, k, 16));
+	ASSERT_EQ(0, kb_key_validate(KB_KEY_IP, k, 4));
+	ASSERT_EQ(0, kb_key_validate(KB_KEY_IP, k, 16));
+	ASSERT_EQ(-EINVAL, kb_key_validate(KB_KEY_IP, k, 5));
+	ASSERT_EQ(0, kb_key_validate(KB_KEY_NET4, k, 5));	/* 10/8 */
+	k[1] = 1;						/* 10.1/8: host bits */
+	ASSERT_EQ(-EINVAL, kb_key_validate(KB_KEY_NET4, k, 5));
+	k[4] = 16;
+	ASSERT_EQ(0, kb_key_validate(KB_KEY_NET4, k, 5));
+	k[4] = 33;
+	ASSERT_EQ(-EINVAL, kb_key_validate(KB_KEY_NET4, k, 5));
+	k[4] = 0;
+	ASSERT_EQ(-EINVAL, kb_key_validate(KB_KEY_NET4, k, 5));	/* /0 not 0.0.0.0 */
+	memset(k, 0, sizeof(k));
+	ASSERT_EQ(0, kb_key_validate(KB_KEY_NET4, k, 5));	/* 0/0 */
+	ASSERT_EQ(0, kb_key_validate(KB_KEY_NET, k, 5));
+	ASSERT_EQ(0, kb_key_validate(KB_KEY_NET, k, 17));
+	k[16] = 129;
+	ASSERT_EQ(-EINVAL, kb_key_validate(KB_KEY_NET6, k, 17));
+	k[16] = 127;
+	k[15] = 1;	/* bit 127 is host for /127 */
+	ASSERT_EQ(-EINVAL, kb_key_validate(KB_KEY_NET6, k, 17));
+	k[15] = 2;
+	ASSERT_EQ(0, kb_key_validate(KB_KEY_NET6, k, 17));
+	ASSERT_EQ(-EINVAL, kb_key_validate(KB_KEY_NET6, k, 5));
+	ASSERT_EQ(-EINVAL, kb_key_validate(KB_KEY_NET, k, 16));
+	ASSERT_EQ(-EINVAL, kb_key_validate(8, k, 4));
+}
+
+TEST(prefix_bitmaps)
+{
+	struct kb_params p;
+	u8 k4[5] = { 192, 168, 0, 0, 16 }, k6[17] = { 0x20, 1, 0xd, 0xb8 };
+
+	kb_params_init(&p, KB_KIND_BLOCKED);
+	p.key_type = KB_KEY_NET;
+	k6[16] = 32;
+	ASSERT_EQ(0, kb_params_note_prefix(&p, k4, 5));
+	ASSERT_EQ(0, kb_params_note_prefix(&p, k6, 17));
+	k6[16] = 128;
+	ASSERT_EQ(0, kb_params_note_prefix(&p, k6, 17));
+	ASSERT_EQ(1ULL << 16, p.plen4);
+	ASSERT_EQ(1ULL << 32, p.plen6[0]);
+	ASSERT_EQ(1ULL, p.plen6[2]);
+	ASSERT_TRUE(kb_params_has_prefix(&p, 4, 16));
+	ASSERT_FALSE(kb_params_has_prefix(&p, 4, 24));
+	ASSERT_TRUE(kb_params_has_prefix(&p, 6, 128));
+	ASSERT_FALSE(kb_params_has_prefix(&p, 6, 129));
+	ASSERT_FALSE(kb_params_has_prefix(&p, 5, 1));
+	k4[3] = 1;	/* host bits */
+	ASSERT_EQ(-EINVAL, kb_params_note_prefix(&p, k4, 5));
+	ASSERT_EQ(1ULL << 16, p.plen4);
+	/* non-net types: validation only */
+	p.key_type = KB_KEY_IPV4;
+	p.plen4 = p.plen6[0] = p.plen6[2] = 0;
+	ASSERT_EQ(0, kb_params_note_prefix(&p, k4, 4));
+	ASSERT_EQ(0, p.plen4);
+	ASSERT_EQ(-EINVAL, kb_params_note_prefix(&p, k4, 5));
+}
+
+TEST(key_text_parsing)
+{
+	u8 out[KB_KEY_MAX_LEN + 1];
+	u32 len;
+	const char *why;
+
+	ASSERT_EQ(0, kbu_key_parse(KB_KEY_STR, KBU_FMT_STR, "hello", 5, out, &len, &why));
+	ASSERT_EQ(5, len);
+	ASSERT_EQ(0, kbu_key_parse(KB_KEY_BYTES, KBU_FMT_HEX, "00fFa1", 6, out, &len, &why));
+	ASSERT_EQ(3, len);
+	ASSERT_EQ(0xff, out[1]);
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_BYTES, KBU_FMT_HEX, "abc", 3, out, &len, &why));
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_BYTES, KBU_FMT_HEX, "zz", 2, out, &len, &why));
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_BYTES, KBU_FMT_STR, "", 0, out, &len, &why));
+	ASSERT_EQ(0, kbu_key_parse(KB_KEY_IPV4, KBU_FMT_STR, "10.1.2.3", 8, out, &len, &why));
+	ASSERT_EQ(4, len);
+	ASSERT_EQ(10, out[0]);
+	ASSERT_EQ(3, out[3]);
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_IPV4, KBU_FMT_STR, "::1", 3, out, &len, &why));
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_IPV4, KBU_FMT_STR, "10.1.2.3/8", 10, out, &len, &why));
+	ASSERT_EQ(0, kbu_key_parse(KB_KEY_IP, KBU_FMT_STR, "::1", 3, out, &len, &why));
+	ASSERT_EQ(16, len);
+	ASSERT_EQ(0, kbu_key_parse(KB_KEY_NET, KBU_FMT_STR, "10.0.0.0/8", 10, out, &len, &why));
+	ASSERT_EQ(5, len);
+	ASSERT_EQ(8, out[4]);
+	ASSERT_EQ(0, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.0.0.1", 8, out, &len, &why));
+	ASSERT_EQ(32, out[4]);
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.0.0.1/8", 10, out, &len, &why));
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.0.0.0/33", 11, out, &len, &why));
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.0.0.0/", 9, out, &len, &why));
+	ASSERT_EQ(0, kbu_key_parse(KB_KEY_NET6, KBU_FMT_STR, "2001:db8::/32", 13, out, &len, &why));
+	ASSERT_EQ(17, len);
+	ASSERT_EQ(32, out[16]);
+	ASSERT_EQ(0, kbu_key_parse(KB_KEY_NET6, KBU_FMT_HEX,
+				   "20010db800000000000000000000000020", 34, out, &len, &why));
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_IPV6, KBU_FMT_STR, "nonsense", 8, out, &len, &why));
+	ASSERT_EQ(KBU_FMT_HEX, kbu_key_format_from_name("hex"));
+	ASSERT_EQ(-1, kbu_key_format_from_name("b64"));
+}
+
+static char *tmpfile_with(const char *content, size_t len)
+{
+	static char path[64];
+	int fd;
+
+	strcpy(path, "/tmp/kbtest_keysXXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, content, len) != (ssize_t)len)
+		abort();
+	close(fd);
+	return path;
+}
+
+TEST(keyset_load)
+{
+	struct kbu_keyset ks;
+	char err[256], *path;
+
+	path = tmpfile_with("alpha\nbeta\n\ngamma", 17);
+	ASSERT_EQ(0, kbu_keyset_load(&ks, path, KB_KEY_STR, KBU_FMT_STR, err, sizeof(err)));
+	ASSERT_EQ(3, ks.n);
+	ASSERT_EQ(5, ks.keys[0].len);
+	ASSERT_EQ(0, memcmp(ks.keys[2].data, "gamma", 5));
+	kbu_keyset_free(&ks);
+	unlink(path);
+
+	path = tmpfile_with("0a0b\nff\n", 8);
+	ASSERT_EQ(0, kbu_keyset_load(&ks, path, KB_KEY_BYTES, KBU_FMT_HEX, err, sizeof(err)));
+	ASSERT_EQ(2, ks.n);
+	ASSERT_EQ(2, ks.keys[0].len);
+	ASSERT_EQ(0xff, ((const u8 *)ks.keys[1].data)[0]);
+	kbu_keyset_free(&ks);
+	unlink(path);
+
+	path = tmpfile_with("0a0b\nfg\n", 8);
+	ASSERT_EQ(-EINVAL, kbu_keyset_load(&ks, path, KB_KEY_BYTES, KBU_FMT_HEX, err, sizeof(err)));
+	ASSERT_NE(NULL, strstr(err, ":2: bad hex digit"));
+	unlink(path);
+
+	path = tmpfile_with("1.2.3.4\n::/0\n", 13);
+	ASSERT_EQ(0, kbu_keyset_load(&ks, path, KB_KEY_NET, KBU_FMT_STR, err, sizeof(err)));
+	ASSERT_EQ(2, ks.n);
+	ASSERT_EQ(5, ks.keys[0].len);
+	ASSERT_EQ(17, ks.keys[1].len);
+	kbu_keyset_free(&ks);
+	unlink(path);
+
+	path = tmpfile_with("", 0);
+	ASSERT_EQ(0, kbu_keyset_load(&ks, path, KB_KEY_STR, KBU_FMT_STR, err, sizeof(err)));
+	ASSERT_EQ(0, ks.n);
+	kbu_keyset_free(&ks);
+	unlink(path);
+
+	ASSERT_EQ(-ENOENT, kbu_keyset_load(&ks, "/nonexistent/keys", KB_KEY_STR,
+					   KBU_FMT_STR, err, sizeof(err)));
+}
+
+TEST_HARNESS_MAIN
