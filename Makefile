@@ -36,6 +36,8 @@ VM_MODPROBE :=
 
 -include userspace/build.mk
 -include selftests/build.mk
+-include userspace/xtables/build.mk
+-include userspace/bfctl/build.mk
 BENCH_TARGETS += $(if $(wildcard userspace/build.mk),bench-core)
 
 .PHONY: all modules user selftests deps check check-native check-vm \
@@ -94,11 +96,13 @@ check-vm: modules selftests
 check:
 	@$(CURDIR)/scripts/check
 
+# The product modules only (no test fixtures), and the demonstration.
 run: deps all
 	$(CURDIR)/scripts/vm-run -k $(KVER) -o $(BUILD)/run \
 		$(if $(shell [ -t 0 ] && echo y),-i) \
-		$(foreach m,$(VM_MODULES),--insmod $(KBUILD_DIR)/$(m)) \
-		--run '$(CURDIR)/scripts/demo'
+		$(foreach m,$(VM_MODPROBE),--modprobe $(m)) \
+		--insmod $(KBUILD_DIR)/kmod/kbloom.ko --insmod $(KBUILD_DIR)/kmod/xt_bloom.ko \
+		--run '$(CURDIR)/scripts/demo $(UBUILD)'
 
 style: ksft
 	@$(CURDIR)/scripts/style $(CHECKPATCH)
@@ -115,6 +119,9 @@ DEBUG_KVER := debug-6.1
 VM_DEBUG_TIMEOUT ?= 2700
 
 .PHONY: debug-kernel check-debug check-rt
+
+# The runner's module-less initramfs (for kernels with everything built in).
+NATIVE_TESTS += $(CURDIR)/scripts/tests/test-mkinitramfs
 
 debug-kernel:
 	@$(CURDIR)/scripts/debug-kernel

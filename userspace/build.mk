@@ -106,3 +106,88 @@ bench-core: $(UBUILD)/bench/bench_core
 
 -include $(wildcard $(UBUILD)/core/*.d $(UBUILD)/lib/*.d $(UBUILD)/bfctl.d/*.d \
 	$(UBUILD)/bench/*.d $(UBUILD)/bench/core/*.d $(UBUILD)/bench/lib/*.d)
+
+# ---- fuzzing: libFuzzer targets (clang, ASan + UBSan) ----
+# Each target is linked with the core and userspace/lib sources compiled
+# with the sanitizers.  run-fuzz (a NATIVE_TESTS entry) runs every target
+# over its committed seed corpus (userspace/fuzz/corpus/NAME) and then
+# fuzzes it for a bounded time; see userspace/fuzz/run-fuzz.
+
+KB_FUZZ_CC ?= clang
+KB_FUZZ_TARGETS := fuzz_image fuzz_keys fuzz_leveldb
+KB_FUZZ_CFLAGS = -O1 -g -fno-omit-frame-pointer \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \
+	-D_GNU_SOURCE -I$(CURDIR)/uapi -I$(CURDIR)/kmod/core \
+	-I$(CURDIR)/userspace/lib -I$(CURDIR)/userspace/fuzz
+KB_FUZZ_BINS := $(addprefix $(UBUILD)/fuzz/,$(KB_FUZZ_TARGETS))
+
+$(UBUILD)/fuzz/fuzz_%: userspace/fuzz/fuzz_%.c userspace/fuzz/fuzz.h \
+		$(KB_CORE_SRCS) $(KB_LIB_SRCS) $(wildcard kmod/core/*.h) \
+		$(wildcard userspace/lib/*.h)
+	@mkdir -p $(@D)
+	$(KB_FUZZ_CC) $(KB_FUZZ_CFLAGS) -o $@ $< $(KB_CORE_SRCS) \
+		$(KB_LIB_SRCS) -lsodium
+
+# the TAP wrapper: runs userspace/fuzz/run-fuzz on the binaries above
+$(UBUILD)/fuzz/run-fuzz: userspace/fuzz/run-fuzz $(KB_FUZZ_BINS)
+	@mkdir -p $(@D)
+	printf '#!/bin/bash\nexec %s %s %s "$$@"\n' $(CURDIR)/userspace/fuzz/run-fuzz \
+		$(UBUILD)/fuzz $(CURDIR)/userspace/fuzz/corpus > $@
+	chmod +x $@
+
+.PHONY: fuzz
+fuzz: $(KB_FUZZ_BINS) $(UBUILD)/fuzz/run-fuzz
+
+NATIVE_TESTS += $(UBUILD)/fuzz/run-fuzz
+
+# ---- the native tests again under ASan + UBSan ----
+# libkbcore, bfctl and the tests rebuilt under $(UBUILD)/asan; the test
+# programs are named NAME-asan so their TAP results do not collide.
+
+KB_ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+KB_ASAN_TESTS := $(KB_C_TESTS) test_leveldb_compat
+KB_ASAN_LIBCORE := $(UBUILD)/asan/libkbcore.a
+KB_ASAN_OBJS := $(patsubst kmod/core/%.c,$(UBUILD)/asan/core/%.o,$(KB_CORE_SRCS)) \
+	$(patsubst userspace/lib/%.c,$(UBUILD)/asan/lib/%.o,$(KB_LIB_SRCS))
+KB_ASAN_BFCTL_OBJS := $(patsubst userspace/bfctl/%.c,$(UBUILD)/asan/bfctl-obj/%.o,$(KB_BFCTL_SRCS))
+KB_ASAN_TEST_CFLAGS = $(KB_UCFLAGS) $(KB_ASAN_FLAGS) -I$(KSFT_DIR) \
+	-Wno-unused-parameter -Wno-sign-compare \
+	-DBFCTL_PATH='"$(UBUILD)/asan/bfctl"'
+
+$(UBUILD)/asan/core/%.o: kmod/core/%.c
+	@mkdir -p $(@D)
+	$(CC) $(KB_UCFLAGS) $(KB_ASAN_FLAGS) -c -o $@ $<
+
+$(UBUILD)/asan/lib/%.o: userspace/lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(KB_UCFLAGS) $(KB_ASAN_FLAGS) -c -o $@ $<
+
+$(UBUILD)/asan/bfctl-obj/%.o: userspace/bfctl/%.c
+	@mkdir -p $(@D)
+	$(CC) $(KB_UCFLAGS) $(KB_ASAN_FLAGS) -c -o $@ $<
+
+$(KB_ASAN_LIBCORE): $(KB_ASAN_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(UBUILD)/asan/bfctl: $(KB_ASAN_BFCTL_OBJS) $(KB_ASAN_LIBCORE)
+	$(CC) $(KB_ASAN_FLAGS) -o $@ $(KB_ASAN_BFCTL_OBJS) $(KB_ASAN_LIBCORE) $(KB_ULIBS)
+
+$(UBUILD)/asan/ldb_shim.o: userspace/tests/ldb_shim.cc userspace/tests/ldb_shim.h
+	@mkdir -p $(@D)
+	$(CXX) -O2 -g -Wall -Wextra -Werror $(KB_ASAN_FLAGS) -c -o $@ $<
+
+$(UBUILD)/asan/%-asan: userspace/tests/%.c $(KB_ASAN_LIBCORE) \
+		$(UBUILD)/asan/ldb_shim.o $(UBUILD)/asan/bfctl $(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(KB_ASAN_TEST_CFLAGS) -c -o $@.o $<
+	$(CXX) $(KB_ASAN_FLAGS) -o $@ $@.o $(UBUILD)/asan/ldb_shim.o \
+		$(KB_ASAN_LIBCORE) -lleveldb $(KB_ULIBS)
+
+NATIVE_TESTS += $(patsubst %,$(UBUILD)/asan/%-asan,$(KB_ASAN_TESTS))
+
+-include $(wildcard $(UBUILD)/asan/core/*.d $(UBUILD)/asan/lib/*.d \
+	$(UBUILD)/asan/bfctl-obj/*.d $(UBUILD)/asan/*-asan.d)

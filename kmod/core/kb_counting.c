@@ -29,12 +29,6 @@ static u64 cnt_hash(const struct kb_filter *f, const void *key, u32 len)
 	return kb_hash_seeded(f, key, len);
 }
 
-static KB_ALWAYS_INLINE u64 cnt_hash_i(const struct kb_filter *f,
-				       const void *key, u32 len)
-{
-	return kb_hash_seeded(f, key, len);
-}
-
 static KB_ALWAYS_INLINE void cnt_prefetch_i(const struct kb_filter *f, u64 h)
 {
 	kb_prefetch(cnt_block(f, h));
@@ -124,14 +118,14 @@ static int cnt_del(struct kb_filter *f, u64 h)
 	return cnt_del_i(f, h);
 }
 
-KB_DEFINE_BATCH_OPS(cnt, cnt_hash_i, cnt_prefetch_i, cnt_prefetchw_i,
-		    cnt_test_i, cnt_add_i, cnt_del_i)
+KB_DEFINE_SEEDED_BATCH_OPS(cnt, cnt_prefetch_i, cnt_prefetchw_i,
+			   cnt_test_i, cnt_add_i, cnt_del_i)
 
 static u32 cnt_del_many(struct kb_filter *f, const struct kb_key *keys, u32 n,
 			u64 *bitmap)
 {
-	return kb_batch_run(f, keys, n, bitmap, KB_BATCH_DEL, cnt_hash_i,
-			    cnt_prefetchw_i, cnt_test_i, cnt_add_i, cnt_del_i);
+	return KB_SEEDED_BATCH(f, keys, n, bitmap, KB_BATCH_DEL,
+			       cnt_prefetchw_i, cnt_test_i, cnt_add_i, cnt_del_i);
 }
 
 /* number of nonzero 4-bit counters in a word */

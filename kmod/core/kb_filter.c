@@ -108,11 +108,12 @@ bool kb_filter_test(const struct kb_filter *f, const void *key, u32 len)
 bool kb_filter_test_and_add(struct kb_filter *f, const void *key, u32 len)
 {
 	u64 h = f->ops->hash(f, key, len);
+	bool was = f->ops->test(f, h);
 
-	if (f->ops->test(f, h))
-		return false;
-	f->ops->add(f, h);
-	return true;
+	/* counting filters count every add, so that deletes stay exact */
+	if (!was || f->ops->del)
+		f->ops->add(f, h);
+	return !was;
 }
 
 int kb_filter_del(struct kb_filter *f, const void *key, u32 len)

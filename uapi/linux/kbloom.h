@@ -9,7 +9,7 @@
  *   1. filter kinds, hash algorithms, key types, names
  *   2. the filter image format (struct kb_image_hdr)
  *   3. the /dev/kbloom ioctl interface
- *   (later sections: generic netlink family)
+ *   4. the generic netlink family "kbloom"
  */
 #ifndef _UAPI_LINUX_KBLOOM_H
 #define _UAPI_LINUX_KBLOOM_H
@@ -387,5 +387,203 @@ struct kb_ioc_txn {
 #define KB_IOC_SWAP	_IOW(KB_IOC_MAGIC, 0x0d, struct kb_ioc_name2)
 #define KB_IOC_RENAME	_IOW(KB_IOC_MAGIC, 0x0e, struct kb_ioc_name2)
 #define KB_IOC_FLUSH	_IOW(KB_IOC_MAGIC, 0x0f, struct kb_ioc_name)
+
+/* ---- 4. generic netlink family "kbloom" ------------------------------- */
+
+/*
+ * Generic netlink family KB_GENL_NAME, version KB_GENL_VERSION, no family
+ * header (attributes follow struct genlmsghdr).  The kernel loads kbloom.ko
+ * when the family is resolved (MODULE_ALIAS_GENL_FAMILY).  The family is
+ * netns-aware: every command works on the filters of the network namespace
+ * of the requesting socket.  The YAML spec is uapi/kbloom.yaml.
+ *
+ * Validation is strict for every command: unknown attributes, attributes of
+ * the wrong length or type, a non-zero genlmsghdr.reserved and trailing
+ * garbage are rejected with EINVAL, values outside a policy range (the
+ * enums, FPR_PPB, BITS_PER_KEY, K, key and seed lengths) with ERANGE (both
+ * by the netlink core), always with an extended ACK naming the attribute
+ * (NLMSGERR_ATTR_OFFS; NLMSGERR_ATTR_MISS_TYPE for a missing one).  Every
+ * EINVAL the family returns itself carries an NLMSGERR_ATTR_MSG text
+ * ("kbloom: missing attribute NAME (the filter name)", ...).
+ *
+ * Permissions: CREATE, DESTROY, ADD, DEL, TEST_ADD, SWAP, RENAME and FLUSH
+ * need CAP_NET_ADMIN over the user namespace owning the socket's network
+ * namespace (GENL_UNS_ADMIN_PERM; EPERM otherwise).  GET (do and dump) and
+ * TEST do not.  EXPORT of a siphash filter does (its image holds the secret
+ * key); GET reports a siphash filter's KB_A_SEED only to such callers.
+ *
+ * Errors as for the ioctls (section 3): ENOENT (no such filter), EEXIST
+ * (name taken), EINVAL, E2BIG, ENOSPC, EBUSY (held by an in-kernel
+ * consumer), EPERM, ENOMEM, EOPNOTSUPP (DEL on a non-counting filter),
+ * EAGAIN (EXPORT: the filter changed during the dump).
+ *
+ * Commands (request attributes; "[]" = optional):
+ *
+ * KB_CMD_CREATE (do): create an empty filter.
+ *	KB_A_NAME, [KB_A_KIND] (default blocked), [KB_A_KEY_TYPE] (default
+ *	bytes), [KB_A_HASH] (default: classic leveldb, others xxh64),
+ *	sizing: KB_A_M + KB_A_K (+ [KB_A_ITEMS], informational), or
+ *	KB_A_BITS_PER_KEY (+ [KB_A_ITEMS]), or KB_A_ITEMS + KB_A_FPR_PPB;
+ *	the first of KB_A_M, KB_A_BITS_PER_KEY, KB_A_FPR_PPB present picks
+ *	the mode (like enum kb_ioc_sizing).  [KB_A_SEED] (else random).
+ *	Reply: ack only.  Event KB_EVENT_CREATED.
+ * KB_CMD_DESTROY (do): KB_A_NAME.  Event KB_EVENT_DESTROYED.
+ * KB_CMD_GET (do): KB_A_NAME.  Reply: one KB_CMD_GET message with the
+ *	filter's info attributes (below).
+ * KB_CMD_GET (dump, NLM_F_DUMP): no attributes.  One KB_CMD_GET message
+ *	per filter of the namespace, each exactly once if the set of filters
+ *	did not change during the dump; if a filter was created, destroyed,
+ *	renamed or swapped meanwhile, the messages after the change carry
+ *	NLM_F_DUMP_INTR (restart the dump to get a consistent list).
+ * KB_CMD_ADD (do): KB_A_NAME, KB_A_KEYS.  Reply: ack only.
+ * KB_CMD_TEST (do): KB_A_NAME, KB_A_KEYS.  Reply: KB_CMD_TEST message with
+ *	KB_A_NAME, KB_A_RESULT (1 = maybe present, 0 = absent), KB_A_MATCHES.
+ * KB_CMD_DEL (do, counting filters only): KB_A_NAME, KB_A_KEYS.  Reply:
+ *	KB_CMD_DEL message, KB_A_RESULT 1 = deleted (key tested present).
+ * KB_CMD_TEST_ADD (do): KB_A_NAME, KB_A_KEYS.  Reply: KB_CMD_TEST_ADD
+ *	message, KB_A_RESULT 1 = the key was new (tested absent before).
+ *	A key batch is validated as a whole before anything is done: a
+ *	malformed key (for the filter's key type) fails the request with
+ *	EINVAL, the extack offset pointing at its KB_KEY_DATA, and changes
+ *	nothing.  Bulk loads belong to /dev/kbloom (section 3).
+ * KB_CMD_SWAP (do): KB_A_NAME, KB_A_NAME2: exchange the two filters'
+ *	contents (same key type).  Event KB_EVENT_SWAPPED (NAME, NAME2).
+ * KB_CMD_RENAME (do): KB_A_NAME -> KB_A_NAME2.  Event KB_EVENT_RENAMED
+ *	(KB_A_NAME = old name, KB_A_NAME2 = new name).
+ * KB_CMD_FLUSH (do): KB_A_NAME: clear every bit.  Event KB_EVENT_FLUSHED.
+ * KB_CMD_EXPORT (dump only, NLM_F_DUMP): KB_A_NAME.  The filter's image
+ *	(section 2, byte-identical to KB_IOC_EXPORT's) in chunks: every
+ *	message carries KB_A_NAME, KB_A_IMAGE_SIZE (the whole image's
+ *	length), KB_A_OFFSET (of this chunk in the image) and KB_A_CHUNK
+ *	(1..KB_NL_CHUNK_MAX bytes); chunks come in order, contiguous, and
+ *	cover the image exactly.  Consistency: the export is bound to the
+ *	filter's generation and change counter when it starts; if the filter
+ *	is changed (keys added or deleted, flushed, swapped, rebuilt,
+ *	uploaded, destroyed) before the last chunk, the dump ends with
+ *	EAGAIN in NLMSG_DONE and the extack message "filter changed during
+ *	export, retry": discard what was received.  A completed dump is a
+ *	consistent image (its CRC checks).  Request errors (ENOENT, EPERM for
+ *	a siphash filter without CAP_NET_ADMIN, EINVAL) come as the request's
+ *	NLMSG_ERROR on kernels that give dump starts an extended ACK (6.12)
+ *	and as the NLMSG_DONE error with the same message on older ones (6.1).
+ *
+ * Events: multicast group KB_GENL_MCGRP_EVENTS ("events"); only
+ * CAP_NET_ADMIN (over the namespace's user namespace) may join (EPERM).
+ * Sent per network namespace, only when someone listens: KB_CMD_EVENT
+ * messages with KB_A_EVENT (enum kb_nl_event), KB_A_NAME and, for swap and
+ * rename, KB_A_NAME2.  Created: KB_CMD_CREATE, an upload that creates, a
+ * transaction commit that creates.  Rebuilt: a transaction commit or an
+ * image upload that replaces a live filter's generation.
+ *
+ * Filter info attributes (KB_CMD_GET replies): KB_A_NAME, KB_A_KIND,
+ * KB_A_KEY_TYPE, KB_A_HASH, KB_A_M, KB_A_K, KB_A_ITEMS, KB_A_FPR_PPB,
+ * KB_A_SEED, KB_A_PLEN4, KB_A_PLEN6, KB_A_BYTES, KB_A_EXPECTED_FPR_PPB,
+ * KB_A_COUNT, KB_A_BITS_SET, KB_A_EST_ITEMS, KB_A_FILL_PPM,
+ * KB_A_EST_FPR_PPB, KB_A_OVER_CAPACITY, KB_A_REFS, KB_A_LOOKUPS,
+ * KB_A_HITS, KB_A_ADDS, KB_A_GENERATION (same meanings as struct
+ * kb_ioc_info).  u64 attributes are 8 bytes, 64-bit aligned with KB_A_PAD
+ * (NLA_PUT_U64_64BIT); all integers are in host byte order.
+ */
+#define KB_GENL_NAME		"kbloom"
+#define KB_GENL_VERSION		1
+#define KB_GENL_MCGRP_EVENTS	"events"
+
+/* keys per KB_A_KEYS batch at most (and the nest must stay < 64 KiB) */
+#define KB_NL_KEYS_MAX		1024
+/* bytes per KB_A_CHUNK at most */
+#define KB_NL_CHUNK_MAX		32768
+
+enum kb_nl_cmd {
+	KB_CMD_UNSPEC,
+	KB_CMD_CREATE,		/* 1 */
+	KB_CMD_DESTROY,
+	KB_CMD_GET,
+	KB_CMD_ADD,
+	KB_CMD_TEST,		/* 5 */
+	KB_CMD_DEL,
+	KB_CMD_TEST_ADD,
+	KB_CMD_SWAP,
+	KB_CMD_RENAME,
+	KB_CMD_FLUSH,		/* 10 */
+	KB_CMD_EXPORT,
+	KB_CMD_EVENT,		/* notifications only */
+
+	__KB_CMD_MAX,
+	KB_CMD_MAX = __KB_CMD_MAX - 1,
+};
+
+/* KB_A_EVENT values */
+enum kb_nl_event {
+	KB_EVENT_UNSPEC,
+	KB_EVENT_CREATED,	/* 1 */
+	KB_EVENT_DESTROYED,
+	KB_EVENT_SWAPPED,
+	KB_EVENT_RENAMED,
+	KB_EVENT_FLUSHED,	/* 5 */
+	KB_EVENT_REBUILT,
+
+	__KB_EVENT_MAX,
+	KB_EVENT_MAX = __KB_EVENT_MAX - 1,
+};
+
+enum kb_nl_attr {
+	KB_A_UNSPEC,
+	KB_A_PAD,		/* padding for u64 attributes */
+	KB_A_NAME,		/* string (NUL-terminated), 1..31 bytes of
+				 * [A-Za-z0-9_.:-]
+				 */
+	KB_A_NAME2,		/* string: second name (swap, rename to) */
+	KB_A_KIND,		/* u32: enum kb_kind (0..KB_KIND_MAX) */
+	KB_A_KEY_TYPE,		/* u32: enum kb_key_type (0..KB_KEY_MAX) */
+	KB_A_HASH,		/* u32: enum kb_hash (0..KB_HASH_MAX) */
+	KB_A_ITEMS,		/* u64: configured capacity n */
+	KB_A_FPR_PPB,		/* u32: configured FPR, 1..999999999 ppb */
+	KB_A_BITS_PER_KEY,	/* u32: 1..1000 (create only) */
+	KB_A_M,			/* u64: bits (counting: counters) */
+	KB_A_K,			/* u32: probes per key, 1..32 */
+	KB_A_SEED,		/* binary, 16 bytes: __u64 seed[2] (host
+				 * order); zeros for unprivileged GETs of
+				 * siphash filters
+				 */
+	KB_A_PLEN4,		/* u64: IPv4 prefix lengths held (net types) */
+	KB_A_PLEN6,		/* binary, 24 bytes: __u64 plen6[3] */
+	KB_A_BYTES,		/* u64: payload bytes */
+	KB_A_EXPECTED_FPR_PPB,	/* u32: model FPR at KB_A_ITEMS */
+	KB_A_COUNT,		/* u64: keys added to this generation */
+	KB_A_BITS_SET,		/* u64: set bits (counting: nonzero counters) */
+	KB_A_EST_ITEMS,		/* u64: estimated cardinality */
+	KB_A_FILL_PPM,		/* u32: fill ratio, parts per million */
+	KB_A_EST_FPR_PPB,	/* u32: FPR of the current bitset */
+	KB_A_OVER_CAPACITY,	/* u8: 1 = over the configured capacity */
+	KB_A_REFS,		/* u32: references held by in-kernel consumers */
+	KB_A_LOOKUPS,		/* u64: keys tested */
+	KB_A_HITS,		/* u64: of which answered maybe present */
+	KB_A_ADDS,		/* u64: keys added */
+	KB_A_GENERATION,	/* u64: id of the current generation */
+	KB_A_KEYS,		/* nested: 1..KB_NL_KEYS_MAX KB_KEY_DATA */
+	KB_A_RESULT,		/* binary: one byte per key, in request order,
+				 * 0 or 1 (see the commands)
+				 */
+	KB_A_MATCHES,		/* u32: number of 1 bytes in KB_A_RESULT */
+	KB_A_EVENT,		/* u32: enum kb_nl_event */
+	KB_A_IMAGE_SIZE,	/* u64: length of the whole image */
+	KB_A_OFFSET,		/* u64: offset of KB_A_CHUNK in the image */
+	KB_A_CHUNK,		/* binary: 1..KB_NL_CHUNK_MAX image bytes */
+
+	__KB_A_MAX,
+	KB_A_MAX = __KB_A_MAX - 1,
+};
+
+/* attributes nested in KB_A_KEYS */
+enum kb_nl_key_attr {
+	KB_KEY_UNSPEC,
+	KB_KEY_DATA,		/* binary, 1..KB_KEY_MAX_LEN bytes: one key,
+				 * encoded for the filter's key type
+				 * (section 1); repeated, in order
+				 */
+
+	__KB_KEY_A_MAX,
+	KB_KEY_A_MAX = __KB_KEY_A_MAX - 1,
+};
 
 #endif /* _UAPI_LINUX_KBLOOM_H */

@@ -36,9 +36,12 @@ static void image_usage(FILE *f)
 		"P is a fraction (0.01) or a percentage (1%%); KEYS has one key per line\n");
 }
 
+/* "image build" etc. while a verb runs: what failed, in messages */
+static char image_what[32] = "image";
+
 static int usage_err(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "bfctl: image: ");
+	fprintf(stderr, "bfctl: %s: ", image_what);
 	fprintf(stderr, fmt, arg);
 	fputc('\n', stderr);
 	image_usage(stderr);
@@ -606,7 +609,10 @@ int bfctl_image_main(int argc, char **argv)
 		return BFCTL_OK;
 	}
 	for (i = 0; i < sizeof(image_verbs) / sizeof(image_verbs[0]); i++)
-		if (!strcmp(argv[1], image_verbs[i].name))
+		if (!strcmp(argv[1], image_verbs[i].name)) {
+			snprintf(image_what, sizeof(image_what), "image %s",
+				 image_verbs[i].name);
 			return image_verbs[i].main(argc - 1, argv + 1);
+		}
 	return usage_err("unknown image verb '%s'", argv[1]);
 }

@@ -11,7 +11,28 @@
 #include <string.h>
 #include "bfctl.h"
 
+bool bfctl_json;
+bool bfctl_quiet;
+
 static const struct bfctl_verb verbs[] = {
+	{ "create", bfctl_kernel_main, "create a filter" },
+	{ "destroy", bfctl_kernel_main, "destroy a filter" },
+	{ "list", bfctl_kernel_main, "list filters (-t: names only)" },
+	{ "info", bfctl_kernel_main, "show a filter's parameters and counters" },
+	{ "add", bfctl_kernel_main, "add keys (or -file FILE)" },
+	{ "del", bfctl_kernel_main, "delete keys (counting filters)" },
+	{ "test", bfctl_kernel_main, "test keys: exit 0 all maybe present, 1 any absent" },
+	{ "test-and-add", bfctl_kernel_main, "add keys, print the ones that were new" },
+	{ "save", bfctl_save_main, "write filters as text (restore reads it)" },
+	{ "restore", bfctl_restore_main, "load filters written by save" },
+	{ "swap", bfctl_kernel_main, "exchange two filters' contents atomically" },
+	{ "rename", bfctl_kernel_main, "rename a filter" },
+	{ "flush", bfctl_kernel_main, "remove all keys of a filter" },
+	{ "rebuild", bfctl_kernel_main, "replace a filter's keys atomically from -file FILE" },
+	{ "upload", bfctl_kernel_main, "load an image into a filter (creating it)" },
+	{ "export", bfctl_kernel_main, "write a filter's image (-o IMAGE)" },
+	{ "monitor", bfctl_kernel_main, "print filter events" },
+	{ "version", bfctl_kernel_main, "print versions" },
 	{ "image", bfctl_image_main,
 	  "build, inspect, test, export and import filter images offline" },
 };
@@ -47,9 +68,9 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: bfctl VERB [ARGS...]\n\nverbs:\n");
+	fprintf(f, "usage: bfctl [-j] [-q] VERB [ARGS...]\n\nverbs:\n");
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+		fprintf(f, "  %-13s %s\n", verbs[i].name, verbs[i].summary);
 	fprintf(f, "\nexit codes: 0 ok or maybe present, 1 absent, 2 usage, 3 error\n");
 }
 
@@ -57,6 +78,18 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	/* global options before the verb: bfctl -j list */
+	while (argc > 1 && (!strcmp(argv[1], "-j") || !strcmp(argv[1], "-q") ||
+			    !strcmp(argv[1], "--json") ||
+			    !strcmp(argv[1], "--quiet"))) {
+		if (argv[1][1] == 'j' || argv[1][2] == 'j')
+			bfctl_json = true;
+		else
+			bfctl_quiet = true;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return BFCTL_USAGE;

@@ -197,8 +197,9 @@ int kbu_keyset_load(struct kbu_keyset *ks, const char *path, u32 key_type,
 		madvise(ks->map, ks->map_len, MADV_SEQUENTIAL);
 	}
 	close(fd);
+	/* an empty file maps nothing: no arithmetic on a NULL map */
 	p = ks->map;
-	end = p + ks->map_len;
+	end = p ? p + ks->map_len : p;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 

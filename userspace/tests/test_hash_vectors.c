@@ -134,7 +134,7 @@ TEST(xxh64_known_answers)
 
 TEST(xxh64_matches_reference)
 {
-	u8 buf[300];
+	u8 buf[300] = { 0 };
 	u64 s = 11;
 
 	for (size_t len = 0; len <= 260; len++) {

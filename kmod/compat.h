@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kbloom: differences between the kernels kbloom builds for (6.1 .. 6.12).
+ * Every item is detected from the kernel headers themselves (a macro that
+ * exists only in some versions), never from LINUX_VERSION_CODE.
+ */
+#ifndef _KB_COMPAT_H
+#define _KB_COMPAT_H
+
+#include <linux/netlink.h>
+#include <linux/vmalloc.h>
+
+/*
+ * NL_SET_ERR_MSG_FMT() (formatted extack messages) arrived in 6.2.  Older
+ * kernels get the format string itself, which is still a useful message.
+ */
+#ifndef NL_SET_ERR_MSG_FMT
+#define NL_SET_ERR_MSG_FMT(extack, fmt, args...) \
+	NL_SET_ERR_MSG(extack, fmt)
+#endif
+#ifndef NL_SET_ERR_MSG_FMT_MOD
+#define NL_SET_ERR_MSG_FMT_MOD(extack, fmt, args...) \
+	NL_SET_ERR_MSG_MOD(extack, fmt)
+#endif
+
+/*
+ * Huge (PMD) vmalloc mappings for big payloads: vmalloc_huge() exists in
+ * both 6.1 and 6.12 (6.12 makes it an alloc_hooks() macro around
+ * vmalloc_huge_noprof()); VM_ALLOW_HUGE_VMAP tells that it is available.
+ */
+#ifdef VM_ALLOW_HUGE_VMAP
+#define kb_vmalloc_big(size, gfp)	vmalloc_huge(size, gfp)
+#else
+#define kb_vmalloc_big(size, gfp)	__vmalloc(size, gfp)
+#endif
+
+/*
+ * Generic netlink multicast groups only CAP_NET_ADMIN may join: the
+ * genl_multicast_group.flags GENL_MCAST_CAP_NET_ADMIN (6.6, backported to
+ * 6.1.y, present in Debian's 6.1 and 6.12).  Without it the "events" group
+ * would be open to everyone: refuse to build instead.
+ */
+#include <net/genetlink.h>
+#ifndef GENL_MCAST_CAP_NET_ADMIN
+#error "kbloom needs GENL_MCAST_CAP_NET_ADMIN (genetlink multicast group flags)"
+#endif
+
+#endif /* _KB_COMPAT_H */

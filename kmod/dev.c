@@ -1,0 +1,742 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloom: the /dev/kbloom misc device and its ioctls (uapi section 3).
+ *
+ * An open file remembers its opener's network namespace and holds at most
+ * one rebuild transaction, discarded when the file is closed.
+ */
+#include <linux/module.h>
+#include <linux/miscdevice.h>
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/capability.h>
+#include <linux/nsproxy.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+
+#include "internal.h"
+
+#define KB_CHUNK_BYTES	(64U << 10)	/* keys copied in per step */
+#define KB_CHUNK_KEYS	4096U		/* keys per step at most */
+#define KB_IMG_CHUNK	(1U << 20)	/* image bytes per step */
+
+struct kb_file {
+	struct net *net;
+	struct mutex lock;		/* txn */
+	struct kb_txn *txn;
+};
+
+/* read a versioned struct: size first, copy_struct_from_user() semantics */
+static int kb_copy_in(void *k, size_t ksize, size_t ver0,
+		      const void __user *u, u32 *usize)
+{
+	u32 size;
+	int ret;
+
+	if (get_user(size, (const u32 __user *)u))
+		return -EFAULT;
+	if (size < ver0)
+		return -EINVAL;
+	ret = copy_struct_from_user(k, ksize, u, size);
+	if (ret)
+		return ret;
+	*usize = size;
+	return 0;
+}
+
+static int kb_copy_out(void __user *u, const void *k, size_t ksize,
+		       u32 usize)
+{
+	return copy_to_user(u, k, min_t(size_t, ksize, usize)) ? -EFAULT : 0;
+}
+
+static bool kb_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+static bool kb_admin(struct file *file, struct kb_file *kf)
+{
+	return file_ns_capable(file, kf->net->user_ns, CAP_NET_ADMIN);
+}
+
+/* ---- create, destroy, flush, swap, rename, info ------------------------- */
+
+static long kb_ioc_create(struct file *file, struct kb_file *kf,
+			  void __user *u, bool txn)
+{
+	struct kb_ioc_create a;
+	struct kb_params p;
+	struct kb_spec s;
+	struct kb_txn *t;
+	u32 usize;
+	int ret;
+
+	ret = kb_copy_in(&a, sizeof(a), KB_IOC_CREATE_SIZE_VER0, u, &usize);
+	if (ret)
+		return ret;
+	if ((a.flags & ~KB_CREATE_F_SEED) || a.reserved0 ||
+	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
+	    !kb_name_ok(a.name, NULL))
+		return -EINVAL;
+	if (!kb_admin(file, kf))
+		return -EPERM;
+	s = (struct kb_spec) {
+		.kind = a.kind, .key_type = a.key_type, .hash = a.hash,
+		.sizing = a.sizing, .items = a.items, .fpr_ppb = a.fpr_ppb,
+		.bits_per_key = a.bits_per_key, .m = a.m, .k = a.k,
+		.has_seed = a.flags & KB_CREATE_F_SEED,
+		.seed = { a.seed[0], a.seed[1] },
+	};
+	ret = kb_params_from_spec(&p, &s, NULL);
+	if (ret)
+		return ret;
+	if (!txn)
+		return kb_reg_create(kf->net, a.name, &p, NULL);
+	mutex_lock(&kf->lock);
+	if (kf->txn) {
+		ret = -EBUSY;
+	} else {
+		t = kb_txn_begin(kf->net, a.name, &p, NULL);
+		if (IS_ERR(t))
+			ret = PTR_ERR(t);
+		else
+			kf->txn = t;
+	}
+	mutex_unlock(&kf->lock);
+	return ret;
+}
+
+enum kb_name_cmd { KB_NC_DESTROY, KB_NC_FLUSH };
+
+static long kb_ioc_name(struct file *file, struct kb_file *kf,
+			void __user *u, enum kb_name_cmd cmd)
+{
+	struct kb_ioc_name a;
+	u32 usize;
+	int ret;
+
+	ret = kb_copy_in(&a, sizeof(a), KB_IOC_NAME_SIZE_VER0, u, &usize);
+	if (ret)
+		return ret;
+	if (a.flags || a.reserved || !kb_name_ok(a.name, NULL))
+		return -EINVAL;
+	if (!kb_admin(file, kf))
+		return -EPERM;
+	if (cmd == KB_NC_DESTROY)
+		return kb_reg_destroy(kf->net, a.name, NULL);
+	return kb_reg_flush(kf->net, a.name, NULL);
+}
+
+static long kb_ioc_name2(struct file *file, struct kb_file *kf,
+			 void __user *u, bool swap)
+{
+	struct kb_ioc_name2 a;
+	u32 usize;
+	int ret;
+
+	ret = kb_copy_in(&a, sizeof(a), KB_IOC_NAME2_SIZE_VER0, u, &usize);
+	if (ret)
+		return ret;
+	if (a.flags || a.reserved || !kb_name_ok(a.name, NULL) ||
+	    !kb_name_ok(a.name2, NULL))
+		return -EINVAL;
+	if (!kb_admin(file, kf))
+		return -EPERM;
+	if (swap)
+		return kb_reg_swap(kf->net, a.name, a.name2, NULL);
+	return kb_reg_rename(kf->net, a.name, a.name2, NULL);
+}
+
+static long kb_ioc_info(struct file *file, struct kb_file *kf,
+			void __user *u)
+{
+	struct kb_ioc_info a;
+	char name[KB_NAME_MAX];
+	struct kb_info info;
+	struct kb_set *s;
+	u32 usize;
+	int ret;
+
+	ret = kb_copy_in(&a, sizeof(a), KB_IOC_INFO_SIZE_VER0, u, &usize);
+	if (ret)
+		return ret;
+	if (a.flags || !kb_name_ok(a.name, NULL))
+		return -EINVAL;
+	memcpy(name, a.name, KB_NAME_MAX);
+	s = kb_set_find(kf->net, a.name, false);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	kb_set_info(s, &info);
+	kb_set_put(s);
+	memset(&a, 0, sizeof(a));
+	a.size = usize;
+	memcpy(a.name, name, KB_NAME_MAX);
+	a.kind = info.p.kind;
+	a.key_type = info.p.key_type;
+	a.hash = info.p.hash;
+	a.k = info.p.k;
+	a.m = info.p.m;
+	a.items = info.p.items;
+	a.fpr_ppb = info.p.fpr_ppb;
+	a.expected_fpr_ppb = info.st.expected_fpr_ppb;
+	if (info.p.hash != KB_HASH_SIPHASH || kb_admin(file, kf)) {
+		a.seed[0] = info.p.seed[0];
+		a.seed[1] = info.p.seed[1];
+	}
+	a.plen4 = info.p.plen4;
+	memcpy(a.plen6, info.p.plen6, sizeof(a.plen6));
+	a.bytes = info.st.bytes;
+	a.count = info.count;
+	a.bits_set = info.st.bits_set;
+	a.est_items = info.st.est_items;
+	a.fill_ppm = info.st.fill_ppm;
+	a.est_fpr_ppb = info.st.est_fpr_ppb;
+	a.over_capacity = info.st.over_capacity;
+	a.refs = info.refs;
+	a.lookups = info.lookups;
+	a.hits = info.hits;
+	a.adds = info.adds;
+	a.generation = info.gen_id;
+	return kb_copy_out(u, &a, sizeof(a), usize);
+}
+
+/* ---- batches -------------------------------------------------------------- */
+
+/* appends result bits to the user's bitmap at any bit offset */
+struct kb_bitw {
+	u64 __user *dst;
+	u64 cur;
+	u64 nbits;
+};
+
+static int kb_bitw_put(struct kb_bitw *w, const u64 *bits, u32 n)
+{
+	u32 i;
+
+	if (!w->dst)
+		return 0;
+	for (i = 0; i < n; i += 64) {
+		u32 cnt = min(n - i, 64U), sh = w->nbits % 64;
+		u64 v = bits[i / 64];
+
+		if (cnt < 64)
+			v &= (1ULL << cnt) - 1;
+		w->cur |= v << sh;
+		if (sh + cnt >= 64) {
+			if (put_user(w->cur, w->dst + w->nbits / 64))
+				return -EFAULT;
+			w->cur = sh ? v >> (64 - sh) : 0;
+		}
+		w->nbits += cnt;
+	}
+	return 0;
+}
+
+static int kb_bitw_flush(struct kb_bitw *w)
+{
+	if (!w->dst || !(w->nbits % 64))
+		return 0;
+	return put_user(w->cur, w->dst + w->nbits / 64) ? -EFAULT : 0;
+}
+
+struct kb_batch {
+	u8 *buf;
+	struct kb_key *keys;
+	u64 bits[KB_CHUNK_KEYS / 64];
+};
+
+/* split buf[0..avail) into at most max keys; *used = bytes consumed */
+static u32 kb_parse_keys(struct kb_batch *b, u32 key_size, u32 avail,
+			 u32 max, u32 *used, bool *bad)
+{
+	u32 n = 0, pos = 0;
+	u16 len;
+
+	while (n < max) {
+		if (key_size) {
+			if (avail - pos < key_size)
+				break;
+			b->keys[n].data = b->buf + pos;
+			b->keys[n].len = key_size;
+			pos += key_size;
+		} else {
+			if (avail - pos < 2)
+				break;
+			memcpy(&len, b->buf + pos, 2);
+			if (!len || len > KB_KEY_MAX_LEN) {
+				*bad = true;
+				break;
+			}
+			if (avail - pos - 2 < len)
+				break;
+			b->keys[n].data = b->buf + pos + 2;
+			b->keys[n].len = len;
+			pos += 2 + len;
+		}
+		n++;
+	}
+	*used = pos;
+	return n;
+}
+
+static long kb_keys_run(struct kb_file *kf, struct kb_ioc_keys *a,
+			enum kb_op op, struct kb_set *s, struct kb_gen *g)
+{
+	const u8 __user *src = u64_to_user_ptr(a->keys);
+	struct kb_bitw w = { .dst = u64_to_user_ptr(a->result) };
+	u64 off = 0, done = 0, hits = 0;
+	struct kb_batch *b;
+	long ret = 0;
+
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	/* small batches (single keys) get small buffers */
+	b->buf = kvmalloc(max_t(u64, min_t(u64, a->keys_len, KB_CHUNK_BYTES),
+				1), GFP_KERNEL);
+	b->keys = kvmalloc_array(max_t(u64, min_t(u64, a->count,
+						  KB_CHUNK_KEYS), 1),
+				 sizeof(*b->keys), GFP_KERNEL);
+	if (!b->buf || !b->keys) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	while (done < a->count) {
+		u32 avail = min_t(u64, a->keys_len - off, KB_CHUNK_BYTES);
+		u32 max = min_t(u64, a->count - done, KB_CHUNK_KEYS);
+		u32 n, used, bad_at = U32_MAX, i;
+		bool bad = false;
+		int r;
+
+		if (copy_from_user(b->buf, src + off, avail)) {
+			ret = -EFAULT;
+			break;
+		}
+		n = kb_parse_keys(b, a->key_size, avail, max, &used, &bad);
+		if (!n && !bad)
+			bad = true;	/* a key runs past keys_len */
+		if (n) {
+			if (g)
+				r = kb_gen_keys(g, op, b->keys, n, b->bits,
+						&bad_at, NULL);
+			else
+				r = kb_set_keys(s, op, b->keys, n, b->bits,
+						&bad_at, NULL);
+			if (r < 0 && r != -EINVAL) {
+				ret = r;
+				break;
+			}
+			if (r == -EINVAL) {
+				n = bad_at;
+				bad = true;
+			}
+			for (i = 0; i < DIV_ROUND_UP(n, 64); i++) {
+				u64 v = b->bits[i];
+
+				if (n - i * 64 < 64)
+					v &= (1ULL << (n - i * 64)) - 1;
+				hits += hweight64(v);
+			}
+			ret = kb_bitw_put(&w, b->bits, n);
+			if (ret)
+				break;
+			done += n;
+			off += used;
+		}
+		if (bad) {
+			a->err_index = done;
+			ret = -EINVAL;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		cond_resched();
+	}
+	if (!ret && off != a->keys_len)
+		ret = -EINVAL;	/* bytes after the last key */
+	if (ret != -EFAULT && kb_bitw_flush(&w))
+		ret = -EFAULT;
+	a->processed = done;
+	a->hits = hits;
+out:
+	kvfree(b->keys);
+	kvfree(b->buf);
+	kfree(b);
+	return ret;
+}
+
+static long kb_ioc_keys(struct file *file, struct kb_file *kf,
+			void __user *u, enum kb_op op)
+{
+	struct kb_ioc_keys a;
+	struct kb_set *s = NULL;
+	u32 usize;
+	long ret;
+
+	ret = kb_copy_in(&a, sizeof(a), KB_IOC_KEYS_SIZE_VER0, u, &usize);
+	if (ret)
+		return ret;
+	if ((a.flags & ~KB_KEYS_F_TXN) || a.reserved0 ||
+	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
+	    a.key_size > KB_KEY_MAX_LEN || !kb_name_ok(a.name, NULL))
+		return -EINVAL;
+	if (a.key_size && a.keys_len != a.count * a.key_size)
+		return -EINVAL;
+	if (a.count > a.keys_len)
+		return -EINVAL;
+	if (op != KB_OP_TEST && !kb_admin(file, kf))
+		return -EPERM;
+	a.processed = 0;
+	a.hits = 0;
+	a.err_index = U64_MAX;
+	if (a.flags & KB_KEYS_F_TXN) {
+		mutex_lock(&kf->lock);
+		if (!kf->txn)
+			ret = -ENOENT;
+		else if (strncmp(kf->txn->name, a.name, KB_NAME_MAX))
+			ret = -EINVAL;
+		else
+			ret = kb_keys_run(kf, &a, op, NULL, kf->txn->gen);
+		mutex_unlock(&kf->lock);
+	} else {
+		s = kb_set_find(kf->net, a.name, false);
+		if (IS_ERR(s))
+			return PTR_ERR(s);
+		ret = kb_keys_run(kf, &a, op, s, NULL);
+		kb_set_put(s);
+	}
+	if (kb_copy_out(u, &a, sizeof(a), usize))
+		return -EFAULT;
+	return ret;
+}
+
+/* ---- images ------------------------------------------------------------- */
+
+/* a generation from a user image, fully validated; charged to net */
+static struct kb_gen *kb_image_read(struct net *net, const u8 __user *src,
+				    u64 len, u32 *why)
+{
+	struct kb_image_hdr h = {};
+	u64 hsz = sizeof(h), plen, count, off;
+	enum kb_img_err e = KB_IMG_OK;
+	struct kb_params p;
+	struct kb_gen *g;
+	u8 trailer[KB_IMAGE_TRAILER_LEN];
+	u32 st;
+	int ret;
+
+	if (copy_from_user(&h, src, min(len, hsz)))
+		return ERR_PTR(-EFAULT);
+	ret = kb_image_parse_header(&h, min(len, hsz), len,
+				    READ_ONCE(kb_max_filter_bytes), &p, &plen,
+				    &count, &e);
+	*why = e;
+	if (ret)
+		return ERR_PTR(ret);
+	g = kb_gen_new(net, &p, false, NULL);
+	if (IS_ERR(g))
+		return g;
+	st = kb_image_crc_update(kb_image_crc_init(), &h, hsz);
+	for (off = 0; off < plen; off += KB_IMG_CHUNK) {
+		u64 n = min_t(u64, plen - off, KB_IMG_CHUNK);
+		u8 *dst = (u8 *)g->f.payload + off;
+
+		if (copy_from_user(dst, src + hsz + off, n)) {
+			ret = -EFAULT;
+			goto fail;
+		}
+		st = kb_image_crc_update(st, dst, n);
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto fail;
+		}
+		cond_resched();
+	}
+	if (copy_from_user(trailer, src + hsz + plen, sizeof(trailer))) {
+		ret = -EFAULT;
+		goto fail;
+	}
+	ret = kb_image_crc_check(st, trailer, &e);
+	if (!ret)
+		ret = kb_image_check_payload(&p, g->f.payload, plen, &e);
+	if (!ret)
+		ret = kb_filter_attach(&g->f, &p, g->f.payload, plen);
+	*why = e;
+	if (ret)
+		goto fail;
+	g->count = count;
+	return g;
+fail:
+	kb_gen_discard(net, g);
+	return ERR_PTR(ret);
+}
+
+static long kb_ioc_upload(struct file *file, struct kb_file *kf,
+			  void __user *u)
+{
+	struct kb_ioc_image a;
+	struct kb_gen *g;
+	u32 usize, why = 0;
+	long ret;
+
+	ret = kb_copy_in(&a, sizeof(a), KB_IOC_IMAGE_SIZE_VER0, u, &usize);
+	if (ret)
+		return ret;
+	if ((a.flags & ~(KB_IMAGE_F_CREATE | KB_IMAGE_F_TXN)) ||
+	    (a.flags & KB_IMAGE_F_CREATE && a.flags & KB_IMAGE_F_TXN) ||
+	    a.reserved0 || !kb_zero(a.reserved, sizeof(a.reserved)) ||
+	    !kb_name_ok(a.name, NULL))
+		return -EINVAL;
+	if (!kb_admin(file, kf))
+		return -EPERM;
+	g = kb_image_read(kf->net, u64_to_user_ptr(a.image), a.image_len,
+			  &why);
+	if (IS_ERR(g)) {
+		ret = PTR_ERR(g);
+		a.why = why;
+		if (kb_copy_out(u, &a, sizeof(a), usize))
+			return -EFAULT;
+		return ret;
+	}
+	if (a.flags & KB_IMAGE_F_TXN) {
+		mutex_lock(&kf->lock);
+		if (!kf->txn)
+			ret = -ENOENT;
+		else if (strncmp(kf->txn->name, a.name, KB_NAME_MAX))
+			ret = -EINVAL;
+		else
+			ret = kb_txn_set_gen(kf->txn, g, NULL);
+		mutex_unlock(&kf->lock);
+	} else {
+		ret = kb_reg_upload(kf->net, a.name, g,
+				    a.flags & KB_IMAGE_F_CREATE, NULL);
+	}
+	if (ret)
+		kb_gen_discard(kf->net, g);
+	return ret;
+}
+
+/* write g's image to the user; g stable (its writer lock held) */
+static long kb_image_out(struct kb_gen *g, struct kb_ioc_image *a)
+{
+	const struct kb_filter *f = &g->f;
+	u8 __user *dst = u64_to_user_ptr(a->image);
+	u64 total = kb_image_size(&f->p), hsz = sizeof(struct kb_image_hdr);
+	struct kb_image_hdr h;
+	__le32 crc;
+	u64 off, i;
+	u8 *bounce;
+	long ret = 0;
+	u32 st;
+
+	if (a->image_len < total) {
+		a->image_len = total;
+		return -ENOSPC;
+	}
+	bounce = kvmalloc(KB_IMG_CHUNK, GFP_KERNEL);
+	if (!bounce)
+		return -ENOMEM;
+	kb_image_fill_header(&h, &f->p, g->count);
+	st = kb_image_crc_update(kb_image_crc_init(), &h, hsz);
+	if (copy_to_user(dst, &h, hsz)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	for (off = 0; off < f->bytes; off += KB_IMG_CHUNK) {
+		u64 n = min_t(u64, f->bytes - off, KB_IMG_CHUNK);
+
+		memcpy(bounce, (u8 *)f->payload + off, n);
+		/* payload words are little-endian in images */
+		if (KB_BIG_ENDIAN && f->p.kind != KB_KIND_CLASSIC)
+			for (i = 0; i < n / 8; i++)
+				((u64 *)bounce)[i] = swab64(((u64 *)bounce)[i]);
+		st = kb_image_crc_update(st, bounce, n);
+		if (copy_to_user(dst + hsz + off, bounce, n)) {
+			ret = -EFAULT;
+			goto out;
+		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto out;
+		}
+		cond_resched();
+	}
+	crc = cpu_to_le32(kb_image_crc_final(st));
+	if (copy_to_user(dst + hsz + f->bytes, &crc, sizeof(crc)))
+		ret = -EFAULT;
+	a->image_len = total;
+out:
+	kvfree(bounce);
+	return ret;
+}
+
+static long kb_ioc_export(struct file *file, struct kb_file *kf,
+			  void __user *u)
+{
+	struct kb_ioc_image a;
+	struct kb_set *s;
+	struct kb_gen *g;
+	u32 usize;
+	long ret;
+
+	ret = kb_copy_in(&a, sizeof(a), KB_IOC_IMAGE_SIZE_VER0, u, &usize);
+	if (ret)
+		return ret;
+	if ((a.flags & ~KB_IMAGE_F_TXN) || a.reserved0 ||
+	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
+	    !kb_name_ok(a.name, NULL))
+		return -EINVAL;
+	a.why = 0;
+	if (a.flags & KB_IMAGE_F_TXN) {
+		mutex_lock(&kf->lock);
+		if (!kf->txn)
+			ret = -ENOENT;
+		else if (strncmp(kf->txn->name, a.name, KB_NAME_MAX))
+			ret = -EINVAL;
+		else
+			ret = kb_image_out(kf->txn->gen, &a);
+		mutex_unlock(&kf->lock);
+	} else {
+		s = kb_set_find(kf->net, a.name, false);
+		if (IS_ERR(s))
+			return PTR_ERR(s);
+		mutex_lock(&s->lock);
+		g = rcu_dereference_protected(s->gen,
+					      lockdep_is_held(&s->lock));
+		/* a siphash image carries the secret key */
+		if (g->f.p.hash == KB_HASH_SIPHASH && !kb_admin(file, kf))
+			ret = -EPERM;
+		else
+			ret = kb_image_out(g, &a);
+		mutex_unlock(&s->lock);
+		kb_set_put(s);
+	}
+	if ((!ret || ret == -ENOSPC) && kb_copy_out(u, &a, sizeof(a), usize))
+		return -EFAULT;
+	return ret;
+}
+
+/* ---- transactions ------------------------------------------------------- */
+
+static long kb_ioc_txn_end(struct file *file, struct kb_file *kf,
+			   void __user *u, bool commit)
+{
+	struct kb_ioc_txn a;
+	struct kb_txn *t;
+	u32 usize;
+	long ret;
+
+	ret = kb_copy_in(&a, sizeof(a), KB_IOC_TXN_SIZE_VER0, u, &usize);
+	if (ret)
+		return ret;
+	if (a.flags)
+		return -EINVAL;
+	if (!kb_admin(file, kf))
+		return -EPERM;
+	mutex_lock(&kf->lock);
+	t = kf->txn;
+	kf->txn = NULL;
+	mutex_unlock(&kf->lock);
+	if (!t)
+		return -ENOENT;
+	if (commit)
+		return kb_txn_commit(t, NULL);
+	kb_txn_abort(t);
+	return 0;
+}
+
+/* ---- file operations ---------------------------------------------------- */
+
+static long kb_dev_ioctl(struct file *file, unsigned int cmd,
+			 unsigned long arg)
+{
+	struct kb_file *kf = file->private_data;
+	void __user *u = (void __user *)arg;
+
+	switch (cmd) {
+	case KB_IOC_CREATE:
+		return kb_ioc_create(file, kf, u, false);
+	case KB_IOC_TXN_BEGIN:
+		return kb_ioc_create(file, kf, u, true);
+	case KB_IOC_DESTROY:
+		return kb_ioc_name(file, kf, u, KB_NC_DESTROY);
+	case KB_IOC_FLUSH:
+		return kb_ioc_name(file, kf, u, KB_NC_FLUSH);
+	case KB_IOC_SWAP:
+		return kb_ioc_name2(file, kf, u, true);
+	case KB_IOC_RENAME:
+		return kb_ioc_name2(file, kf, u, false);
+	case KB_IOC_INFO:
+		return kb_ioc_info(file, kf, u);
+	case KB_IOC_ADD:
+		return kb_ioc_keys(file, kf, u, KB_OP_ADD);
+	case KB_IOC_TEST:
+		return kb_ioc_keys(file, kf, u, KB_OP_TEST);
+	case KB_IOC_DEL:
+		return kb_ioc_keys(file, kf, u, KB_OP_DEL);
+	case KB_IOC_TEST_ADD:
+		return kb_ioc_keys(file, kf, u, KB_OP_TEST_ADD);
+	case KB_IOC_UPLOAD:
+		return kb_ioc_upload(file, kf, u);
+	case KB_IOC_EXPORT:
+		return kb_ioc_export(file, kf, u);
+	case KB_IOC_TXN_COMMIT:
+		return kb_ioc_txn_end(file, kf, u, true);
+	case KB_IOC_TXN_ABORT:
+		return kb_ioc_txn_end(file, kf, u, false);
+	}
+	return -ENOTTY;
+}
+
+static int kb_dev_open(struct inode *inode, struct file *file)
+{
+	struct kb_file *kf = kzalloc(sizeof(*kf), GFP_KERNEL_ACCOUNT);
+
+	if (!kf)
+		return -ENOMEM;
+	mutex_init(&kf->lock);
+	kf->net = get_net(current->nsproxy->net_ns);
+	file->private_data = kf;
+	return 0;
+}
+
+static int kb_dev_release(struct inode *inode, struct file *file)
+{
+	struct kb_file *kf = file->private_data;
+
+	if (kf->txn)
+		kb_txn_abort(kf->txn);
+	put_net(kf->net);
+	kfree(kf);
+	return 0;
+}
+
+static const struct file_operations kb_dev_fops = {
+	.owner = THIS_MODULE,
+	.open = kb_dev_open,
+	.release = kb_dev_release,
+	.unlocked_ioctl = kb_dev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice kb_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "kbloom",
+	.fops = &kb_dev_fops,
+	.mode = 0600,
+};
+
+int kb_dev_init(void)
+{
+	return misc_register(&kb_miscdev);
+}
+
+void kb_dev_exit(void)
+{
+	misc_deregister(&kb_miscdev);
+}

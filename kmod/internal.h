@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kbloom module internals shared by main.c, registry.c, dev.c and api.c.
+ *
+ * Objects:
+ *  - struct kb_net: one per network namespace (pernet id kb_net_id): the
+ *    name table of its filters, under kb_net.lock (a mutex).
+ *  - struct kb_set: a named filter.  Its current generation is an RCU
+ *    pointer (readers never lock); every change takes kb_set.lock.
+ *    Lifetime: a refcount (the table holds one, every operation in flight,
+ *    transaction and consumer holds one); freed after an RCU grace period
+ *    when the last reference goes.  'users' counts consumer references
+ *    (destroy and rename then fail with EBUSY).
+ *  - struct kb_gen: a generation: the core filter (params, seed, prefix
+ *    bitmaps, payload).  Only its payload changes after publication (bits
+ *    0 -> 1, except counting deletes and flush); replaced generations are
+ *    freed after a grace period.
+ *  - struct kb_txn: a rebuild in progress: a staging generation nobody
+ *    else sees, published by kb_txn_commit().
+ *
+ * Lock order: kb_net.lock -> kb_set.lock.  Every registry function takes
+ * validated arguments and an extack (may be NULL), returns 0 or -errno.
+ *
+ * Namespace exit: kb_net_exit() unlinks every filter and drops the table's
+ * references.  A consumer (e.g. an xt_bloom rule of that namespace, whose
+ * own pernet exit may run after ours) can still hold a filter: the filter
+ * then lives on, unreachable by name, until the consumer's kbloom_put().
+ * Consumer references also pin the module.
+ */
+#ifndef _KB_KMOD_INTERNAL_H
+#define _KB_KMOD_INTERNAL_H
+
+#include <linux/types.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/atomic.h>
+#include <linux/percpu.h>
+#include <linux/list.h>
+#include <linux/netlink.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+
+#include "kb_core.h"
+#include "compat.h"
+
+/* module parameters (main.c) */
+extern unsigned int kb_max_filters;
+extern unsigned long long kb_max_filter_bytes;
+extern unsigned long long kb_max_netns_bytes;
+extern unsigned int kb_net_id;
+
+struct kb_net {
+	struct mutex lock;		/* sets, nsets, reg_gen */
+	struct list_head sets;
+	u32 nsets;
+	u64 reg_gen;			/* bumped by create/destroy/rename/swap */
+	atomic64_t bytes;		/* payload bytes: live + staging */
+};
+
+struct kb_gen {
+	struct kb_filter f;
+	u64 id;				/* unique, increasing */
+	u64 count;			/* keys added (writers only) */
+	u64 seq;			/* bumped by every change of the
+					 * payload (writers only): netlink
+					 * exports check it
+					 */
+	struct rcu_head rcu;
+};
+
+struct kb_pcpu {
+	u64 lookups;
+	u64 hits;
+	u64 adds;
+};
+
+struct kb_set {
+	struct list_head node;		/* kb_net.sets */
+	char name[KB_NAME_MAX];		/* under kb_net.lock */
+	u32 key_type;			/* never changes */
+	bool dead;			/* unlinked: under kb_set.lock */
+	struct kb_gen __rcu *gen;
+	struct mutex lock;		/* serializes changes */
+	refcount_t ref;
+	atomic_t users;			/* consumer references */
+	struct kb_pcpu __percpu *stats;
+	struct rcu_head rcu;
+};
+
+/* What a create or a rebuild asks for (both transports). */
+struct kb_spec {
+	u32 kind;
+	u32 key_type;
+	u32 hash;
+	u32 sizing;			/* enum kb_ioc_sizing */
+	u64 items;
+	u32 fpr_ppb;
+	u32 bits_per_key;
+	u64 m;
+	u32 k;
+	bool has_seed;
+	u64 seed[2];
+};
+
+struct kb_info {
+	struct kb_params p;
+	struct kb_stats st;
+	u64 count;
+	u64 lookups;
+	u64 hits;
+	u64 adds;
+	u64 gen_id;
+	u32 refs;
+};
+
+enum kb_op {
+	KB_OP_ADD,
+	KB_OP_TEST,
+	KB_OP_DEL,
+	KB_OP_TEST_ADD,
+};
+
+struct kb_txn {
+	struct net *net;
+	struct kb_set *set;		/* NULL: create at commit */
+	char name[KB_NAME_MAX];
+	struct kb_gen *gen;
+};
+
+static inline struct kb_net *kb_net(const struct net *net)
+{
+	return net_generic(net, kb_net_id);
+}
+
+/* registry.c */
+int kb_net_init(struct net *net);
+void kb_net_exit(struct net *net);
+bool kb_name_ok(const char *name, struct netlink_ext_ack *extack);
+int kb_params_from_spec(struct kb_params *p, const struct kb_spec *s,
+			struct netlink_ext_ack *extack);
+struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
+			  bool clear, struct netlink_ext_ack *extack);
+void kb_gen_discard(struct net *net, struct kb_gen *g);
+int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
+		u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack);
+struct kb_set *kb_set_find(struct net *net, const char *name, bool user);
+void kb_set_put(struct kb_set *s);
+int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
+		u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack);
+void kb_set_info(struct kb_set *s, struct kb_info *info);
+int kb_reg_create(struct net *net, const char *name,
+		  const struct kb_params *p, struct netlink_ext_ack *extack);
+int kb_reg_upload(struct net *net, const char *name, struct kb_gen *g,
+		  bool create, struct netlink_ext_ack *extack);
+int kb_reg_destroy(struct net *net, const char *name,
+		   struct netlink_ext_ack *extack);
+int kb_reg_flush(struct net *net, const char *name,
+		 struct netlink_ext_ack *extack);
+int kb_reg_swap(struct net *net, const char *a, const char *b,
+		struct netlink_ext_ack *extack);
+int kb_reg_rename(struct net *net, const char *from, const char *to,
+		  struct netlink_ext_ack *extack);
+struct kb_txn *kb_txn_begin(struct net *net, const char *name,
+			    const struct kb_params *p,
+			    struct netlink_ext_ack *extack);
+int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
+		   struct netlink_ext_ack *extack);
+int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack);
+void kb_txn_abort(struct kb_txn *t);
+
+/*
+ * Walk the filters of net from position *pos (0 = first) under kb_net.lock:
+ * fn(s, arg) for each (s->name is stable, kb_set_info() may be called);
+ * fn returning nonzero stops the walk before that filter (*pos names it:
+ * the next walk resumes there) and is returned.  *reg_gen = the
+ * namespace's kb_net.reg_gen (changes when filters come, go, are renamed
+ * or swapped: a dump's consistency check).  Returns 0 at the end.
+ */
+int kb_reg_walk(struct net *net, unsigned long *pos, u64 *reg_gen,
+		int (*fn)(struct kb_set *s, void *arg), void *arg);
+
+/*
+ * Registry events (netlink.c): announced to the "events" multicast group
+ * of net's family.  name2: the second name for swap (the other filter)
+ * and rename (the new name), else NULL.  Called without registry locks.
+ */
+enum kb_reg_event {
+	KB_REG_CREATED = 1,	/* values of enum kb_nl_event */
+	KB_REG_DESTROYED,
+	KB_REG_SWAPPED,
+	KB_REG_RENAMED,
+	KB_REG_FLUSHED,
+	KB_REG_REBUILT,
+};
+
+void kb_nl_notify(struct net *net, enum kb_reg_event ev, const char *name,
+		  const char *name2);
+
+/* netlink.c */
+int kb_nl_init(void);
+void kb_nl_exit(void);
+
+/* dev.c */
+int kb_dev_init(void);
+void kb_dev_exit(void);
+
+#endif /* _KB_KMOD_INTERNAL_H */

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kbloom in-kernel consumer API.
+ *
+ * A module that wants to test keys against a named kbloom filter (like
+ * xt_bloom) does:
+ *
+ *	struct kbloom_ref *ref = kbloom_get(net, "blocklist");
+ *	if (IS_ERR(ref))
+ *		return PTR_ERR(ref);	(-ENOENT, -EINVAL, -ENODEV)
+ *	...
+ *	if (kbloom_test_addr(ref, AF_INET, &iph->saddr))
+ *		...maybe present...
+ *	...
+ *	kbloom_put(ref);
+ *
+ * kbloom_get() and kbloom_put() may sleep (process context).  A reference
+ * pins the filter (destroy and rename return EBUSY while it is held) and
+ * the kbloom module.  kbloom_test*() never sleep and take no lock (RCU
+ * inside): they are safe in any context, softirq and hardirq included.
+ * They always use the filter's current generation, so swaps, rebuilds,
+ * uploads and flushes are seen by the next test.  If the filter's network
+ * namespace goes away while a reference is held, the filter lives on
+ * (unreachable by name) until kbloom_put().
+ *
+ * (The names are kbloom_* rather than kb_filter_*: kb_filter_test() is the
+ * filter core's single-filter primitive, kmod/core/kb_core.h.)
+ */
+#ifndef _KBLOOM_H
+#define _KBLOOM_H
+
+#include <linux/types.h>
+
+struct net;
+struct kbloom_ref;
+
+/* a counted reference on filter name of net, or ERR_PTR(-errno) */
+struct kbloom_ref *kbloom_get(struct net *net, const char *name);
+
+/* drop a reference from kbloom_get() */
+void kbloom_put(struct kbloom_ref *ref);
+
+/* the filter's key type (enum kb_key_type); it never changes */
+u32 kbloom_key_type(const struct kbloom_ref *ref);
+
+/* true if key (encoded for the filter's key type) may be present */
+bool kbloom_test(struct kbloom_ref *ref, const void *key, u32 len);
+
+/*
+ * true if an address may be present.  family: AF_INET (addr: 4 bytes) or
+ * AF_INET6 (16 bytes), network byte order.  ipv4/ipv6 filters answer for
+ * their family only (false for the other), ip filters for both; net4/net6/
+ * net filters test the address masked to every prefix length the current
+ * generation holds, longest first; bytes/str filters test the raw address.
+ */
+bool kbloom_test_addr(struct kbloom_ref *ref, int family, const void *addr);
+
+#endif /* _KBLOOM_H */

@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloom: the generic netlink family "kbloom" (uapi section 4).
+ *
+ * Every handler validates its attributes (strict policies; anything the
+ * policies cannot say is checked here with an extack naming the
+ * attribute), then calls the registry exactly as the ioctls do (dev.c).
+ * The family runs with parallel_ops: the registry does its own locking.
+ *
+ * Dumps: KB_CMD_GET walks the namespace's filter list by position
+ * (cb->args[0]) and marks messages with NLM_F_DUMP_INTR when kb_net.reg_gen
+ * changed since the previous step.  KB_CMD_EXPORT: netlink_export.c.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/capability.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+
+#include "netlink.h"
+
+MODULE_ALIAS_GENL_FAMILY(KB_GENL_NAME);
+
+enum kb_nl_mcgrp {
+	KB_NL_MCGRP_EVENTS,
+};
+
+/* ---- policies ----------------------------------------------------------- */
+
+#define KB_POL_NAME	{ .type = NLA_NUL_STRING, .len = KB_NAME_MAX - 1 }
+
+static const struct nla_policy kb_key_policy[KB_KEY_A_MAX + 1] = {
+	[KB_KEY_DATA] = NLA_POLICY_RANGE(NLA_BINARY, 1, KB_KEY_MAX_LEN),
+};
+
+/* not const: 6.1's nla_policy points to a non-const range */
+static struct netlink_range_validation kb_fpr_range __ro_after_init = {
+	.min = 1,
+	.max = KB_FPR_PPB_ONE - 1,
+};
+
+static const struct nla_policy kb_create_policy[KB_A_MAX + 1] = {
+	[KB_A_NAME] = KB_POL_NAME,
+	[KB_A_KIND] = NLA_POLICY_MAX(NLA_U32, KB_KIND_MAX),
+	[KB_A_KEY_TYPE] = NLA_POLICY_MAX(NLA_U32, KB_KEY_MAX),
+	[KB_A_HASH] = NLA_POLICY_MAX(NLA_U32, KB_HASH_MAX),
+	[KB_A_ITEMS] = { .type = NLA_U64 },
+	[KB_A_FPR_PPB] = NLA_POLICY_FULL_RANGE(NLA_U32, &kb_fpr_range),
+	[KB_A_BITS_PER_KEY] = NLA_POLICY_RANGE(NLA_U32, 1, KB_BPK_MAX),
+	[KB_A_M] = NLA_POLICY_MIN(NLA_U64, 1),
+	[KB_A_K] = NLA_POLICY_RANGE(NLA_U32, 1, KB_K_MAX),
+	[KB_A_SEED] = NLA_POLICY_EXACT_LEN(2 * sizeof(u64)),
+};
+
+/* destroy, get (do and dump), flush, export */
+const struct nla_policy kb_name_policy[KB_A_MAX + 1] = {
+	[KB_A_NAME] = KB_POL_NAME,
+};
+
+/* swap, rename */
+static const struct nla_policy kb_name2_policy[KB_A_MAX + 1] = {
+	[KB_A_NAME] = KB_POL_NAME,
+	[KB_A_NAME2] = KB_POL_NAME,
+};
+
+/* add, test, del, test_add */
+static const struct nla_policy kb_keys_policy[KB_A_MAX + 1] = {
+	[KB_A_NAME] = KB_POL_NAME,
+	[KB_A_KEYS] = NLA_POLICY_NESTED(kb_key_policy),
+};
+
+/* ---- helpers -------------------------------------------------------------- */
+
+const char * const kb_missing_msg[KB_A_MAX + 1] = {
+	[KB_A_NAME] = "kbloom: missing attribute NAME (the filter name)",
+	[KB_A_NAME2] = "kbloom: missing attribute NAME2 (the second filter name)",
+	[KB_A_KEYS] = "kbloom: missing attribute KEYS (the key batch)",
+	[KB_A_K] = "kbloom: missing attribute K (sizing by M needs K)",
+	[KB_A_ITEMS] = "kbloom: missing attribute ITEMS (sizing by FPR_PPB needs ITEMS)",
+	[KB_A_FPR_PPB] = "kbloom: missing sizing attribute: FPR_PPB + ITEMS, BITS_PER_KEY or M + K",
+};
+
+/* true (and an extack naming attr) if a required attribute is missing */
+static bool kb_nl_missing(struct genl_info *info, int attr)
+{
+	if (!GENL_REQ_ATTR_CHECK(info, attr))
+		return false;
+	kb_nl_msg(info->extack, kb_missing_msg[attr]);
+	return true;
+}
+
+/* the (required) filter name in attribute attr */
+static int kb_nl_name(struct genl_info *info, int attr, char *name)
+{
+	struct nlattr *a = info->attrs[attr];
+
+	if (kb_nl_missing(info, attr))
+		return -EINVAL;
+	nla_strscpy(name, a, KB_NAME_MAX);
+	if (!kb_name_ok(name, NULL)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "kbloom: bad filter name (1..31 of [A-Za-z0-9_.:-])");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static u32 kb_nl_u32(struct nlattr **tb, int attr, u32 def)
+{
+	return tb[attr] ? nla_get_u32(tb[attr]) : def;
+}
+
+/* name the attribute of a registry failure about one filter */
+static void kb_nl_blame(struct netlink_ext_ack *extack, int ret,
+			struct nlattr *a)
+{
+	if (ret == -ENOENT || ret == -EEXIST || ret == -EBUSY ||
+	    ret == -EINVAL)
+		NL_SET_BAD_ATTR(extack, a);
+}
+
+static int kb_nl_fill_info(struct sk_buff *skb, struct kb_set *s,
+			   const char *name, bool admin)
+{
+	struct kb_info i;
+	u64 seed[2] = {};
+
+	kb_set_info(s, &i);
+	if (i.p.hash != KB_HASH_SIPHASH || admin)
+		memcpy(seed, i.p.seed, sizeof(seed));
+	if (nla_put_string(skb, KB_A_NAME, name) ||
+	    nla_put_u32(skb, KB_A_KIND, i.p.kind) ||
+	    nla_put_u32(skb, KB_A_KEY_TYPE, i.p.key_type) ||
+	    nla_put_u32(skb, KB_A_HASH, i.p.hash) ||
+	    kb_nl_put_u64(skb, KB_A_M, i.p.m) ||
+	    nla_put_u32(skb, KB_A_K, i.p.k) ||
+	    kb_nl_put_u64(skb, KB_A_ITEMS, i.p.items) ||
+	    nla_put_u32(skb, KB_A_FPR_PPB, i.p.fpr_ppb) ||
+	    nla_put(skb, KB_A_SEED, sizeof(seed), seed) ||
+	    kb_nl_put_u64(skb, KB_A_PLEN4, i.p.plen4) ||
+	    nla_put(skb, KB_A_PLEN6, sizeof(i.p.plen6), i.p.plen6) ||
+	    kb_nl_put_u64(skb, KB_A_BYTES, i.st.bytes) ||
+	    nla_put_u32(skb, KB_A_EXPECTED_FPR_PPB, i.st.expected_fpr_ppb) ||
+	    kb_nl_put_u64(skb, KB_A_COUNT, i.count) ||
+	    kb_nl_put_u64(skb, KB_A_BITS_SET, i.st.bits_set) ||
+	    kb_nl_put_u64(skb, KB_A_EST_ITEMS, i.st.est_items) ||
+	    nla_put_u32(skb, KB_A_FILL_PPM, i.st.fill_ppm) ||
+	    nla_put_u32(skb, KB_A_EST_FPR_PPB, i.st.est_fpr_ppb) ||
+	    nla_put_u8(skb, KB_A_OVER_CAPACITY, !!i.st.over_capacity) ||
+	    nla_put_u32(skb, KB_A_REFS, i.refs) ||
+	    kb_nl_put_u64(skb, KB_A_LOOKUPS, i.lookups) ||
+	    kb_nl_put_u64(skb, KB_A_HITS, i.hits) ||
+	    kb_nl_put_u64(skb, KB_A_ADDS, i.adds) ||
+	    kb_nl_put_u64(skb, KB_A_GENERATION, i.gen_id))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* ---- create --------------------------------------------------------------- */
+
+static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
+	char name[KB_NAME_MAX];
+	struct kb_spec sp = {};
+	struct kb_params p;
+	bool classic, leveldb;
+	struct nlattr *mode;
+	int ret;
+
+	ret = kb_nl_name(info, KB_A_NAME, name);
+	if (ret)
+		return ret;
+	sp.kind = kb_nl_u32(tb, KB_A_KIND, KB_KIND_BLOCKED);
+	sp.key_type = kb_nl_u32(tb, KB_A_KEY_TYPE, KB_KEY_BYTES);
+	sp.hash = kb_nl_u32(tb, KB_A_HASH, sp.kind == KB_KIND_CLASSIC ?
+			    KB_HASH_LEVELDB : KB_HASH_XXH64);
+	classic = sp.kind == KB_KIND_CLASSIC;
+	leveldb = sp.hash == KB_HASH_LEVELDB;
+	if (classic != leveldb) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[KB_A_HASH] ?: tb[KB_A_KIND],
+				    "kbloom: HASH leveldb is for (and the only hash of) classic filters");
+		return -EINVAL;
+	}
+	if (tb[KB_A_SEED]) {
+		memcpy(sp.seed, nla_data(tb[KB_A_SEED]), sizeof(sp.seed));
+		sp.has_seed = true;
+		if ((sp.hash == KB_HASH_LEVELDB && (sp.seed[0] || sp.seed[1])) ||
+		    (sp.hash == KB_HASH_XXH64 && sp.seed[1])) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[KB_A_SEED],
+					    "kbloom: SEED: classic filters have none, xxh64 uses only the first word");
+			return -EINVAL;
+		}
+	}
+	if (tb[KB_A_ITEMS])
+		sp.items = nla_get_u64(tb[KB_A_ITEMS]);
+	if (tb[KB_A_M]) {
+		mode = tb[KB_A_M];
+		if (kb_nl_missing(info, KB_A_K))
+			return -EINVAL;
+		sp.sizing = KB_SIZING_MK;
+		sp.m = nla_get_u64(tb[KB_A_M]);
+		sp.k = nla_get_u32(tb[KB_A_K]);
+	} else if (tb[KB_A_BITS_PER_KEY]) {
+		mode = tb[KB_A_BITS_PER_KEY];
+		sp.sizing = KB_SIZING_BPK;
+		sp.bits_per_key = nla_get_u32(mode);
+	} else {
+		if (kb_nl_missing(info, KB_A_FPR_PPB) ||
+		    kb_nl_missing(info, KB_A_ITEMS))
+			return -EINVAL;
+		mode = tb[KB_A_FPR_PPB];
+		sp.sizing = KB_SIZING_FPR;
+		sp.fpr_ppb = nla_get_u32(mode);
+		if (!sp.items) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[KB_A_ITEMS],
+					    "kbloom: ITEMS must be > 0 with FPR_PPB");
+			return -EINVAL;
+		}
+	}
+	ret = kb_params_from_spec(&p, &sp, extack);
+	if (ret == -EINVAL) {
+		if (sp.sizing == KB_SIZING_MK)
+			NL_SET_ERR_MSG_ATTR(extack, mode,
+					    "kbloom: bad M or K for the kind (M: multiple of 512 blocked, 128 counting, 8 classic; K: 1..32, classic 1..30)");
+		else
+			NL_SET_ERR_MSG_ATTR(extack, mode,
+					    "kbloom: bad sizing parameters for the kind");
+	}
+	if (ret == -ERANGE)
+		NL_SET_BAD_ATTR(extack, mode);
+	if (ret)
+		return ret;
+	ret = kb_reg_create(genl_info_net(info), name, &p, extack);
+	kb_nl_blame(extack, ret, tb[KB_A_NAME]);
+	return ret;
+}
+
+/* ---- destroy, flush, swap, rename ------------------------------------- */
+
+static int kb_nl_destroy(struct sk_buff *skb, struct genl_info *info)
+{
+	char name[KB_NAME_MAX];
+	int ret;
+
+	ret = kb_nl_name(info, KB_A_NAME, name);
+	if (ret)
+		return ret;
+	ret = kb_reg_destroy(genl_info_net(info), name, info->extack);
+	kb_nl_blame(info->extack, ret, info->attrs[KB_A_NAME]);
+	return ret;
+}
+
+static int kb_nl_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	char name[KB_NAME_MAX];
+	int ret;
+
+	ret = kb_nl_name(info, KB_A_NAME, name);
+	if (ret)
+		return ret;
+	ret = kb_reg_flush(genl_info_net(info), name, info->extack);
+	kb_nl_blame(info->extack, ret, info->attrs[KB_A_NAME]);
+	return ret;
+}
+
+static int kb_nl_name2(struct genl_info *info, bool swap)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	char a[KB_NAME_MAX], b[KB_NAME_MAX];
+	struct net *net = genl_info_net(info);
+	int ret;
+
+	ret = kb_nl_name(info, KB_A_NAME, a);
+	if (!ret)
+		ret = kb_nl_name(info, KB_A_NAME2, b);
+	if (ret)
+		return ret;
+	if (swap) {
+		ret = kb_reg_swap(net, a, b, extack);
+		if (ret == -EINVAL)
+			NL_SET_BAD_ATTR(extack, info->attrs[KB_A_NAME2]);
+	} else {
+		ret = kb_reg_rename(net, a, b, extack);
+		kb_nl_blame(extack, ret, info->attrs[ret == -EEXIST ?
+						     KB_A_NAME2 : KB_A_NAME]);
+	}
+	return ret;
+}
+
+static int kb_nl_swap(struct sk_buff *skb, struct genl_info *info)
+{
+	return kb_nl_name2(info, true);
+}
+
+static int kb_nl_rename(struct sk_buff *skb, struct genl_info *info)
+{
+	return kb_nl_name2(info, false);
+}
+
+/* ---- get (do and dump) ------------------------------------------------- */
+
+static int kb_nl_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	char name[KB_NAME_MAX];
+	struct sk_buff *msg;
+	struct kb_set *s;
+	void *hdr;
+	int ret;
+
+	ret = kb_nl_name(info, KB_A_NAME, name);
+	if (ret)
+		return ret;
+	s = kb_set_find(net, name, false);
+	if (IS_ERR(s)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KB_A_NAME],
+				    "kbloom: no such filter");
+		return PTR_ERR(s);
+	}
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		kb_set_put(s);
+		return -ENOMEM;
+	}
+	hdr = genlmsg_put_reply(msg, info, &kb_genl_family, 0, KB_CMD_GET);
+	ret = hdr ? kb_nl_fill_info(msg, s, name,
+				    netlink_ns_capable(skb, net->user_ns,
+						       CAP_NET_ADMIN)) :
+		-EMSGSIZE;
+	kb_set_put(s);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+struct kb_dump_arg {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	const u64 *reg_gen;
+	bool admin;
+};
+
+static int kb_nl_dump_one(struct kb_set *s, void *arg)
+{
+	struct kb_dump_arg *a = arg;
+	struct netlink_callback *cb = a->cb;
+	void *hdr;
+
+	/* +1: nl_dump_check_consistent() ignores a previous seq of 0 */
+	cb->seq = (unsigned int)*a->reg_gen + 1;
+	hdr = genlmsg_put(a->skb, NETLINK_CB(cb->skb).portid,
+			  cb->nlh->nlmsg_seq, &kb_genl_family, NLM_F_MULTI,
+			  KB_CMD_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
+	if (kb_nl_fill_info(a->skb, s, s->name, a->admin)) {
+		genlmsg_cancel(a->skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(a->skb, hdr);
+	return 0;
+}
+
+static int kb_nl_get_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct net *net = sock_net(skb->sk);
+	unsigned long pos = cb->args[0];
+	u64 reg_gen = 0;
+	struct kb_dump_arg a = {
+		.skb = skb, .cb = cb, .reg_gen = &reg_gen,
+		.admin = netlink_ns_capable(cb->skb, net->user_ns,
+					    CAP_NET_ADMIN),
+	};
+	int ret;
+
+	ret = kb_reg_walk(net, &pos, &reg_gen, kb_nl_dump_one, &a);
+	cb->args[0] = pos;
+	/* a filter that fits no skb at all cannot happen: ~300 bytes */
+	if (ret == -EMSGSIZE && !skb->len)
+		return -EMSGSIZE;
+	return skb->len;
+}
+
+/* ---- keys ---------------------------------------------------------------- */
+
+static int kb_nl_keys(struct sk_buff *skb, struct genl_info *info,
+		      enum kb_op op, u8 cmd)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *a, *batch, *res;
+	struct kb_key *keys = NULL;
+	char name[KB_NAME_MAX];
+	struct sk_buff *msg;
+	u64 *bits = NULL;
+	u32 n = 0, i, bad, hits = 0;
+	struct kb_set *s;
+	void *hdr;
+	int rem, ret;
+
+	ret = kb_nl_name(info, KB_A_NAME, name);
+	if (ret)
+		return ret;
+	if (kb_nl_missing(info, KB_A_KEYS))
+		return -EINVAL;
+	batch = info->attrs[KB_A_KEYS];
+	nla_for_each_nested(a, batch, rem) {
+		if (++n > KB_NL_KEYS_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "kbloom: KEYS holds more than 1024 keys");
+			return -EINVAL;
+		}
+	}
+	if (!n) {
+		NL_SET_ERR_MSG_ATTR(extack, batch, "kbloom: KEYS holds no key");
+		return -EINVAL;
+	}
+	s = kb_set_find(genl_info_net(info), name, false);
+	if (IS_ERR(s)) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[KB_A_NAME],
+				    "kbloom: no such filter");
+		return PTR_ERR(s);
+	}
+	keys = kmalloc_array(n, sizeof(*keys), GFP_KERNEL);
+	bits = kcalloc(DIV_ROUND_UP(n, 64), sizeof(*bits), GFP_KERNEL);
+	if (!keys || !bits) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* the whole batch is validated before anything is done */
+	i = 0;
+	nla_for_each_nested(a, batch, rem) {
+		keys[i].data = nla_data(a);
+		keys[i].len = nla_len(a);
+		if (kb_key_validate(s->key_type, keys[i].data, keys[i].len)) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "kbloom: malformed key for the filter's key type");
+			ret = -EINVAL;
+			goto out;
+		}
+		i++;
+	}
+	ret = kb_set_keys(s, op, keys, n, bits, &bad, extack);
+	if (ret < 0)
+		goto out;
+	ret = 0;
+	if (op == KB_OP_ADD)
+		goto out;
+	msg = genlmsg_new(nla_total_size(n) + NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	hdr = genlmsg_put_reply(msg, info, &kb_genl_family, 0, cmd);
+	res = hdr && !nla_put_string(msg, KB_A_NAME, name) ?
+		nla_reserve(msg, KB_A_RESULT, n) : NULL;
+	if (res) {
+		u8 *r = nla_data(res);
+
+		for (i = 0; i < n; i++) {
+			r[i] = (bits[i / 64] >> (i % 64)) & 1;
+			hits += r[i];
+		}
+	}
+	if (!res || nla_put_u32(msg, KB_A_MATCHES, hits)) {
+		nlmsg_free(msg);
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+out:
+	kfree(bits);
+	kfree(keys);
+	kb_set_put(s);
+	return ret;
+}
+
+static int kb_nl_add(struct sk_buff *skb, struct genl_info *info)
+{
+	return kb_nl_keys(skb, info, KB_OP_ADD, KB_CMD_ADD);
+}
+
+static int kb_nl_test(struct sk_buff *skb, struct genl_info *info)
+{
+	return kb_nl_keys(skb, info, KB_OP_TEST, KB_CMD_TEST);
+}
+
+static int kb_nl_del(struct sk_buff *skb, struct genl_info *info)
+{
+	return kb_nl_keys(skb, info, KB_OP_DEL, KB_CMD_DEL);
+}
+
+static int kb_nl_test_add(struct sk_buff *skb, struct genl_info *info)
+{
+	return kb_nl_keys(skb, info, KB_OP_TEST_ADD, KB_CMD_TEST_ADD);
+}
+
+/* ---- family ---------------------------------------------------------------- */
+
+static const struct genl_ops kb_genl_ops[] = {
+	{
+		.cmd = KB_CMD_CREATE,
+		.doit = kb_nl_create,
+		.policy = kb_create_policy,
+		.maxattr = KB_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = KB_CMD_DESTROY,
+		.doit = kb_nl_destroy,
+		.policy = kb_name_policy,
+		.maxattr = KB_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = KB_CMD_GET,
+		.doit = kb_nl_get,
+		.dumpit = kb_nl_get_dump,
+		.policy = kb_name_policy,
+		.maxattr = KB_A_MAX,
+	},
+	{
+		.cmd = KB_CMD_ADD,
+		.doit = kb_nl_add,
+		.policy = kb_keys_policy,
+		.maxattr = KB_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = KB_CMD_TEST,
+		.doit = kb_nl_test,
+		.policy = kb_keys_policy,
+		.maxattr = KB_A_MAX,
+	},
+	{
+		.cmd = KB_CMD_DEL,
+		.doit = kb_nl_del,
+		.policy = kb_keys_policy,
+		.maxattr = KB_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = KB_CMD_TEST_ADD,
+		.doit = kb_nl_test_add,
+		.policy = kb_keys_policy,
+		.maxattr = KB_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = KB_CMD_SWAP,
+		.doit = kb_nl_swap,
+		.policy = kb_name2_policy,
+		.maxattr = KB_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = KB_CMD_RENAME,
+		.doit = kb_nl_rename,
+		.policy = kb_name2_policy,
+		.maxattr = KB_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = KB_CMD_FLUSH,
+		.doit = kb_nl_flush,
+		.policy = kb_name_policy,
+		.maxattr = KB_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = KB_CMD_EXPORT,
+		.start = kb_nl_export_start,
+		.dumpit = kb_nl_export_dump,
+		.done = kb_nl_export_done,
+		.policy = kb_name_policy,
+		.maxattr = KB_A_MAX,
+	},
+};
+
+static const struct genl_multicast_group kb_genl_mcgrps[] = {
+	[KB_NL_MCGRP_EVENTS] = {
+		.name = KB_GENL_MCGRP_EVENTS,
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+	},
+};
+
+/*
+ * resv_start_op stays 0: every command gets strict validation (unknown
+ * attributes, reserved genlmsghdr field) on 6.1 and 6.12 alike.
+ */
+struct genl_family kb_genl_family = {
+	.name = KB_GENL_NAME,
+	.version = KB_GENL_VERSION,
+	.maxattr = KB_A_MAX,
+	.netnsok = true,
+	.parallel_ops = true,
+	.module = THIS_MODULE,
+	.ops = kb_genl_ops,
+	.n_ops = ARRAY_SIZE(kb_genl_ops),
+	.mcgrps = kb_genl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(kb_genl_mcgrps),
+};
+
+void kb_nl_notify(struct net *net, enum kb_reg_event ev, const char *name,
+		  const char *name2)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!genl_has_listeners(&kb_genl_family, net, KB_NL_MCGRP_EVENTS))
+		return;
+	skb = genlmsg_new(nla_total_size(sizeof(u32)) +
+			  2 * nla_total_size(KB_NAME_MAX), GFP_KERNEL);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &kb_genl_family, 0, KB_CMD_EVENT);
+	if (!hdr || nla_put_u32(skb, KB_A_EVENT, ev) ||
+	    nla_put_string(skb, KB_A_NAME, name) ||
+	    (name2 && nla_put_string(skb, KB_A_NAME2, name2))) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast_netns(&kb_genl_family, net, skb, 0,
+				KB_NL_MCGRP_EVENTS, GFP_KERNEL);
+}
+
+int kb_nl_init(void)
+{
+	return genl_register_family(&kb_genl_family);
+}
+
+void kb_nl_exit(void)
+{
+	genl_unregister_family(&kb_genl_family);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kbloom: what the generic netlink files (netlink.c: the family and its
+ * commands, netlink_export.c: the chunked image export) share.
+ */
+#ifndef _KB_KMOD_NETLINK_H
+#define _KB_KMOD_NETLINK_H
+
+#include <net/genetlink.h>
+
+#include "internal.h"
+
+extern struct genl_family kb_genl_family;
+extern const struct nla_policy kb_name_policy[KB_A_MAX + 1];
+/* "kbloom: missing attribute X (...)" by attribute type */
+extern const char * const kb_missing_msg[KB_A_MAX + 1];
+
+/* a message from a table (NL_SET_ERR_MSG() wants a literal) */
+static inline void kb_nl_msg(struct netlink_ext_ack *extack, const char *msg)
+{
+	if (extack)
+		extack->_msg = msg;
+}
+
+static inline int kb_nl_put_u64(struct sk_buff *skb, int attr, u64 v)
+{
+	return nla_put_u64_64bit(skb, attr, v, KB_A_PAD);
+}
+
+/* KB_CMD_EXPORT (netlink_export.c) */
+int kb_nl_export_start(struct netlink_callback *cb);
+int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb);
+int kb_nl_export_done(struct netlink_callback *cb);
+
+#endif /* _KB_KMOD_NETLINK_H */

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloom: KB_CMD_EXPORT, a filter's image (uapi section 2) as a dump of
+ * chunks (uapi section 4).
+ *
+ * ->start binds the export to the filter's generation id, change counter
+ * (kb_gen.seq) and prefix bitmaps and builds the image header.  Every dump
+ * step takes the filter's mutex (writers are excluded while it copies),
+ * checks that none of those changed (else the dump ends with EAGAIN:
+ * "filter changed during export, retry"), and fills the skb with chunks,
+ * computing the CRC trailer on the way.  So a completed export is one
+ * consistent image, byte-identical to KB_IOC_EXPORT's, without copying
+ * the filter first.
+ */
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/capability.h>
+#include <net/sock.h>
+
+#include "netlink.h"
+
+struct kb_export {
+	struct kb_set *s;
+	u64 gen_id;
+	u64 seq;
+	u64 plen4;
+	u64 plen6[3];
+	u64 off;			/* next image byte to send */
+	u64 total;			/* image length */
+	u32 crc;			/* CRC state over [0, off) */
+	__le32 trailer;
+	struct kb_image_hdr h;
+	char name[KB_NAME_MAX];
+	int err;			/* a failed start (6.1), or 0 */
+	const char *err_msg;
+};
+
+#define KB_HDR_LEN	sizeof(struct kb_image_hdr)
+
+/* bind x to the filter the request names; extack may be a local one */
+static int kb_nl_export_begin(struct netlink_callback *cb,
+			      struct kb_export *x,
+			      struct netlink_ext_ack *extack)
+{
+	struct net *net = sock_net(cb->skb->sk);
+	struct nlattr *tb[KB_A_MAX + 1];
+	struct kb_set *s;
+	struct kb_gen *g;
+	int ret;
+
+	/* validated by the core already: this only finds the attributes */
+	ret = nlmsg_parse(cb->nlh, GENL_HDRLEN, tb, KB_A_MAX, kb_name_policy,
+			  extack);
+	if (ret)
+		return ret;
+	if (!tb[KB_A_NAME]) {
+		NL_SET_ERR_ATTR_MISS(extack, NULL, KB_A_NAME);
+		kb_nl_msg(extack, kb_missing_msg[KB_A_NAME]);
+		return -EINVAL;
+	}
+	nla_strscpy(x->name, tb[KB_A_NAME], KB_NAME_MAX);
+	if (!kb_name_ok(x->name, NULL)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[KB_A_NAME],
+				    "kbloom: bad filter name (1..31 of [A-Za-z0-9_.:-])");
+		return -EINVAL;
+	}
+	s = kb_set_find(net, x->name, false);
+	if (IS_ERR(s)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[KB_A_NAME], "kbloom: no such filter");
+		return PTR_ERR(s);
+	}
+	mutex_lock(&s->lock);
+	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
+	/* a siphash image carries the secret key */
+	if (g->f.p.hash == KB_HASH_SIPHASH &&
+	    !netlink_ns_capable(cb->skb, net->user_ns, CAP_NET_ADMIN)) {
+		mutex_unlock(&s->lock);
+		kb_set_put(s);
+		NL_SET_ERR_MSG_ATTR(extack, tb[KB_A_NAME],
+				    "kbloom: exporting a siphash filter needs CAP_NET_ADMIN");
+		return -EPERM;
+	}
+	x->s = s;
+	x->gen_id = g->id;
+	x->seq = g->seq;
+	x->plen4 = g->f.p.plen4;
+	memcpy(x->plen6, g->f.p.plen6, sizeof(x->plen6));
+	x->total = kb_image_size(&g->f.p);
+	kb_image_fill_header(&x->h, &g->f.p, g->count);
+	mutex_unlock(&s->lock);
+	x->crc = kb_image_crc_init();
+	return 0;
+}
+
+/*
+ * 6.12 gives ->start() the request's extack: a failure is the request's
+ * NLMSG_ERROR ack.  6.1 does not (cb->extack is NULL there): the failure
+ * and its message are then kept for the first dump step and arrive in
+ * NLMSG_DONE, so the message reaches the caller on both kernels.
+ */
+int kb_nl_export_start(struct netlink_callback *cb)
+{
+	struct netlink_ext_ack local = {};
+	struct kb_export *x;
+	int ret;
+
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+	ret = kb_nl_export_begin(cb, x, cb->extack ?: &local);
+	if (ret && cb->extack) {
+		kfree(x);
+		return ret;
+	}
+	x->err = ret;
+	x->err_msg = local._msg;
+	cb->args[0] = (unsigned long)x;
+	return 0;
+}
+
+int kb_nl_export_done(struct netlink_callback *cb)
+{
+	struct kb_export *x = (struct kb_export *)cb->args[0];
+
+	if (x) {
+		if (x->s)
+			kb_set_put(x->s);
+		kfree(x);
+	}
+	return 0;
+}
+
+/* copy image bytes [x->off, x->off + len) of g to dst, advance the CRC */
+static void kb_nl_export_copy(struct kb_export *x, const struct kb_gen *g,
+			      u8 *dst, u32 len)
+{
+	const struct kb_filter *f = &g->f;
+	u64 off = x->off, end = x->off + len, n, i;
+
+	if (off < KB_HDR_LEN) {
+		n = min_t(u64, end, KB_HDR_LEN) - off;
+		memcpy(dst, (u8 *)&x->h + off, n);
+		x->crc = kb_image_crc_update(x->crc, dst, n);
+		dst += n;
+		off += n;
+	}
+	if (off < end && off < KB_HDR_LEN + f->bytes) {
+		n = min_t(u64, end, KB_HDR_LEN + f->bytes) - off;
+		memcpy(dst, (u8 *)f->payload + (off - KB_HDR_LEN), n);
+		/* payload words are little-endian in images */
+		if (KB_BIG_ENDIAN && f->p.kind != KB_KIND_CLASSIC)
+			for (i = 0; i + 8 <= n; i += 8)
+				*(u64 *)(dst + i) = swab64(*(u64 *)(dst + i));
+		x->crc = kb_image_crc_update(x->crc, dst, n);
+		dst += n;
+		off += n;
+	}
+	if (off < end) {
+		if (off == KB_HDR_LEN + f->bytes)
+			x->trailer = cpu_to_le32(kb_image_crc_final(x->crc));
+		memcpy(dst, (u8 *)&x->trailer + (off - KB_HDR_LEN - f->bytes),
+		       end - off);
+	}
+	x->off = end;
+}
+
+int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct kb_export *x = (struct kb_export *)cb->args[0];
+	struct kb_set *s = x->s;
+	struct nlattr *chunk;
+	struct kb_gen *g;
+	int ret = 0, room;
+	void *hdr;
+	u32 len;
+
+	if (x->err) {
+		kb_nl_msg(cb->extack, x->err_msg);
+		return x->err;
+	}
+	if (x->off >= x->total)
+		return 0;
+	if (mutex_lock_killable(&s->lock))
+		return -EINTR;
+	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
+	if (s->dead || g->id != x->gen_id || g->seq != x->seq ||
+	    g->f.p.plen4 != x->plen4 ||
+	    memcmp(g->f.p.plen6, x->plen6, sizeof(x->plen6))) {
+		mutex_unlock(&s->lock);
+		NL_SET_ERR_MSG(cb->extack,
+			       "kbloom: filter changed during export, retry");
+		return -EAGAIN;
+	}
+	while (x->off < x->total) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &kb_genl_family,
+				  NLM_F_MULTI, KB_CMD_EXPORT);
+		if (!hdr)
+			break;
+		if (nla_put_string(skb, KB_A_NAME, x->name) ||
+		    kb_nl_put_u64(skb, KB_A_IMAGE_SIZE, x->total) ||
+		    kb_nl_put_u64(skb, KB_A_OFFSET, x->off)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		room = (int)skb_tailroom(skb) - nla_total_size(0) - 8;
+		if (room < 64) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		len = min_t(u64, x->total - x->off,
+			    min_t(u32, KB_NL_CHUNK_MAX, room & ~7));
+		chunk = nla_reserve(skb, KB_A_CHUNK, len);
+		if (!chunk) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		kb_nl_export_copy(x, g, nla_data(chunk), len);
+		genlmsg_end(skb, hdr);
+	}
+	mutex_unlock(&s->lock);
+	if (!skb->len)
+		ret = -EMSGSIZE;
+	return ret ?: skb->len;
+}

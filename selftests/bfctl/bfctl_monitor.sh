@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bfctl monitor prints the events of other processes' changes.
+. "$(dirname "$0")/lib.sh"
+B=$BFCTL
+if ! have_netlink; then
+	expect 3 "monitor needs the netlink family" $B monitor
+	done_testing
+	exit
+fi
+for f in mo1 mo2 mo3; do $B destroy $f 2> /dev/null; done
+echo k > "$TMP/keys"
+$B monitor -j > "$TMP/events.json" &
+jpid=$!
+$B monitor > "$TMP/events.txt" &
+tpid=$!
+sleep 1
+$B create mo1 blocked --key-type str
+$B create mo2 blocked --key-type str
+$B swap mo1 mo2
+$B rename mo2 mo3
+$B flush mo1
+$B rebuild mo1 -file "$TMP/keys" > /dev/null
+$B destroy mo1
+$B destroy mo3
+sleep 1
+kill $jpid $tpid
+wait $jpid $tpid 2> /dev/null
+want='created mo1
+created mo2
+swapped mo1 mo2
+renamed mo2 mo3
+flushed mo1
+rebuilt mo1
+destroyed mo1
+destroyed mo3'
+check "monitor saw every event in order" test "$(cat "$TMP/events.txt")" = "$want"
+diag "$(cat "$TMP/events.txt")"
+n=0
+while IFS= read -r line; do
+	printf '%s' "$line" | python3 -c 'import json,sys; json.load(sys.stdin)' || n=$((n + 1))
+done < "$TMP/events.json"
+check "every monitor -j line is a JSON document" test $n = 0
+json_check "monitor -j: swap has both names" "$(sed -n 3p "$TMP/events.json")" 'j=={"event":"swapped","name":"mo1","name2":"mo2"}'
+check "monitor -j saw 8 events" test "$(wc -l < "$TMP/events.json")" = 8
+done_testing

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bfctl rebuild: atomic replacement through a /dev/kbloom transaction;
+# killed half-way (SIGKILL) it leaves the live filter exactly as it was.
+# Also: bulk loading costs about what parsing the file costs.
+. "$(dirname "$0")/lib.sh"
+B=$BFCTL
+cleanup() { $B destroy rb 2> /dev/null; $B destroy rbperf 2> /dev/null; }
+cleanup
+
+seq 1 1000 | sed 's/^/old-/' > "$TMP/old"
+seq 1 2000 | sed 's/^/new-/' > "$TMP/new"
+$B create rb blocked --items 2000 --fpr 0.0001 --key-type str
+$B add rb -file "$TMP/old"
+m0=$($B info -j rb | python3 -c 'import json,sys; print(json.load(sys.stdin)["m"])')
+expect 0 "rebuild from a file" $B rebuild rb -file "$TMP/new"
+expect 0 "info after rebuild" $B info -j rb
+json_check "without size options the sizing stays" "$out" "j['m']==$m0 and j['fpr']==0.0001 and j['items']==2000"
+expect 0 "new keys present after rebuild" $B test rb new-1 new-1000 new-2000
+expect 1 "old keys gone after rebuild" $B test rb old-1
+expect 0 "rebuild with new size options" $B rebuild rb -file "$TMP/old" --items 5000 --fpr 0.001
+expect 0 "info after resize" $B info -j rb
+json_check "resized to the new items and fpr" "$out" 'j["items"]==5000 and j["fpr"]==0.001'
+expect 0 "rebuild --fpr alone sizes for the file's lines" $B rebuild rb -file "$TMP/old" --fpr 0.01
+expect 0 "info" $B info -j rb
+json_check "items = lines of the file" "$out" 'j["items"]==1000'
+expect 2 "rebuild without -file" $B rebuild rb
+expect 3 "rebuild of a missing filter" $B rebuild nosuch -file "$TMP/old"
+expect 2 "rebuild cannot change the key type" $B rebuild rb -file "$TMP/old" --key-type ipv4
+
+# a bad line: nothing changes
+$B export rb -o "$TMP/before.img"
+{ head -500 "$TMP/new"; printf '%2000s\n' x | tr ' ' y; } > "$TMP/badlong"
+expect 3 "rebuild with a bad line" $B rebuild rb -file "$TMP/badlong"
+like "the bad line is named" "$err" 'line 501: key too long'
+$B export rb -o "$TMP/after.img"
+check "a failed rebuild leaves the filter byte-identical" cmp -s "$TMP/before.img" "$TMP/after.img"
+
+# ---- SIGKILL half-way: the transaction holds 1M+ keys, the live filter none of them ----
+mkfifo "$TMP/fifo"
+$B rebuild rb -file "$TMP/fifo" --items 3000000 --fpr 0.01 &
+pid=$!
+exec 3> "$TMP/fifo"
+seq 1 1500000 | sed 's/^/half-/' >&3	# > one 1M-key batch, sent to the kernel
+sleep 2
+check "rebuild is still running half-way" kill -0 $pid
+expect 1 "while it runs the live filter does not see staged keys" $B test rb half-1
+expect 0 "while it runs the live filter answers as before" $B test rb old-1 old-1000
+kill -9 $pid
+wait $pid 2> /dev/null
+exec 3>&-
+$B export rb -o "$TMP/killed.img"
+check "after SIGKILL the filter is byte-identical" cmp -s "$TMP/before.img" "$TMP/killed.img"
+expect 0 "after SIGKILL old keys still answer" $B test rb old-1 old-500 old-1000
+expect 1 "after SIGKILL no staged key leaked" $B test rb half-1 half-1000000
+expect 0 "the next rebuild works" $B rebuild rb -file "$TMP/new"
+
+# ---- bulk load speed: add -file vs parsing the same file offline ----
+n=2000000
+seq 1 $n | awk '{ printf "%d.%d.%d.%d\n", int($1/16777216)%256, int($1/65536)%256, int($1/256)%256, $1%256 }' > "$TMP/ips"
+$B create rbperf blocked --items $n --fpr 0.01 --key-type ipv4
+t0=$(date +%s%N)
+$B image build --kind blocked --items $n --fpr 0.01 --key-type ipv4 -file "$TMP/ips" -o "$TMP/perf.img" > /dev/null
+t1=$(date +%s%N)
+expect 0 "add -file of $n ipv4 keys" $B add rbperf -file "$TMP/ips"
+t2=$(date +%s%N)
+parse_ms=$(( (t1 - t0) / 1000000 ))
+load_ms=$(( (t2 - t1) / 1000000 ))
+diag "offline parse+build: ${parse_ms} ms, add -file: ${load_ms} ms"
+# a KASAN/lockdep kernel is many times slower than the userspace build
+if grep -qm1 -e ' __asan_' -e ' kasan_' -e ' lockdep_' /proc/kallsyms 2> /dev/null; then
+	ok "add -file speed # SKIP instrumented (debug) kernel"
+else
+	check "add -file costs at most 3x parsing+building offline (${load_ms} vs ${parse_ms} ms)" test $load_ms -le $((parse_ms * 3 + 200))
+fi
+expect 0 "bulk-loaded keys answer" $B test rbperf 0.0.0.1 0.30.132.128
+
+cleanup
+done_testing

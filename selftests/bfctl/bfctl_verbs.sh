@@ -1,0 +1,180 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bfctl against kbloom.ko: every kernel verb, its failures and exit codes,
+# -j output, extack messages (netlink).
+. "$(dirname "$0")/lib.sh"
+B=$BFCTL
+
+for f in v4 v6 s1 s2 hx cnt cl nets ren1 ren2 up1; do $B destroy $f 2> /dev/null; done
+
+# ---- usage errors: exit 2 ----
+expect 2 "no verb is a usage error" $B
+expect 2 "unknown verb" $B frobnicate
+expect 2 "create without kind" $B create v4
+expect 2 "create with an unknown kind" $B create v4 bogus
+expect 2 "create with a bad name" $B create 'bad name' blocked
+expect 2 "create with conflicting sizing" $B create v4 blocked --fpr 0.01 --bits-per-key 10
+expect 2 "create with a bad --fpr" $B create v4 blocked --items 10 --fpr 2
+expect 2 "unknown option" $B list --bogus
+expect 2 "test without keys" $B test v4
+expect 0 "help" $B --help
+
+# ---- create, info, list ----
+expect 0 "create blocked ipv4" $B create v4 blocked --items 1000 --fpr 0.01 --key-type ipv4
+expect 3 "create twice: EEXIST" $B create v4 blocked --key-type ipv4
+like "create twice names the error" "$err" '^bfctl: create v4: File exists'
+expect 0 "create twice with -exist" $B create v4 blocked --key-type ipv4 -exist
+expect 0 "create ipv6 siphash with a seed" $B create v6 blocked --bits-per-key 10 --items 100 --key-type ipv6 --hash siphash --seed 1,2
+expect 0 "create str with --bits/--hashes" $B create s1 blocked --bits 4096 --hashes 5 --key-type str
+expect 0 "create second str" $B create s2 blocked --bits 4096 --hashes 5 --key-type str
+expect 0 "create bytes" $B create hx blocked --key-type bytes
+expect 0 "create counting" $B create cnt counting --items 1000 --fpr 1% --key-type str
+expect 0 "create classic" $B create cl classic --items 1000 --fpr 0.01 --key-type str
+expect 0 "create net" $B create nets blocked --items 1000 --fpr 0.001 --key-type net
+expect 0 "info" $B info v4
+like "info shows kind and key type" "$out" 'kind: blocked'
+like "info shows the key type" "$out" 'key type: ipv4'
+expect 0 "info -j" $B info v4 -j
+json_ok "info -j parses" "$out"
+json_check "info -j fields" "$out" 'j["name"]=="v4" and j["kind"]=="blocked" and j["key_type"]=="ipv4" and j["items"]==1000'
+expect 3 "info of a missing filter: ENOENT" $B info nosuch
+like "info ENOENT message" "$err" '^bfctl: info nosuch: No such file or directory'
+expect 0 "list NAME" $B list v4
+like "list NAME shows a table" "$out" '^NAME +KIND'
+expect 0 "list NAME -j" $B -j list v4
+json_check "list NAME -j has one filter" "$out" 'len(j["filters"])==1 and j["filters"][0]["name"]=="v4"'
+expect 3 "list of a missing filter" $B list nosuch
+
+# ---- keys: add, test, test-and-add, del ----
+expect 0 "add ipv4 keys" $B add v4 10.0.0.1 10.0.0.2 -exist
+expect 0 "test present keys: exit 0" $B test v4 10.0.0.1 10.0.0.2
+like "test prints maybe present" "$out" '10.0.0.1: maybe present'
+expect 1 "test an absent key: exit 1" $B test v4 10.0.0.1 10.9.9.9
+like "test prints absent" "$out" '10.9.9.9: absent'
+expect 1 "test -q is quiet" $B test -q v4 10.9.9.9
+check "test -q printed nothing" test -z "$out"
+expect 1 "test -j" $B test -j v4 10.0.0.1 10.9.9.9
+json_ok "test -j parses" "$out"
+json_check "test -j results" "$out" 'j["keys"][0]["present"] and not j["keys"][1]["present"] and j["all_present"]==False'
+expect 2 "a bad ipv4 key is a usage error" $B add v4 10.0.0.300
+like "bad key message names key and reason" "$err" "key 1 '10.0.0.300': bad address"
+expect 2 "an ipv6 key in an ipv4 filter" $B test v4 ::1
+expect 0 "add an existing key warns" $B add v4 10.0.0.1
+like "warning names the key" "$err" '10.0.0.1: already \(maybe\) present'
+# More keys than one netlink message holds: bfctl splits the batch.
+many=$(seq 0 2999 | awk '{ printf "10.1.%d.%d ", int($1 / 256), $1 % 256 }')
+$B destroy many 2> /dev/null
+expect 0 "create a filter for many keys" $B create many blocked --items 10000 --fpr 0.001 --key-type ipv4
+expect 0 "add 3000 keys in one command" $B add many $many
+expect 0 "test 3000 keys in one command" $B test -q many $many
+expect 0 "destroy it" $B destroy many
+expect 0 "test-and-add" $B test-and-add v4 10.0.0.1 10.0.0.3
+check "test-and-add prints only the new key" test "$out" = "10.0.0.3"
+expect 0 "ipv6 keys" $B add v6 2001:db8::1 -exist
+expect 0 "ipv6 test" $B test v6 2001:db8::1
+expect 0 "str keys with spaces" $B add s1 "hello world" -- -dash -exist
+expect 0 "str test" $B test s1 "hello world" -- -dash
+expect 1 "test -j with bytes that are not UTF-8" $B -j test s1 $'\xff\xfe' 'héllo' $'quote"back\\slash\nnl'
+json_ok "test -j escapes any key into valid JSON" "$out"
+json_check "valid UTF-8 keys come back as they are" "$out" 'j["keys"][1]["key"]=="h\u00e9llo" and j["keys"][2]["key"]=="quote\"back\\slash\nnl"'
+expect 0 "bytes keys are hex" $B add hx 00ff10 deadbeef -exist
+expect 0 "bytes test" $B test hx DEADBEEF
+expect 2 "bytes: odd hex" $B add hx abc
+expect 0 "net: CIDRs" $B add nets 10.0.0.0/8 2001:db8::/32 192.0.2.1 -exist
+expect 2 "net: host bits set are refused" $B add nets 10.1.2.3/8
+like "net: host bits message" "$err" 'host bits'
+expect 0 "net: test CIDR" $B test nets 10.0.0.0/8
+expect 0 "counting: add" $B add cnt a b c -exist
+expect 0 "counting: del" $B del cnt a
+expect 1 "counting: del of an absent key: exit 1" $B del cnt zzz
+expect 0 "counting: del -exist of an absent key" $B del cnt zzz -exist
+expect 1 "counting: deleted key tests absent" $B test cnt a
+expect 3 "del on a blocked filter: EOPNOTSUPP" $B del s1 x
+like "del EOPNOTSUPP message" "$err" 'Operation not supported'
+expect 3 "add to a missing filter" $B add nosuch x
+
+# ---- add -file (bulk) ----
+seq 1 5000 | sed 's/^/k/' > "$TMP/keys"
+expect 0 "add -file" $B add s1 -file "$TMP/keys"
+expect 0 "keys from the file test present" $B test s1 k1 k2500 k5000
+printf 'ok1\n\nok2\n' > "$TMP/blank"
+expect 0 "add -file skips empty lines" $B add s2 -file "$TMP/blank"
+printf '10.0.0.1\nnot-an-ip\n' > "$TMP/badips"
+expect 3 "add -file with a bad line" $B add v4 -file "$TMP/badips"
+like "add -file names the line" "$err" 'line 2: bad address'
+expect 3 "add -file of a missing file" $B add s1 -file "$TMP/nope"
+
+# ---- flush, swap, rename ----
+expect 0 "flush" $B flush s2
+expect 1 "flushed filter is empty" $B test s2 ok1
+expect 0 "swap" $B swap s1 s2
+expect 0 "after swap s2 has s1's keys" $B test s2 k1
+expect 1 "after swap s1 is empty" $B test s1 k1
+expect 3 "swap with a different key type: EINVAL" $B swap s1 v4
+expect 3 "swap with a missing filter" $B swap s1 nosuch
+expect 0 "rename" $B rename s2 ren1
+expect 3 "old name is gone" $B info s2
+expect 0 "renamed filter keeps its keys" $B test ren1 k1
+expect 3 "rename onto an existing name: EEXIST" $B rename ren1 s1
+expect 3 "flush of a missing filter" $B flush nosuch
+
+# ---- export, upload, image verbs ----
+expect 0 "export" $B export ren1 -o "$TMP/ren1.img"
+expect 0 "image info on an export" $B image info "$TMP/ren1.img"
+expect 0 "image test on an export" $B image test "$TMP/ren1.img" k42
+expect 0 "upload creates" $B upload up1 "$TMP/ren1.img"
+expect 0 "uploaded filter answers" $B test up1 k42
+expect 0 "export of the upload" $B export up1 -o "$TMP/up1.img"
+check "upload -> export is byte-identical" cmp -s "$TMP/ren1.img" "$TMP/up1.img"
+head -c 100 "$TMP/ren1.img" > "$TMP/trunc.img"
+expect 3 "upload of a truncated image" $B upload up1 "$TMP/trunc.img"
+like "upload error says why" "$err" 'Invalid argument'
+expect 2 "export without -o" $B export up1
+expect 3 "export of a missing filter" $B export nosuch -o "$TMP/x.img"
+seq 1 100 | sed 's/^/m/' > "$TMP/k100"
+expect 0 "image build offline" $B image build --kind blocked --items 100 --fpr 0.01 --key-type str -file "$TMP/k100" -o "$TMP/b.img"
+expect 0 "upload an offline image" $B upload -exist up1 "$TMP/b.img"
+expect 0 "offline-built keys answer in the kernel" $B test up1 m1 m100
+
+# ---- destroy ----
+expect 0 "destroy" $B destroy up1
+expect 3 "destroy twice: ENOENT" $B destroy up1
+expect 2 "destroy without a name" $B destroy
+
+# ---- version ----
+expect 0 "version" $B version
+like "version names the module" "$out" 'kbloom module'
+
+# ---- netlink: list all, -j, extack ----
+if have_netlink; then
+	expect 0 "list all" $B list
+	like "list shows v4 and v6" "$out" 'v6'
+	expect 0 "list -t" $B list -t
+	like "list -t prints names" "$out" '^cl$'
+	expect 0 "list -j" $B list -j
+	json_ok "list -j parses" "$out"
+	json_check "list -j has every filter" "$out" 'set(f["name"] for f in j["filters"]) >= {"v4","v6","s1","hx","cnt","cl","nets","ren1"}'
+	expect 3 "create with a bad size gets the kernel's message" $B create big blocked --bits 100 --hashes 3
+	like "extack message reaches the user" "$err" '^bfctl: create big: Invalid argument: .+'
+	diag "extack: $err"
+	expect 3 "a second create reports EEXIST over netlink" $B create v4 blocked --key-type ipv4
+	# the same verbs over /dev/kbloom
+	export BFCTL_TRANSPORT=ioctl
+	expect 0 "ioctl transport: version says so" $B version
+	like "ioctl transport in use" "$out" 'transport ioctl'
+	expect 0 "ioctl transport: create" $B create io1 blocked --key-type str
+	expect 0 "ioctl transport: add" $B add io1 x
+	expect 0 "ioctl transport: test" $B test io1 x
+	expect 0 "ioctl transport: info" $B info io1
+	expect 0 "ioctl transport: rename" $B rename io1 io2
+	expect 0 "ioctl transport: flush" $B flush io2
+	expect 1 "ioctl transport: flushed" $B test io2 x
+	expect 3 "ioctl transport: list all is not possible" $B list
+	expect 0 "ioctl transport: destroy" $B destroy io2
+	unset BFCTL_TRANSPORT
+else
+	expect 3 "list all needs netlink" $B list
+fi
+
+for f in v4 v6 s1 s2 hx cnt cl nets ren1 ren2 up1; do $B destroy $f 2> /dev/null; done
+done_testing

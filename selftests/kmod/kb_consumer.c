@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kb_consumer: a test-only user of the kbloom consumer API (kmod/kbloom.h).
+ *
+ * Driven through /sys/module/kb_consumer/parameters/cmd (write) and
+ * .../result (read), in the writer's network namespace:
+ *   get NAME          take a reference (write fails with the errno)
+ *   put               drop it
+ *   test HEX          kbloom_test() of the bytes -> result "1" or "0"
+ *   addr4 A.B.C.D     kbloom_test_addr(AF_INET)  -> result "1" or "0"
+ *   addr6 ADDR        kbloom_test_addr(AF_INET6) -> result "1" or "0"
+ *   keytype           kbloom_key_type()          -> result
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
+#include <linux/kernel.h>
+#include <linux/inet.h>
+#include <linux/socket.h>
+#include <linux/nsproxy.h>
+#include <linux/sched.h>
+#include <net/net_namespace.h>
+
+#include "../../kmod/kbloom.h"
+
+static DEFINE_MUTEX(kbc_lock);
+static struct kbloom_ref *kbc_ref;
+static char kbc_result[32] = "none";
+
+static int kbc_test_hex(const char *hex)
+{
+	u8 key[128];
+	size_t n = strlen(hex);
+
+	if (!n || n % 2 || n / 2 > sizeof(key) || hex2bin(key, hex, n / 2))
+		return -EINVAL;
+	return kbloom_test(kbc_ref, key, n / 2);
+}
+
+static int kbc_do(char *line)
+{
+	char *cmd = strsep(&line, " ");
+	struct net *net = current->nsproxy->net_ns;
+	u8 addr[16];
+	int r;
+
+	if (!strcmp(cmd, "get")) {
+		struct kbloom_ref *ref;
+
+		if (kbc_ref || !line)
+			return -EBUSY;
+		ref = kbloom_get(net, line);
+		if (IS_ERR(ref))
+			return PTR_ERR(ref);
+		kbc_ref = ref;
+		return 0;
+	}
+	if (!kbc_ref)
+		return -ENOENT;
+	if (!strcmp(cmd, "put")) {
+		kbloom_put(kbc_ref);
+		kbc_ref = NULL;
+		return 0;
+	}
+	if (!strcmp(cmd, "keytype")) {
+		r = kbloom_key_type(kbc_ref);
+	} else if (!strcmp(cmd, "test") && line) {
+		r = kbc_test_hex(line);
+	} else if (!strcmp(cmd, "addr4") && line) {
+		if (!in4_pton(line, -1, addr, -1, NULL))
+			return -EINVAL;
+		r = kbloom_test_addr(kbc_ref, AF_INET, addr);
+	} else if (!strcmp(cmd, "addr6") && line) {
+		if (!in6_pton(line, -1, addr, -1, NULL))
+			return -EINVAL;
+		r = kbloom_test_addr(kbc_ref, AF_INET6, addr);
+	} else {
+		return -EINVAL;
+	}
+	if (r < 0)
+		return r;
+	snprintf(kbc_result, sizeof(kbc_result), "%d", r);
+	return 0;
+}
+
+static int kbc_cmd_set(const char *val, const struct kernel_param *kp)
+{
+	char buf[128];
+	int ret;
+
+	strscpy(buf, val, sizeof(buf));
+	strim(buf);
+	mutex_lock(&kbc_lock);
+	ret = kbc_do(buf);
+	mutex_unlock(&kbc_lock);
+	return ret;
+}
+
+static int kbc_result_get(char *buf, const struct kernel_param *kp)
+{
+	int ret;
+
+	mutex_lock(&kbc_lock);
+	ret = sysfs_emit(buf, "%s\n", kbc_result);
+	mutex_unlock(&kbc_lock);
+	return ret;
+}
+
+static const struct kernel_param_ops kbc_cmd_ops = {
+	.set = kbc_cmd_set,
+};
+
+static const struct kernel_param_ops kbc_result_ops = {
+	.get = kbc_result_get,
+};
+
+module_param_cb(cmd, &kbc_cmd_ops, NULL, 0200);
+MODULE_PARM_DESC(cmd, "command: get NAME | put | test HEX | addr4 A | addr6 A | keytype");
+module_param_cb(result, &kbc_result_ops, NULL, 0400);
+MODULE_PARM_DESC(result, "result of the last command");
+
+static int __init kbc_init(void)
+{
+	return 0;
+}
+
+static void __exit kbc_exit(void)
+{
+	if (kbc_ref)
+		kbloom_put(kbc_ref);
+}
+
+module_init(kbc_init);
+module_exit(kbc_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kbloom consumer API test fixture");

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# bfctl's kernel verbs: libnl for the generic netlink family, `make
+# install`, the install test and the bfctl VM tests.  Included by the top
+# Makefile after userspace/build.mk (which builds bfctl from
+# userspace/bfctl/*.c and libkbcore.a).
+
+KB_NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
+KB_NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3)
+
+# kbnl.c includes <netlink/...>; only an include path, harmless elsewhere
+CFLAGS_USER += $(KB_NL_CFLAGS)
+$(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += $(KB_NL_LIBS)
+
+# ---- make install [DESTDIR=...] [PREFIX=/usr/local] ----
+
+PREFIX ?= /usr/local
+KB_SBINDIR = $(DESTDIR)$(PREFIX)/sbin
+KB_MAN8DIR = $(DESTDIR)$(PREFIX)/share/man/man8
+KB_COMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+# iptables looks for extensions in its own directory, not under PREFIX
+KB_XTLIBDIR ?= $(shell pkg-config --variable=xtlibdir xtables 2>/dev/null || echo /usr/lib/x86_64-linux-gnu/xtables)
+
+.PHONY: install
+install: $(UBUILD)/bfctl $(UBUILD)/xtables/libxt_bloom.so
+	install -D -m 0755 $(UBUILD)/bfctl $(KB_SBINDIR)/bfctl
+	install -D -m 0644 userspace/bfctl/bfctl.8 $(KB_MAN8DIR)/bfctl.8
+	install -D -m 0644 userspace/bfctl/bfctl.bash-completion $(KB_COMPDIR)/bfctl
+	install -D -m 0644 $(UBUILD)/xtables/libxt_bloom.so \
+		$(DESTDIR)$(KB_XTLIBDIR)/libxt_bloom.so
+
+# native: make install into a temporary DESTDIR and check what landed
+$(UBUILD)/tests/test-install: selftests/bfctl/test-install
+	@mkdir -p $(@D)
+	printf '#!/bin/bash\nexec %s %s %s "$$@"\n' $(CURDIR)/selftests/bfctl/test-install \
+		$(CURDIR) $(BUILD) > $@
+	chmod +x $@
+
+NATIVE_TESTS += $(UBUILD)/tests/test-install
+
+# ---- VM tests: TAP scripts driving the real bfctl against kbloom.ko ----
+
+KB_BFCTL_VM_TESTS := bfctl_verbs bfctl_restore bfctl_rebuild bfctl_priv bfctl_netns bfctl_monitor
+# One wrapper per script (VM_TESTS entries are NAME=COMMAND without spaces).
+KB_BFCTL_VM_WRAPPERS := $(addprefix $(UBUILD)/selftests/bfctl/,$(KB_BFCTL_VM_TESTS))
+$(KB_BFCTL_VM_WRAPPERS): $(UBUILD)/selftests/bfctl/%: selftests/bfctl/%.sh
+	@mkdir -p $(@D)
+	printf '#!/bin/bash\nexec %s %s "$$@"\n' $(CURDIR)/$< $(UBUILD)/bfctl > $@
+	chmod +x $@
+
+VM_TEST_PROGS += $(UBUILD)/bfctl $(KB_BFCTL_VM_WRAPPERS)
+VM_TESTS += $(foreach t,$(KB_BFCTL_VM_TESTS),$(t)=$(UBUILD)/selftests/bfctl/$(t))

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bfctl's bulk verbs, all over /dev/kbloom: add -file (streamed in 1M-key
+ * batches), rebuild (the same inside a transaction, so the live filter
+ * serves unchanged until the commit and a killed rebuild leaves it
+ * untouched: closing the file drops the transaction), upload and export.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kverbs.h"
+
+struct bulk_add {
+	struct bfctl_conn *conn;
+	const char *name;
+	u32 key_type;
+	u32 flags;		/* KB_KEYS_F_TXN for rebuild */
+	u64 total;
+};
+
+static int bulk_flush(struct bfk_batch *b, void *arg)
+{
+	struct bulk_add *ba = arg;
+	u64 done = 0, bad = ~0ULL;
+	int ret;
+
+	ret = kbdev_keys(ba->conn->dev, KB_IOC_ADD, ba->flags, ba->name,
+			 b->buf, b->len, b->count, NULL, &done, NULL, &bad);
+	ba->total += done;
+	if (ret == -EINVAL && bad < b->count) {
+		char key[128];
+
+		bfk_key_text(b, ba->key_type, bad, key, sizeof(key));
+		fprintf(stderr, "bfctl: add %s: line %llu: kernel refused key '%s'\n",
+			ba->name, (unsigned long long)b->line[bad], key);
+		return BFCTL_ERR;
+	}
+	if (ret)
+		return bfc_fail(ba->conn, what2("add", ba->name), ret);
+	return 0;
+}
+
+/* stream a key file into name (live, or this fd's transaction); BFCTL_* */
+int add_file(struct bfctl_conn *conn, const char *verb,
+		    const char *name, u32 key_type, const char *file, u32 flags,
+		    u64 *total)
+{
+	struct bulk_add ba = { conn, name, key_type, flags, 0 };
+	struct bfk_batch b;
+	char err[256];
+	int ret;
+
+	if (bfk_init(&b, BULK_KEYS, BULK_BYTES))
+		return bfctl_fail(BFCTL_ERR, verb, "%s", strerror(ENOMEM));
+	ret = bfk_stream_file(file, key_type, &b, bulk_flush, &ba, err,
+			      sizeof(err));
+	bfk_free(&b);
+	if (total)
+		*total = ba.total;
+	if (ret < 0)
+		return bfctl_fail(BFCTL_ERR, what2(verb, name), "%s: %s",
+				  file, err);
+	return ret;
+}
+
+/* ---- rebuild: a transaction over /dev/kbloom ---- */
+
+int do_rebuild(struct bfctl_conn *conn, struct kargs *a)
+{
+	struct kb_ioc_info info;
+	struct kb_ioc_create c;
+	u64 total = 0;
+	int ret;
+
+	ret = want_pos(a, 1, 1, "rebuild NAME -file FILE [size options]");
+	if (!ret)
+		ret = check_name(a, a->pos[0]);
+	if (ret)
+		return ret;
+	if (!a->file)
+		return kusage(a->verb, "%s", "-file FILE is required");
+	ret = bfc_info(conn, a->pos[0], &info);
+	if (ret)
+		return bfc_fail(conn, what2("rebuild", a->pos[0]), ret);
+	if (a->key_type >= 0 && (u32)a->key_type != info.key_type)
+		return kusage(a->verb, "%s", "a rebuild keeps the key type");
+	memset(&c, 0, sizeof(c));
+	kbdev_set_name(c.name, a->pos[0]);
+	c.kind = a->kind >= 0 ? (u32)a->kind : info.kind;
+	c.key_type = info.key_type;
+	c.hash = c.kind == info.kind ? info.hash :
+		 c.kind == KB_KIND_CLASSIC ? KB_HASH_LEVELDB : KB_HASH_XXH64;
+	if (a->have_fpr || a->have_bpk || a->have_bits || a->have_hashes) {
+		struct kargs b = *a;
+
+		/* --fpr without --items: size for the file's keys */
+		if (a->have_fpr && !a->have_items) {
+			s64 n = bfk_count_lines(a->file);
+
+			b.have_items = true;
+			b.items = n > 0 ? (u64)n : info.items ? info.items : 1;
+		}
+		ret = fill_spec(&b, &c);
+	} else if (a->have_items && info.fpr_ppb) {
+		struct kargs b = *a;
+
+		b.have_fpr = true;
+		b.fpr_ppb = info.fpr_ppb;
+		ret = fill_spec(&b, &c);
+	} else if (a->kind >= 0 && (u32)a->kind != info.kind) {
+		return kusage(a->verb, "%s", "changing --kind needs size options");
+	} else {
+		/*
+		 * No size options: the same sizing, fresh keys (FPR sizing is
+		 * deterministic, so it gives the same m and k and keeps the
+		 * configured FPR in the new generation).
+		 */
+		struct kargs b = *a;
+
+		b.have_items = true;
+		b.items = info.items;
+		if (info.items && info.fpr_ppb) {
+			b.have_fpr = true;
+			b.fpr_ppb = info.fpr_ppb;
+		} else {
+			b.have_bits = b.have_hashes = true;
+			b.bits = info.m;
+			b.hashes = info.k;
+		}
+		ret = fill_spec(&b, &c);
+	}
+	if (ret)
+		return ret;
+	ret = bfc_dev(conn);
+	if (ret < 0)
+		return bfc_fail(conn, "open " KBDEV_PATH, ret);
+	ret = kbdev_txn_begin(conn->dev, &c);
+	if (ret)
+		return bfc_fail(conn, what2("rebuild: begin", a->pos[0]), ret);
+	/* a kill from here on closes the file: the kernel drops the txn */
+	ret = add_file(conn, "rebuild", a->pos[0], info.key_type, a->file,
+		       KB_KEYS_F_TXN, &total);
+	if (ret) {
+		kbdev_txn_abort(conn->dev);
+		return ret;
+	}
+	ret = kbdev_txn_commit(conn->dev);
+	if (ret)
+		return bfc_fail(conn, what2("rebuild: commit", a->pos[0]), ret);
+	if (!bfctl_quiet)
+		printf("%s: rebuilt from %llu keys\n", a->pos[0],
+		       (unsigned long long)total);
+	return BFCTL_OK;
+}
+
+/* ---- upload, export ---- */
+
+int do_upload(struct bfctl_conn *conn, struct kargs *a)
+{
+	u8 *img;
+	size_t len;
+	u32 why = 0;
+	int ret;
+
+	ret = want_pos(a, 2, 2, "upload NAME IMAGE");
+	if (!ret)
+		ret = check_name(a, a->pos[0]);
+	if (ret)
+		return ret;
+	ret = kbu_read_file(a->pos[1], &img, &len);
+	if (ret)
+		return bfctl_fail(BFCTL_ERR, what2("upload", a->pos[0]), "%s: %s",
+				  a->pos[1], strerror(-ret));
+	ret = bfc_dev(conn);
+	if (ret >= 0)
+		ret = kbdev_upload(conn->dev, KB_IMAGE_F_CREATE, a->pos[0], img,
+				   len, &why);
+	free(img);
+	if (ret && why && why < KB_IMG_ERR_MAX)
+		snprintf(conn->extack, sizeof(conn->extack), "%s: %s",
+			 a->pos[1], kb_image_strerror(why));
+	if (ret)
+		return bfc_fail(conn, what2("upload", a->pos[0]), ret);
+	return BFCTL_OK;
+}
+
+int do_export(struct bfctl_conn *conn, struct kargs *a)
+{
+	u8 *img;
+	u64 len;
+	int ret;
+
+	ret = want_pos(a, 1, 1, "export NAME -o IMAGE");
+	if (!ret)
+		ret = check_name(a, a->pos[0]);
+	if (ret)
+		return ret;
+	if (!a->out)
+		return kusage(a->verb, "%s", "-o IMAGE is required (- for stdout)");
+	ret = bfc_dev(conn);
+	if (ret >= 0)
+		ret = kbdev_export(conn->dev, 0, a->pos[0], &img, &len);
+	if (ret)
+		return bfc_fail(conn, what2("export", a->pos[0]), ret);
+	if (!strcmp(a->out, "-"))
+		ret = kbu_write_all(1, img, len);
+	else
+		ret = kbu_write_file(a->out, img, len);
+	free(img);
+	if (ret)
+		return bfctl_fail(BFCTL_ERR, what2("export", a->pos[0]), "%s: %s",
+				  a->out, strerror(-ret));
+	return BFCTL_OK;
+}

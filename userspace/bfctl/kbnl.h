@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bfctl's client of the kbloom generic netlink family (libnl-genl-3).
+ * Every call returns 0 or -errno and copies the kernel's extack message,
+ * if any, into ext.
+ */
+#ifndef _KBNL_H
+#define _KBNL_H
+
+#include "kbuser.h"
+
+struct kbnl;
+
+/* NULL if the family is not registered (module without netlink) */
+struct kbnl *kbnl_open(void);
+void kbnl_close(struct kbnl *nl);
+
+enum kbnl_name_cmd { KBNL_DESTROY, KBNL_FLUSH, KBNL_SWAP, KBNL_RENAME };
+
+int kbnl_create(struct kbnl *nl, const struct kb_ioc_create *a, char *ext,
+		size_t extlen);
+/* name2 for swap and rename */
+int kbnl_name_cmd(struct kbnl *nl, enum kbnl_name_cmd cmd, const char *name,
+		  const char *name2, char *ext, size_t extlen);
+int kbnl_get(struct kbnl *nl, const char *name, struct kb_ioc_info *i,
+	     char *ext, size_t extlen);
+int kbnl_dump(struct kbnl *nl,
+	      int (*cb)(const struct kb_ioc_info *i, void *arg), void *arg,
+	      char *ext, size_t extlen);
+
+/*
+ * Key batches over netlink (small: up to KB_NL_KEYS_MAX keys a message).
+ * op: 0 add, 1 test, 2 del, 3 test-and-add.  keys as kbdev_keys();
+ * result: bitmap of DIV_ROUND_UP(count, 64) words or NULL.
+ */
+int kbnl_keys(struct kbnl *nl, int op, const char *name, const void *keys,
+	      u64 keys_len, u64 count, u64 *result, u64 *processed, char *ext,
+	      size_t extlen);
+
+/*
+ * Events: subscribe to the events group and call cb for each until it
+ * returns nonzero or an error occurs.  what: "created", "destroyed", ...
+ */
+struct kbnl_event {
+	const char *what;
+	char name[KB_NAME_MAX];
+	char name2[KB_NAME_MAX];	/* swap, rename: the other name */
+};
+int kbnl_monitor(struct kbnl *nl,
+		 int (*cb)(const struct kbnl_event *e, void *arg), void *arg,
+		 char *ext, size_t extlen);
+
+#endif /* _KBNL_H */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bfctl: what the kernel verbs (kernel.c) and the bulk verbs (bulk.c)
+ * share: their parsed command line and helpers.
+ */
+#ifndef _BFCTL_KVERBS_H
+#define _BFCTL_KVERBS_H
+
+#include "bfctl.h"
+
+/* keys per /dev/kbloom batch of the bulk paths, and their bytes */
+#define BULK_KEYS	(1u << 20)
+#define BULK_BYTES	(64u << 20)
+
+struct kargs {
+	const char *verb;
+	bool exist, terse;
+	const char *file, *out;
+	bool have_items, have_fpr, have_bpk, have_bits, have_hashes;
+	u64 items, bits, bpk, hashes, seed[2];
+	u32 fpr_ppb;
+	int key_type, hash, kind, seed_parts;
+	char **pos;		/* positional arguments */
+	int npos;
+};
+
+/* "bfctl: verb: message" and the pointer to help; BFCTL_USAGE */
+int kusage(const char *verb, const char *fmt, const char *arg);
+/* between min and max (-1: any) positional arguments, else usage */
+int want_pos(const struct kargs *a, int min, int max, const char *use);
+int check_name(const struct kargs *a, const char *name);
+/* "verb NAME" for messages (a static buffer) */
+const char *what2(const char *verb, const char *name);
+/* sizing, hash and seed options -> a create/begin request; BFCTL_* */
+int fill_spec(const struct kargs *a, struct kb_ioc_create *c);
+
+/* stream a key file into name (flags KB_KEYS_F_TXN: this fd's txn) */
+int add_file(struct bfctl_conn *conn, const char *verb, const char *name,
+	     u32 key_type, const char *file, u32 flags, u64 *total);
+int do_rebuild(struct bfctl_conn *conn, struct kargs *a);
+int do_upload(struct bfctl_conn *conn, struct kargs *a);
+int do_export(struct bfctl_conn *conn, struct kargs *a);
+
+#endif /* _BFCTL_KVERBS_H */

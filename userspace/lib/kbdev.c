@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/kbloom ioctl wrappers (see kbdev.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "kbdev.h"
+
+int kbdev_open(void)
+{
+	int fd = open(KBDEV_PATH, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int ioc(int fd, unsigned long cmd, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, cmd, arg);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : 0;
+}
+
+int kbdev_set_name(char *dst, const char *name)
+{
+	size_t n = strlen(name);
+
+	memset(dst, 0, KB_NAME_MAX);
+	if (!kb_name_valid(name, (u32)n))
+		return -EINVAL;
+	memcpy(dst, name, n);
+	return 0;
+}
+
+int kbdev_create(int fd, const struct kb_ioc_create *c)
+{
+	struct kb_ioc_create a = *c;
+
+	a.size = sizeof(a);
+	return ioc(fd, KB_IOC_CREATE, &a);
+}
+
+static int name_cmd(int fd, unsigned long cmd, const char *name)
+{
+	struct kb_ioc_name a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	if (kbdev_set_name(a.name, name))
+		return -EINVAL;
+	return ioc(fd, cmd, &a);
+}
+
+int kbdev_destroy(int fd, const char *name)
+{
+	return name_cmd(fd, KB_IOC_DESTROY, name);
+}
+
+int kbdev_flush(int fd, const char *name)
+{
+	return name_cmd(fd, KB_IOC_FLUSH, name);
+}
+
+static int name2_cmd(int fd, unsigned long cmd, const char *a,
+		     const char *b)
+{
+	struct kb_ioc_name2 arg;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	if (kbdev_set_name(arg.name, a) || kbdev_set_name(arg.name2, b))
+		return -EINVAL;
+	return ioc(fd, cmd, &arg);
+}
+
+int kbdev_swap(int fd, const char *a, const char *b)
+{
+	return name2_cmd(fd, KB_IOC_SWAP, a, b);
+}
+
+int kbdev_rename(int fd, const char *from, const char *to)
+{
+	return name2_cmd(fd, KB_IOC_RENAME, from, to);
+}
+
+int kbdev_info(int fd, const char *name, struct kb_ioc_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	if (kbdev_set_name(info->name, name))
+		return -EINVAL;
+	return ioc(fd, KB_IOC_INFO, info);
+}
+
+int kbdev_keys(int fd, unsigned long cmd, u32 flags, const char *name,
+	       const void *keys, u64 keys_len, u64 count, u64 *result,
+	       u64 *processed, u64 *hits, u64 *err_index)
+{
+	struct kb_ioc_keys a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = flags;
+	if (kbdev_set_name(a.name, name))
+		return -EINVAL;
+	a.key_size = 0;
+	a.keys = (u64)(uintptr_t)keys;
+	a.keys_len = keys_len;
+	a.count = count;
+	a.result = (u64)(uintptr_t)result;
+	a.err_index = ~0ULL;
+	/* not ioc(): a restarted batch would redo the keys already done */
+	ret = ioctl(fd, cmd, &a) < 0 ? -errno : 0;
+	if (processed)
+		*processed = a.processed;
+	if (hits)
+		*hits = a.hits;
+	if (err_index)
+		*err_index = a.err_index;
+	return ret;
+}
+
+int kbdev_upload(int fd, u32 flags, const char *name, const void *img,
+		 u64 len, u32 *why)
+{
+	struct kb_ioc_image a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = flags;
+	if (kbdev_set_name(a.name, name))
+		return -EINVAL;
+	a.image = (u64)(uintptr_t)img;
+	a.image_len = len;
+	ret = ioc(fd, KB_IOC_UPLOAD, &a);
+	if (why)
+		*why = a.why;
+	return ret;
+}
+
+int kbdev_export(int fd, u32 flags, const char *name, u8 **img, u64 *len)
+{
+	struct kb_ioc_image a;
+	u8 *buf = NULL;
+	int ret, tries;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = flags;
+	if (kbdev_set_name(a.name, name))
+		return -EINVAL;
+	/* ask for the size, then retry if the filter grew in between */
+	for (tries = 0; tries < 8; tries++) {
+		ret = ioc(fd, KB_IOC_EXPORT, &a);
+		if (ret != -ENOSPC)
+			break;
+		free(buf);
+		buf = kbu_alloc_payload(a.image_len);
+		if (!buf)
+			return -ENOMEM;
+		a.image = (u64)(uintptr_t)buf;
+	}
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	*img = buf;
+	*len = a.image_len;
+	return 0;
+}
+
+int kbdev_txn_begin(int fd, const struct kb_ioc_create *c)
+{
+	struct kb_ioc_create a = *c;
+
+	a.size = sizeof(a);
+	return ioc(fd, KB_IOC_TXN_BEGIN, &a);
+}
+
+static int txn_cmd(int fd, unsigned long cmd)
+{
+	struct kb_ioc_txn a = { .size = sizeof(a) };
+
+	return ioc(fd, cmd, &a);
+}
+
+int kbdev_txn_commit(int fd)
+{
+	return txn_cmd(fd, KB_IOC_TXN_COMMIT);
+}
+
+int kbdev_txn_abort(int fd)
+{
+	return txn_cmd(fd, KB_IOC_TXN_ABORT);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Thin wrappers around the /dev/kbloom ioctls (uapi section 3).  Every
+ * function returns 0 or -errno; the argument structs are filled here so
+ * callers never forget size or zero the reserved fields.
+ */
+#ifndef _KBDEV_H
+#define _KBDEV_H
+
+#include <sys/ioctl.h>
+#include "kbuser.h"
+
+#define KBDEV_PATH	"/dev/kbloom"
+
+/* open /dev/kbloom read-write (close-on-exec); fd or -errno */
+int kbdev_open(void);
+
+int kbdev_create(int fd, const struct kb_ioc_create *c);
+int kbdev_destroy(int fd, const char *name);
+int kbdev_flush(int fd, const char *name);
+int kbdev_swap(int fd, const char *a, const char *b);
+int kbdev_rename(int fd, const char *from, const char *to);
+/* fills *info for name */
+int kbdev_info(int fd, const char *name, struct kb_ioc_info *info);
+
+/*
+ * One batch of keys (cmd: KB_IOC_ADD/TEST/DEL/TEST_ADD).  keys holds count
+ * keys packed as key_size 0 (native __u16 length + bytes).  result: NULL or
+ * DIV_ROUND_UP(count, 64) words.  On return *processed and *err_index (may
+ * be NULL) are the kernel's.  flags: KB_KEYS_F_*.
+ */
+int kbdev_keys(int fd, unsigned long cmd, u32 flags, const char *name,
+	       const void *keys, u64 keys_len, u64 count, u64 *result,
+	       u64 *processed, u64 *hits, u64 *err_index);
+
+/* upload an image (flags KB_IMAGE_F_*); *why gets enum kb_img_err */
+int kbdev_upload(int fd, u32 flags, const char *name, const void *img,
+		 u64 len, u32 *why);
+/* export the image of name (flags KB_IMAGE_F_TXN: the staging one) */
+int kbdev_export(int fd, u32 flags, const char *name, u8 **img, u64 *len);
+
+/* transactions: begin takes the new parameters (c->name = the filter) */
+int kbdev_txn_begin(int fd, const struct kb_ioc_create *c);
+int kbdev_txn_commit(int fd);
+int kbdev_txn_abort(int fd);
+
+/* copy a name into a KB_NAME_MAX NUL-padded field; -EINVAL if invalid */
+int kbdev_set_name(char *dst, const char *name);
+
+#endif /* _KBDEV_H */
