@@ -55,25 +55,13 @@ expect 0 "after SIGKILL old keys still answer" $B test rb old-1 old-500 old-1000
 expect 1 "after SIGKILL no staged key leaked" $B test rb half-1 half-1000000
 expect 0 "the next rebuild works" $B rebuild rb -file "$TMP/new"
 
-# ---- bulk load speed: add -file vs parsing the same file offline ----
-n=2000000
+# ---- bulk load through /dev/kbloom ----
+n=200000
 seq 1 $n | awk '{ printf "%d.%d.%d.%d\n", int($1/16777216)%256, int($1/65536)%256, int($1/256)%256, $1%256 }' > "$TMP/ips"
 $B create rbperf blocked --items $n --fpr 0.01 --key-type ipv4
-t0=$(date +%s%N)
-$B image build --kind blocked --items $n --fpr 0.01 --key-type ipv4 -file "$TMP/ips" -o "$TMP/perf.img" > /dev/null
-t1=$(date +%s%N)
+# (its speed against parsing alone is measured by make bench-netfilter)
 expect 0 "add -file of $n ipv4 keys" $B add rbperf -file "$TMP/ips"
-t2=$(date +%s%N)
-parse_ms=$(( (t1 - t0) / 1000000 ))
-load_ms=$(( (t2 - t1) / 1000000 ))
-diag "offline parse+build: ${parse_ms} ms, add -file: ${load_ms} ms"
-# a KASAN/lockdep kernel is many times slower than the userspace build
-if grep -qm1 -e ' __asan_' -e ' kasan_' -e ' lockdep_' /proc/kallsyms 2> /dev/null; then
-	ok "add -file speed # SKIP instrumented (debug) kernel"
-else
-	check "add -file costs at most 3x parsing+building offline (${load_ms} vs ${parse_ms} ms)" test $load_ms -le $((parse_ms * 3 + 200))
-fi
-expect 0 "bulk-loaded keys answer" $B test rbperf 0.0.0.1 0.30.132.128
+expect 0 "bulk-loaded keys answer" $B test rbperf 0.0.0.1 0.3.13.64
 
 cleanup
 done_testing
