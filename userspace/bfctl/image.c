@@ -11,7 +11,6 @@
  *   bfctl image import --format leveldb RAW -o OUT.img
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,45 +104,6 @@ static int write_image(const char *out, const struct kb_filter *f, u64 count)
 	return BFCTL_OK;
 }
 
-static int parse_fpr(const char *s, u32 *ppb)
-{
-	char *end;
-	double v;
-
-	v = strtod(s, &end);
-	if (end == s)
-		return -EINVAL;
-	if (*end == '%' && !end[1])
-		v /= 100;
-	else if (*end)
-		return -EINVAL;
-	if (!(v > 0) || !(v < 1))
-		return -EINVAL;
-	v = floor(v * 1e9 + 0.5);
-	if (v < 1 || v > 999999999)
-		return -EINVAL;
-	*ppb = (u32)v;
-	return 0;
-}
-
-static int parse_seed(const char *s, u64 seed[2], int *nparts)
-{
-	char tmp[128], *comma;
-
-	if (strlen(s) >= sizeof(tmp))
-		return -EINVAL;
-	strcpy(tmp, s);
-	comma = strchr(tmp, ',');
-	*nparts = 1;
-	if (comma) {
-		*comma = 0;
-		*nparts = 2;
-		if (bfctl_parse_u64(comma + 1, &seed[1]))
-			return -EINVAL;
-	}
-	return bfctl_parse_u64(tmp, &seed[0]);
-}
-
 enum {
 	OPT_KIND = 256, OPT_ITEMS, OPT_FPR, OPT_BPK, OPT_BITS, OPT_HASHES,
 	OPT_SEED, OPT_KEYFMT, OPT_KEYTYPE, OPT_HASH, OPT_FILE, OPT_FORMAT,
@@ -201,7 +161,7 @@ static int parse_image_args(int argc, char **argv, struct image_args *a)
 			a->have_items = true;
 			break;
 		case OPT_FPR:
-			if (parse_fpr(optarg, &a->fpr_ppb))
+			if (bfctl_parse_fpr(optarg, &a->fpr_ppb))
 				return usage_err("bad --fpr '%s' (want 0 < P < 1)",
 						 optarg);
 			a->have_fpr = true;
@@ -223,7 +183,7 @@ static int parse_image_args(int argc, char **argv, struct image_args *a)
 			a->have_hashes = true;
 			break;
 		case OPT_SEED:
-			if (parse_seed(optarg, a->seed, &a->seed_parts))
+			if (bfctl_parse_seed(optarg, a->seed, &a->seed_parts))
 				return usage_err("bad --seed '%s'", optarg);
 			break;
 		case OPT_KEYFMT:

@@ -5,6 +5,7 @@
  * 2 usage, 3 system, kernel or file error.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,47 @@ int bfctl_parse_u64(const char *s, u64 *v)
 		return -EINVAL;
 	*v = x;
 	return 0;
+}
+
+/* a false-positive rate: "0.001" or "0.1%", to parts per billion */
+int bfctl_parse_fpr(const char *s, u32 *ppb)
+{
+	char *end;
+	double v;
+
+	v = strtod(s, &end);
+	if (end == s)
+		return -EINVAL;
+	if (*end == '%' && !end[1])
+		v /= 100;
+	else if (*end)
+		return -EINVAL;
+	if (!(v > 0) || !(v < 1))
+		return -EINVAL;
+	v = floor(v * 1e9 + 0.5);
+	if (v < 1 || v > 999999999)
+		return -EINVAL;
+	*ppb = (u32)v;
+	return 0;
+}
+
+int bfctl_parse_seed(const char *s, u64 seed[2], int *nparts)
+{
+	char tmp[128], *comma;
+
+	if (strlen(s) >= sizeof(tmp))
+		return -EINVAL;
+	strcpy(tmp, s);
+	seed[1] = 0;
+	comma = strchr(tmp, ',');
+	*nparts = 1;
+	if (comma) {
+		*comma = 0;
+		*nparts = 2;
+		if (bfctl_parse_u64(comma + 1, &seed[1]))
+			return -EINVAL;
+	}
+	return bfctl_parse_u64(tmp, &seed[0]);
 }
 
 static void usage(FILE *f)

@@ -120,39 +120,23 @@ static void bloom_mt_save(const void *ip, const struct xt_entry_match *m)
 	       bloom_dir_str(info->flags));
 }
 
-static struct xtables_match bloom_mt_reg[] = {
-	{
-		.name		= "bloom",
-		.revision	= 0,
-		.family		= NFPROTO_IPV4,
-		.version	= XTABLES_VERSION,
-		.size		= XT_ALIGN(sizeof(struct xt_bloom_mtinfo)),
-		.userspacesize	= offsetof(struct xt_bloom_mtinfo, filter),
-		.help		= bloom_mt_help,
-		.init		= bloom_mt_init,
-		.print		= bloom_mt_print,
-		.save		= bloom_mt_save,
-		.x6_parse	= bloom_mt_parse,
-		.x6_options	= bloom_mt_opts,
-	},
-	{
-		.name		= "bloom",
-		.revision	= 0,
-		.family		= NFPROTO_IPV6,
-		.version	= XTABLES_VERSION,
-		.size		= XT_ALIGN(sizeof(struct xt_bloom_mtinfo)),
-		.userspacesize	= offsetof(struct xt_bloom_mtinfo, filter),
-		.help		= bloom_mt_help,
-		.init		= bloom_mt_init,
-		.print		= bloom_mt_print,
-		.save		= bloom_mt_save,
-		.x6_parse	= bloom_mt_parse,
-		.x6_options	= bloom_mt_opts,
-	},
+/* One registration serves iptables and ip6tables. */
+static struct xtables_match bloom_mt_reg = {
+	.name		= "bloom",
+	.revision	= 0,
+	.family		= NFPROTO_UNSPEC,
+	.version	= XTABLES_VERSION,
+	.size		= XT_ALIGN(sizeof(struct xt_bloom_mtinfo)),
+	.userspacesize	= offsetof(struct xt_bloom_mtinfo, filter),
+	.help		= bloom_mt_help,
+	.init		= bloom_mt_init,
+	.print		= bloom_mt_print,
+	.save		= bloom_mt_save,
+	.x6_parse	= bloom_mt_parse,
+	.x6_options	= bloom_mt_opts,
 };
 
 static void __attribute__((constructor)) bloom_mt_ldr(void)
 {
-	xtables_register_matches(bloom_mt_reg,
-				 sizeof(bloom_mt_reg) / sizeof(bloom_mt_reg[0]));
+	xtables_register_match(&bloom_mt_reg);
 }
