@@ -60,7 +60,7 @@ NATIVE_TESTS += $(CURDIR)/scripts/tests/test-logscan $(CURDIR)/scripts/tests/tes
 
 # ---- benchmark: make bench-kmod [BENCH_SMALL=1] (one VM run, TCG) ----
 BENCH_TARGETS += bench-kmod
-KB_BENCH_KMOD_OUT = $(BUILD)/results/bench-kmod-$(KVER)
+KB_BENCH_KMOD_OUT = $(BUILD)/bench/kmod-$(KVER)
 
 $(ST_BUILD)/kbloom_bench: selftests/kbloom_bench.c selftests/kb_test.h
 	@mkdir -p $(@D)
