@@ -38,6 +38,8 @@ VM_MODPROBE :=
 -include selftests/build.mk
 -include userspace/xtables/build.mk
 -include userspace/bfctl/build.mk
+# More VM selftests (stress, fault injection, fuzzing), one fragment each.
+-include $(filter-out selftests/build.mk,$(sort $(wildcard selftests/*.mk)))
 BENCH_TARGETS += $(if $(wildcard userspace/build.mk),bench-core)
 
 .PHONY: all modules user selftests deps check check-native check-vm \
@@ -81,13 +83,13 @@ check-native: all
 	@rm -rf $(BUILD)/results/native; mkdir -p $(BUILD)/results/native
 	@fail=0; for t in $(NATIVE_TESTS); do \
 		n=$${t##*/}; \
-		$(CURDIR)/scripts/tap-run $$n $(BUILD)/results/native -- $$t || fail=1; \
+		KB_BUILD=$(BUILD) $(CURDIR)/scripts/tap-run $$n $(BUILD)/results/native -- $$t || fail=1; \
 		echo "native: $$n: $$(grep -c '^ok' $(BUILD)/results/native/$$n.tap) ok, $$(grep -c '^not ok' $(BUILD)/results/native/$$n.tap) not ok"; \
 	done; \
 	if [ $$fail != 0 ]; then grep -h '^not ok' $(BUILD)/results/native/*.tap; fi; exit $$fail
 
 # The VM selftests on one kernel: make check-vm KVER=6.1.0-56-amd64
-check-vm: modules selftests
+check-vm: modules user selftests
 	$(CURDIR)/scripts/vm-run -k $(KVER) -o $(BUILD)/results/vm-$(KVER) \
 		$(foreach m,$(VM_MODPROBE),--modprobe $(m)) \
 		$(foreach m,$(VM_MODULES),--insmod $(KBUILD_DIR)/$(m)) \
@@ -122,6 +124,16 @@ VM_DEBUG_TIMEOUT ?= 2700
 
 # The runner's module-less initramfs (for kernels with everything built in).
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-mkinitramfs
+
+# DKMS: the module sources (no tests, no build output) under
+# $(DESTDIR)/usr/src/kbloom-VERSION, for `dkms install kbloom/VERSION`.
+KB_VERSION = $(shell sed -n 's/^\#define KBLOOM_VERSION "\(.*\)"/\1/p' kmod/kbloom_version.h)
+.PHONY: dkms-install
+dkms-install:
+	@test -n "$(KB_VERSION)"
+	install -d $(DESTDIR)/usr/src/kbloom-$(KB_VERSION)
+	cp -r Kbuild dkms.conf kmod uapi $(DESTDIR)/usr/src/kbloom-$(KB_VERSION)/
+NATIVE_TESTS += $(CURDIR)/scripts/tests/test-dkms
 
 debug-kernel:
 	@$(CURDIR)/scripts/debug-kernel

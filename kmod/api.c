@@ -48,12 +48,28 @@ u32 kbloom_key_type(const struct kbloom_ref *ref)
 }
 EXPORT_SYMBOL_GPL(kbloom_key_type);
 
-/* this_cpu ops: safe against interrupts on this CPU */
-static void kb_ref_count(struct kb_set *s, bool hit)
+/*
+ * One key through the kind's ops (public in kb_core.h) rather than
+ * kb_filter_test(): on the per-packet path that wrapper is one more call
+ * and return, which is most of what a lookup costs where memory is cheap.
+ */
+static __always_inline bool kb_ref_probe(const struct kb_filter *f,
+					 const void *key, u32 len)
 {
-	this_cpu_inc(s->stats->lookups);
-	if (hit)
-		this_cpu_inc(s->stats->hits);
+	return f->ops->test(f, f->ops->hash(f, key, len));
+}
+
+/*
+ * this_cpu ops: safe against interrupts on this CPU.  Most tested keys are
+ * absent, so a lookup usually costs one per-CPU increment.
+ */
+static __always_inline void kb_ref_count(struct kb_set *s, bool hit)
+{
+	struct kb_pcpu __percpu *c = s->stats;
+
+	this_cpu_inc(c->lookups);
+	if (unlikely(hit))
+		this_cpu_inc(c->hits);
 }
 
 bool kbloom_test(struct kbloom_ref *ref, const void *key, u32 len)
@@ -64,73 +80,94 @@ bool kbloom_test(struct kbloom_ref *ref, const void *key, u32 len)
 
 	rcu_read_lock();
 	g = rcu_dereference(s->gen);
-	hit = kb_filter_test(&g->f, key, len);
+	hit = kb_ref_probe(&g->f, key, len);
 	rcu_read_unlock();
 	kb_ref_count(s, hit);
 	return hit;
 }
 EXPORT_SYMBOL_GPL(kbloom_test);
 
-/* test addr masked to every prefix length held for family, longest first */
-static bool kb_test_prefixes(const struct kb_filter *f, int family,
-			     const u8 *addr)
+/*
+ * addr masked to every prefix length held (plens: the bitmap words of
+ * kb_params.plen4 or plen6, bit i = length i), longest first.  Only the
+ * lengths present are visited: a /24-only filter costs one probe.
+ */
+static bool kb_test_prefixes(const struct kb_filter *f, const u64 *plens,
+			     u32 alen, const u8 *addr)
 {
-	u32 alen = family == AF_INET ? 4 : 16, maxp = alen * 8;
+	u32 maxp = alen * 8;
 	u8 key[17];
-	int plen;
+	int w;
 
-	for (plen = maxp; plen >= 0; plen--) {
-		u32 full = plen / 8, rem = plen % 8;
+	for (w = maxp / 64; w >= 0; w--) {
+		u64 bits = READ_ONCE(plens[w]);
 
-		if (!kb_params_has_prefix(&f->p, family == AF_INET ? 4 : 6,
-					  plen))
-			continue;
-		memset(key, 0, sizeof(key));
-		memcpy(key, addr, full);
-		if (rem)
-			key[full] = addr[full] & (u8)(0xff << (8 - rem));
-		key[alen] = plen;
-		if (kb_filter_test(f, key, alen + 1))
-			return true;
+		/* validated params hold no longer prefix; never read past */
+		if (w == maxp / 64)
+			bits &= (2ULL << (maxp % 64)) - 1;
+
+		while (bits) {
+			u32 b = fls64(bits) - 1, plen = w * 64 + b;
+			u32 full = plen / 8, rem = plen % 8;
+
+			bits &= ~(1ULL << b);
+			memset(key, 0, sizeof(key));
+			memcpy(key, addr, full);
+			if (rem)
+				key[full] = addr[full] & (u8)(0xff << (8 - rem));
+			key[alen] = plen;
+			if (kb_ref_probe(f, key, alen + 1))
+				return true;
+		}
 	}
 	return false;
 }
 
-bool kbloom_test_addr(struct kbloom_ref *ref, int family, const void *addr)
+static __always_inline bool kb_gen_test_addr(const struct kb_filter *f,
+					     int family, const void *addr)
+{
+	bool v4 = family == AF_INET;
+
+	switch (f->p.key_type) {
+	case KB_KEY_IPV4:
+		return v4 && kb_ref_probe(f, addr, 4);
+	case KB_KEY_IPV6:
+		return !v4 && kb_ref_probe(f, addr, 16);
+	case KB_KEY_NET4:
+		return v4 && kb_test_prefixes(f, &f->p.plen4, 4, addr);
+	case KB_KEY_NET6:
+		return !v4 && kb_test_prefixes(f, f->p.plen6, 16, addr);
+	case KB_KEY_NET:
+		return v4 ? kb_test_prefixes(f, &f->p.plen4, 4, addr) :
+			    kb_test_prefixes(f, f->p.plen6, 16, addr);
+	default:	/* ip, bytes, str: the raw address */
+		return kb_ref_probe(f, addr, v4 ? 4 : 16);
+	}
+}
+
+bool kbloom_test_addr_rcu(struct kbloom_ref *ref, int family,
+			  const void *addr)
 {
 	struct kb_set *s = kb_ref_set(ref);
-	u32 alen = family == AF_INET ? 4 : 16;
-	struct kb_gen *g;
-	bool hit = false;
+	const struct kb_gen *g;
+	bool hit;
 
-	if (family != AF_INET && family != AF_INET6)
+	if (unlikely(family != AF_INET && family != AF_INET6))
 		return false;
-	rcu_read_lock();
-	g = rcu_dereference(s->gen);
-	switch (g->f.p.key_type) {
-	case KB_KEY_IPV4:
-		hit = family == AF_INET && kb_filter_test(&g->f, addr, 4);
-		break;
-	case KB_KEY_IPV6:
-		hit = family == AF_INET6 && kb_filter_test(&g->f, addr, 16);
-		break;
-	case KB_KEY_NET4:
-		hit = family == AF_INET &&
-		      kb_test_prefixes(&g->f, family, addr);
-		break;
-	case KB_KEY_NET6:
-		hit = family == AF_INET6 &&
-		      kb_test_prefixes(&g->f, family, addr);
-		break;
-	case KB_KEY_NET:
-		hit = kb_test_prefixes(&g->f, family, addr);
-		break;
-	default:	/* ip, bytes, str: the raw address */
-		hit = kb_filter_test(&g->f, addr, alen);
-		break;
-	}
-	rcu_read_unlock();
+	g = rcu_dereference_check(s->gen, rcu_read_lock_any_held());
+	hit = kb_gen_test_addr(&g->f, family, addr);
 	kb_ref_count(s, hit);
+	return hit;
+}
+EXPORT_SYMBOL_GPL(kbloom_test_addr_rcu);
+
+bool kbloom_test_addr(struct kbloom_ref *ref, int family, const void *addr)
+{
+	bool hit;
+
+	rcu_read_lock();
+	hit = kbloom_test_addr_rcu(ref, family, addr);
+	rcu_read_unlock();
 	return hit;
 }
 EXPORT_SYMBOL_GPL(kbloom_test_addr);

@@ -339,11 +339,12 @@ static long kb_keys_run(struct kb_file *kf, struct kb_ioc_keys *a,
 					v &= (1ULL << (n - i * 64)) - 1;
 				hits += hweight64(v);
 			}
+			/* applied: processed counts them even if results fault */
+			done += n;
+			off += used;
 			ret = kb_bitw_put(&w, b->bits, n);
 			if (ret)
 				break;
-			done += n;
-			off += used;
 		}
 		if (bad) {
 			a->err_index = done;
@@ -537,7 +538,9 @@ static long kb_image_out(struct kb_gen *g, struct kb_ioc_image *a)
 		a->image_len = total;
 		return -ENOSPC;
 	}
-	bounce = kvmalloc(KB_IMG_CHUNK, GFP_KERNEL);
+	/* a small filter needs no 1 MiB bounce buffer (and no high order) */
+	bounce = kvmalloc(min_t(u64, max_t(u64, f->bytes, 1), KB_IMG_CHUNK),
+			  GFP_KERNEL);
 	if (!bounce)
 		return -ENOMEM;
 	kb_image_fill_header(&h, &f->p, g->count);

@@ -52,7 +52,16 @@ bool kbloom_test(struct kbloom_ref *ref, const void *key, u32 len);
  * their family only (false for the other), ip filters for both; net4/net6/
  * net filters test the address masked to every prefix length the current
  * generation holds, longest first; bytes/str filters test the raw address.
+ * Counts one lookup (and a hit if true) in the filter's statistics.
  */
 bool kbloom_test_addr(struct kbloom_ref *ref, int family, const void *addr);
+
+/*
+ * kbloom_test_addr() for callers already in an RCU read-side critical
+ * section (rcu_read_lock(), or softirqs, preemption or interrupts off),
+ * e.g. netfilter matches: it saves the per-call rcu_read_lock/unlock.
+ */
+bool kbloom_test_addr_rcu(struct kbloom_ref *ref, int family,
+			  const void *addr);
 
 #endif /* _KBLOOM_H */

@@ -113,6 +113,25 @@ static void kb_gen_free(struct kb_gen *g)
 }
 
 /*
+ * The payload, with little rounding: kvmalloc() tries kmalloc() first,
+ * which rounds up to a power of two (a 1.85 MiB filter would hold 2 MiB, a
+ * 189 KiB one 256 KiB), and huge vmalloc rounds up to whole 2 MiB pages.
+ * Exact-size page mappings cost a few more TLB entries; 2 MiB pages and
+ * kmalloc are used when they waste at most 1/16.
+ */
+static void *kb_payload_alloc(u64 bytes, gfp_t gfp)
+{
+	if (bytes <= PAGE_SIZE ||
+	    (bytes <= KMALLOC_MAX_SIZE &&
+	     roundup_pow_of_two(bytes) - bytes <= bytes / 16))
+		return kvmalloc(bytes, gfp);
+	if (bytes >= KB_HUGE_MIN &&
+	    round_up(bytes, KB_HUGE_MIN) - bytes <= bytes / 16)
+		return kb_vmalloc_big(bytes, gfp);
+	return __vmalloc(bytes, gfp);
+}
+
+/*
  * A new generation for p, charged to net.  clear: an empty filter; else
  * the caller fills g->f.payload (g->f.bytes long) and binds it with
  * kb_filter_attach(&g->f, ...).
@@ -134,10 +153,7 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 	if (ret)
 		return ERR_PTR(ret);
 	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
-	if (bytes >= KB_HUGE_MIN)
-		payload = kb_vmalloc_big(bytes, gfp);
-	else
-		payload = kvmalloc(bytes, gfp);
+	payload = kb_payload_alloc(bytes, gfp);
 	if (!g || !payload) {
 		kfree(g);
 		kvfree(payload);

@@ -39,15 +39,17 @@ static struct kbloom_ref *bloom_ref(const struct xt_bloom_mtinfo *info)
 	return (struct kbloom_ref *)(unsigned long)info->filter;
 }
 
+/* xtables matches run inside the hook's RCU read-side critical section */
 static bool bloom_addr_hit(const struct xt_bloom_mtinfo *info, int family,
 			   const void *saddr, const void *daddr)
 {
 	struct kbloom_ref *ref = bloom_ref(info);
 
-	if ((info->flags & XT_BLOOM_SRC) && kbloom_test_addr(ref, family, saddr))
+	if ((info->flags & XT_BLOOM_SRC) &&
+	    kbloom_test_addr_rcu(ref, family, saddr))
 		return true;
 	return (info->flags & XT_BLOOM_DST) &&
-	       kbloom_test_addr(ref, family, daddr);
+	       kbloom_test_addr_rcu(ref, family, daddr);
 }
 
 static bool bloom_mt4(const struct sk_buff *skb, struct xt_action_param *par)

@@ -43,6 +43,21 @@ $(ST_BUILD)/kbloom_ynl: selftests/kbloom_ynl.py uapi/kbloom.yaml $(YNL_DIR)/.sta
 VM_TEST_PROGS += $(ST_BUILD)/kbloom_ynl
 VM_TESTS += kbloom_ynl=$(ST_BUILD)/kbloom_ynl
 
+# The ioctl ABI from 32-bit processes (compat_ptr_ioctl, __aligned_u64
+# layouts): the same tests built with -m32 (gcc-multilib), run through a
+# wrapper that skips them where the kernel has no IA32 emulation.
+ST_M32 := kbloom_ioctl kbloom_image
+$(ST_BUILD)/m32/%: selftests/%.c selftests/kb_test.h uapi/linux/kbloom.h $(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) -m32 $(ST_CFLAGS) -o $@ $< -lpthread
+
+$(foreach p,$(ST_M32),$(ST_BUILD)/$(p)_m32): $(ST_BUILD)/%_m32: $(ST_BUILD)/m32/%
+	printf '#!/bin/sh\n[ -e /proc/sys/abi/vsyscall32 ] || { echo "ok 1 # SKIP no IA32 emulation"; exit 0; }\nexec %s\n' $< > $@
+	chmod +x $@
+
+VM_TEST_PROGS += $(foreach p,$(ST_M32),$(ST_BUILD)/m32/$(p) $(ST_BUILD)/$(p)_m32)
+VM_TESTS += $(foreach p,$(ST_M32),$(p)_m32=$(ST_BUILD)/$(p)_m32)
+
 # the identity test runs bfctl image build
 $(ST_BUILD)/kbloom_identity: selftests/kbloom_identity.c $(KSFT_DIR)/.stamp $(UBUILD)/bfctl
 	@mkdir -p $(@D)

@@ -4,6 +4,7 @@
 #define _KB_TEST_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
 #include <linux/kbloom.h>
 
 #define KB_DEV "/dev/kbloom"
@@ -215,6 +219,36 @@ static inline int kbt_param_read(const char *path, char *buf, size_t len)
 	buf[n] = 0;
 	buf[strcspn(buf, "\n")] = 0;
 	return 0;
+}
+
+/* Drop CAP_NET_ADMIN from this process (root stays root otherwise). */
+static inline int kbt_drop_net_admin(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[0].effective &= ~(1U << CAP_NET_ADMIN);
+	data[0].permitted &= ~(1U << CAP_NET_ADMIN);
+	data[0].inheritable &= ~(1U << CAP_NET_ADMIN);
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/* A shell command (printf-style); its exit status, 128 if it died. */
+static inline __attribute__((format(printf, 1, 2))) int kbt_sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
 #endif /* _KB_TEST_H */

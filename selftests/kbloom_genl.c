@@ -5,9 +5,7 @@
  * permissions.  Dumps, exports, events and namespaces: kbloom_genl_dump.c.
  */
 #include <sched.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/capability.h>
 
 #include "kselftest_harness.h"
 #include "kb_test.h"
@@ -528,21 +526,6 @@ TEST(swap_rename_flush)
 	kbn_close(n);
 }
 
-static int drop_net_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	data[0].effective &= ~(1U << CAP_NET_ADMIN);
-	data[0].permitted &= ~(1U << CAP_NET_ADMIN);
-	data[0].inheritable &= ~(1U << CAP_NET_ADMIN);
-	return syscall(SYS_capset, &hdr, data);
-}
-
 static int count_cb(struct nlmsghdr *nlh, void *arg)
 {
 	(*(int *)arg)++;
@@ -570,7 +553,7 @@ TEST(eperm_without_cap_net_admin)
 	kbn_put_u32(&req, KB_A_BITS_PER_KEY, 10);
 	ASSERT_EQ(0, kbn_do(n, &req));
 
-	ASSERT_EQ(0, drop_net_admin());
+	ASSERT_EQ(0, kbt_drop_net_admin());
 	u = kbn_open();
 	ASSERT_NE(NULL, u);
 	EXPECT_EQ(0, get_info(u, "g.p1", tb));

@@ -5,9 +5,7 @@
 #include <signal.h>
 #include <time.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/capability.h>
 
 #include "kselftest_harness.h"
 #include "kb_test.h"
@@ -625,21 +623,6 @@ TEST(limits)
 	close(fd);
 }
 
-static int drop_net_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	data[0].effective &= ~(1U << CAP_NET_ADMIN);
-	data[0].permitted &= ~(1U << CAP_NET_ADMIN);
-	data[0].inheritable &= ~(1U << CAP_NET_ADMIN);
-	return syscall(SYS_capset, &hdr, data);
-}
-
 /* a child without CAP_NET_ADMIN: reads work, changes get EPERM */
 TEST(eperm_without_cap_net_admin)
 {
@@ -661,7 +644,7 @@ TEST(eperm_without_cap_net_admin)
 		int cfd, bad = 0;
 		void *img = NULL;
 
-		if (drop_net_admin())
+		if (kbt_drop_net_admin())
 			_exit(10);
 		cfd = kbt_open();
 		if (cfd < 0)

@@ -15,29 +15,31 @@
 #define NS_SRC	"kbx_src"
 #define NS_DST	"kbx_dst"
 
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 /* 0 if a ping from src (in NS_SRC) to dst gets an answer */
 static int ping(const char *src, const char *dst)
 {
-	return sh("ip netns exec " NS_SRC " ping -q -c1 -W1 -I %s %s >/dev/null 2>&1",
+	return kbt_sh("ip netns exec " NS_SRC " ping -q -c1 -W1 -I %s %s >/dev/null 2>&1",
 		  src, dst);
 }
 
 /* iptables (or ip6tables, iptables-legacy...) in NS_DST */
 #define ipt(bin, fmt, ...) \
-	sh("ip netns exec " NS_DST " %s -w " fmt " 2>/dev/null", bin, ##__VA_ARGS__)
+	kbt_sh("ip netns exec " NS_DST " %s -w " fmt " 2>/dev/null", bin, ##__VA_ARGS__)
+
+/* iptables in NS_DST (extensions from libdir) fails and says msg */
+#define ipt_fails_saying(libdir, msg, bin, fmt, ...) \
+	kbt_sh("out=$(XTABLES_LIBDIR=%s:/usr/lib/x86_64-linux-gnu/xtables " \
+	       "ip netns exec " NS_DST " %s -w " fmt " 2>&1); [ $? != 0 ] && " \
+	       "printf '%%s' \"$out\" | grep -qF -- '%s'", libdir, bin, \
+	       ##__VA_ARGS__, msg)
+/* refused by libxt_bloom's own check, with its message */
+#define ipt_says(msg, bin, fmt, ...) \
+	ipt_fails_saying(XT_LIBDIR, msg, bin, fmt, ##__VA_ARGS__)
+/* an extension without that check: the rule reaches xt_bloom's
+ * checkentry, which refuses it with errno text errtext
+ */
+#define ipt_kernel_refuses(errtext, bin, fmt, ...) \
+	ipt_fails_saying(XT_LIBDIR "/nocheck", errtext, bin, fmt, ##__VA_ARGS__)
 
 static int open_in_netns(const char *ns)
 {
@@ -95,8 +97,8 @@ FIXTURE(xt) {
 FIXTURE_SETUP(xt)
 {
 	setenv("XTABLES_LIBDIR", XT_LIBDIR ":/usr/lib/x86_64-linux-gnu/xtables", 1);
-	sh("ip netns del " NS_SRC " 2>/dev/null; ip netns del " NS_DST " 2>/dev/null");
-	ASSERT_EQ(0, sh("ip netns add " NS_SRC " && ip netns add " NS_DST " && "
+	kbt_sh("ip netns del " NS_SRC " 2>/dev/null; ip netns del " NS_DST " 2>/dev/null");
+	ASSERT_EQ(0, kbt_sh("ip netns add " NS_SRC " && ip netns add " NS_DST " && "
 			"ip -n " NS_SRC " link add veth-s type veth peer name veth-d netns " NS_DST " && "
 			"ip -n " NS_SRC " link set lo up && ip -n " NS_DST " link set lo up && "
 			"ip -n " NS_SRC " link set veth-s up && ip -n " NS_DST " link set veth-d up && "
@@ -118,7 +120,9 @@ FIXTURE_SETUP(xt)
 FIXTURE_TEARDOWN(xt)
 {
 	close(self->fd);
-	sh("ip netns del " NS_SRC "; ip netns del " NS_DST);
+	/* streams a failed test left running (they outlive a slow TCG run) */
+	kbt_sh("ip netns pids " NS_SRC " 2>/dev/null | xargs -r kill");
+	kbt_sh("ip netns del " NS_SRC "; ip netns del " NS_DST);
 }
 
 XT_TEST(ipv4_src_blocked_others_pass)
@@ -186,9 +190,15 @@ XT_TEST(rule_holds_filter)
 	EXPECT_LE(1U, info.refs);
 	EXPECT_EQ(-EBUSY, kbt_destroy(self->fd, "held"));
 	EXPECT_NE(0, ping("10.99.0.3", "10.99.0.1"));
-	/* Missing filters and bad names are refused when the rule is added. */
-	EXPECT_NE(0, ipt("iptables", "-A INPUT -m bloom --bloom-name nosuch -j DROP"));
-	EXPECT_NE(0, ipt("iptables", "-A INPUT -m bloom --bloom-name 'bad/name' -j DROP"));
+	/* Missing filters and bad names are refused when the rule is added,
+	 * by libxt_bloom with a message, and by xt_bloom itself.
+	 */
+	EXPECT_EQ(0, ipt_says("no kbloom filter \"nosuch\"", "iptables",
+			      "-A INPUT -m bloom --bloom-name nosuch -j DROP"));
+	EXPECT_EQ(0, ipt_kernel_refuses("No such file or directory", "iptables",
+					"-A INPUT -m bloom --bloom-name nosuch -j DROP"));
+	EXPECT_EQ(0, ipt_says("invalid filter name", "iptables",
+			      "-A INPUT -m bloom --bloom-name 'bad/name' -j DROP"));
 	ASSERT_EQ(0, ipt("iptables", "-F INPUT"));
 	EXPECT_EQ(0, kbt_destroy(self->fd, "held"));
 }
@@ -196,8 +206,20 @@ XT_TEST(rule_holds_filter)
 XT_TEST(byte_filters_refused)
 {
 	ASSERT_EQ(0, kbt_create(self->fd, "words", KB_KIND_BLOCKED, KB_KEY_STR, 1000));
-	EXPECT_NE(0, ipt("iptables", "-A INPUT -m bloom --bloom-name words -j DROP"));
+	EXPECT_EQ(0, ipt_says("filter \"words\" holds str keys", "iptables",
+			      "-A INPUT -m bloom --bloom-name words -j DROP"));
+	EXPECT_EQ(0, ipt_kernel_refuses("Protocol wrong type", "iptables",
+					"-A INPUT -m bloom --bloom-name words -j DROP"));
 	ASSERT_EQ(0, kbt_create(self->fd, "v4", KB_KIND_BLOCKED, KB_KEY_IPV4, 1000));
+	ASSERT_EQ(0, kbt_create(self->fd, "v6", KB_KIND_BLOCKED, KB_KEY_IPV6, 1000));
+	EXPECT_EQ(0, ipt_says("holds ipv4 keys; an ip6tables rule", "ip6tables",
+			      "-A INPUT -m bloom --bloom-name v4 -j DROP"));
+	EXPECT_EQ(0, ipt_kernel_refuses("Protocol wrong type", "ip6tables",
+					"-A INPUT -m bloom --bloom-name v4 -j DROP"));
+	EXPECT_EQ(0, ipt_says("holds ipv6 keys; an iptables rule", "iptables",
+			      "-A INPUT -m bloom --bloom-name v6 -j DROP"));
+	EXPECT_EQ(0, ipt("ip6tables", "-A INPUT -m bloom --bloom-name v6 -j DROP"));
+	EXPECT_EQ(0, ipt("ip6tables", "-F INPUT"));
 	EXPECT_NE(0, ipt("iptables", "-A INPUT -m bloom --bloom-name v4 --bloom-dir up -j DROP"));
 	EXPECT_EQ(0, ipt("iptables", "-A INPUT -m bloom --bloom-name v4 --bloom-dir dst,src -j DROP"));
 	EXPECT_EQ(0, ipt("iptables", "-F INPUT"));
@@ -209,13 +231,13 @@ XT_TEST(save_restore_round_trip)
 	ASSERT_EQ(0, add_v4(self->fd, "rt", "10.99.0.3"));
 	ASSERT_EQ(0, ipt("iptables", "-A INPUT -m bloom ! --bloom-name rt --bloom-dir src,dst -j ACCEPT"));
 	ASSERT_EQ(0, ipt("iptables", "-A INPUT -m bloom --bloom-name rt -j DROP"));
-	ASSERT_EQ(0, sh("ip netns exec " NS_DST " iptables-save > /tmp/xt-rt.save"));
-	EXPECT_EQ(0, sh("grep -q -- '-m bloom ! --bloom-name rt --bloom-dir src,dst -j ACCEPT' /tmp/xt-rt.save"));
-	EXPECT_EQ(0, sh("grep -q -- '-m bloom --bloom-name rt --bloom-dir src -j DROP' /tmp/xt-rt.save"));
+	ASSERT_EQ(0, kbt_sh("ip netns exec " NS_DST " iptables-save > /tmp/xt-rt.save"));
+	EXPECT_EQ(0, kbt_sh("grep -q -- '-m bloom ! --bloom-name rt --bloom-dir src,dst -j ACCEPT' /tmp/xt-rt.save"));
+	EXPECT_EQ(0, kbt_sh("grep -q -- '-m bloom --bloom-name rt --bloom-dir src -j DROP' /tmp/xt-rt.save"));
 	ASSERT_EQ(0, ipt("iptables", "-F INPUT"));
 	EXPECT_EQ(0, ping("10.99.0.3", "10.99.0.1"));
-	ASSERT_EQ(0, sh("ip netns exec " NS_DST " iptables-restore < /tmp/xt-rt.save"));
-	EXPECT_EQ(0, sh("ip netns exec " NS_DST " iptables-save | grep -c -- '--bloom-name rt' | grep -qx 2"));
+	ASSERT_EQ(0, kbt_sh("ip netns exec " NS_DST " iptables-restore < /tmp/xt-rt.save"));
+	EXPECT_EQ(0, kbt_sh("ip netns exec " NS_DST " iptables-save | grep -c -- '--bloom-name rt' | grep -qx 2"));
 	EXPECT_NE(0, ping("10.99.0.3", "10.99.0.1"));
 	EXPECT_EQ(0, ping("10.99.0.2", "10.99.0.1"));
 }
@@ -290,10 +312,12 @@ XT_TEST(rebuild_under_traffic_never_opens_a_window)
 	ASSERT_EQ(0, ipt("iptables", "-A INPUT -p icmp -s 10.99.0.2 -j ACCEPT"));
 	ASSERT_EQ(0, ipt("iptables", "-A INPUT -p icmp -s 10.99.0.3 -j ACCEPT"));
 	ASSERT_EQ(0, ipt("iptables", "-A INPUT -p icmp -s 10.99.0.9 -j ACCEPT"));
-	ASSERT_EQ(0, sh("for s in 10.99.0.2 10.99.0.3 10.99.0.9; do "
-			"ip netns exec " NS_SRC " ping -q -i 0.01 -w 60 -I $s 10.99.0.1 "
+	ASSERT_EQ(0, kbt_sh("for s in 10.99.0.2 10.99.0.3 10.99.0.9; do "
+			"ip netns exec " NS_SRC " ping -q -i 0.01 -w 900 -I $s 10.99.0.1 "
 			">/dev/null 2>&1 & done"));
-	/* Wait until every stream flows (process start is slow under TCG). */
+	/* Wait until every stream flows (process start is slow under TCG);
+	 * the streams run until this test kills them, however slow the host.
+	 */
 	for (i = 0; i < 600 && (accepted("10.99.0.2") <= 0 ||
 				accepted("10.99.0.9") <= 0); i++)
 		usleep(100000);
@@ -312,7 +336,7 @@ XT_TEST(rebuild_under_traffic_never_opens_a_window)
 	after = accepted("10.99.0.9");
 	EXPECT_EQ(before, after);		/* nothing after the commit */
 	EXPECT_EQ(0, accepted("10.99.0.3"));	/* never a packet through */
-	sh("ip netns pids " NS_SRC " | xargs -r kill");
+	kbt_sh("ip netns pids " NS_SRC " | xargs -r kill");
 }
 
 /* Filters and rules are per network namespace. */
@@ -321,17 +345,17 @@ XT_TEST(netns_independent)
 	ASSERT_EQ(0, kbt_create(self->fd, "bl4", KB_KIND_BLOCKED, KB_KEY_IPV4, 1000));
 	ASSERT_EQ(0, add_v4(self->fd, "bl4", "10.99.0.3"));
 	ASSERT_EQ(0, ipt("iptables", "-A INPUT -m bloom --bloom-name bl4 -j DROP"));
-	ASSERT_EQ(0, sh("ip netns add kbx_c && ip netns add kbx_d && "
+	ASSERT_EQ(0, kbt_sh("ip netns add kbx_c && ip netns add kbx_d && "
 			"ip -n kbx_c link add v-c type veth peer name v-d netns kbx_d && "
 			"ip -n kbx_c link set v-c up && ip -n kbx_d link set v-d up && "
 			"ip -n kbx_d addr add 10.99.0.1/24 dev v-d && "
 			"ip -n kbx_c addr add 10.99.0.3/24 dev v-c"));
 	/* The same addresses pass in the other pair of namespaces... */
-	EXPECT_EQ(0, sh("ip netns exec kbx_c ping -q -c1 -W2 -I 10.99.0.3 10.99.0.1 >/dev/null 2>&1"));
+	EXPECT_EQ(0, kbt_sh("ip netns exec kbx_c ping -q -c1 -W2 -I 10.99.0.3 10.99.0.1 >/dev/null 2>&1"));
 	/* ...where no filter of that name exists. */
-	EXPECT_NE(0, sh("ip netns exec kbx_d iptables -w -A INPUT -m bloom --bloom-name bl4 -j DROP 2>/dev/null"));
+	EXPECT_NE(0, kbt_sh("ip netns exec kbx_d iptables -w -A INPUT -m bloom --bloom-name bl4 -j DROP 2>/dev/null"));
 	EXPECT_NE(0, ping("10.99.0.3", "10.99.0.1"));
-	sh("ip netns del kbx_c; ip netns del kbx_d");
+	kbt_sh("ip netns del kbx_c; ip netns del kbx_d");
 }
 
 /* Module order: rules pin xt_bloom, xt_bloom pins kbloom. */
@@ -339,12 +363,12 @@ XT_TEST(rmmod_order)
 {
 	ASSERT_EQ(0, kbt_create(self->fd, "pin", KB_KIND_BLOCKED, KB_KEY_IPV4, 1000));
 	ASSERT_EQ(0, ipt("iptables", "-A INPUT -m bloom --bloom-name pin -j DROP"));
-	EXPECT_NE(0, sh("rmmod kbloom 2>/dev/null"));
-	EXPECT_NE(0, sh("rmmod xt_bloom 2>/dev/null"));
+	EXPECT_NE(0, kbt_sh("rmmod kbloom 2>/dev/null"));
+	EXPECT_NE(0, kbt_sh("rmmod xt_bloom 2>/dev/null"));
 	ASSERT_EQ(0, ipt("iptables", "-F INPUT"));
 	/* Without rules xt_bloom could go, but kbloom still cannot. */
-	EXPECT_NE(0, sh("rmmod kbloom 2>/dev/null"));
-	EXPECT_EQ(0, sh("grep -q '^xt_bloom ' /proc/modules && grep -q '^kbloom ' /proc/modules"));
+	EXPECT_NE(0, kbt_sh("rmmod kbloom 2>/dev/null"));
+	EXPECT_EQ(0, kbt_sh("grep -q '^xt_bloom ' /proc/modules && grep -q '^kbloom ' /proc/modules"));
 }
 
 TEST_HARNESS_MAIN

@@ -114,20 +114,30 @@ bench-core: $(UBUILD)/bench/bench_core
 # fuzzes it for a bounded time; see userspace/fuzz/run-fuzz.
 
 KB_FUZZ_CC ?= clang
-KB_FUZZ_TARGETS := fuzz_image fuzz_keys fuzz_leveldb
+KB_FUZZ_TARGETS := fuzz_image fuzz_keys fuzz_leveldb fuzz_args fuzz_savefmt
 KB_FUZZ_CFLAGS = -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \
-	-D_GNU_SOURCE -I$(CURDIR)/uapi -I$(CURDIR)/kmod/core \
-	-I$(CURDIR)/userspace/lib -I$(CURDIR)/userspace/fuzz
+	-D_GNU_SOURCE -DBFCTL_NO_MAIN -I$(CURDIR)/uapi -I$(CURDIR)/kmod/core \
+	-I$(CURDIR)/userspace/lib -I$(CURDIR)/userspace/bfctl \
+	-I$(CURDIR)/userspace/fuzz
 KB_FUZZ_BINS := $(addprefix $(UBUILD)/fuzz/,$(KB_FUZZ_TARGETS))
+
+# the bfctl targets add the bfctl sources they fuzz (main.c without its
+# main()); fuzz_savefmt stubs /dev/kbloom, so it leaves out kbdev.c
+KB_FUZZ_SRCS_fuzz_args := userspace/bfctl/main.c
+KB_FUZZ_SRCS_fuzz_savefmt := userspace/bfctl/main.c userspace/bfctl/savefmt.c
+KB_FUZZ_NOLIB_fuzz_savefmt := userspace/lib/kbdev.c
+$(UBUILD)/fuzz/fuzz_args: $(KB_FUZZ_SRCS_fuzz_args) userspace/bfctl/bfctl.h
+$(UBUILD)/fuzz/fuzz_savefmt: $(KB_FUZZ_SRCS_fuzz_savefmt) userspace/bfctl/bfctl.h
 
 $(UBUILD)/fuzz/fuzz_%: userspace/fuzz/fuzz_%.c userspace/fuzz/fuzz.h \
 		$(KB_CORE_SRCS) $(KB_LIB_SRCS) $(wildcard kmod/core/*.h) \
 		$(wildcard userspace/lib/*.h)
 	@mkdir -p $(@D)
-	$(KB_FUZZ_CC) $(KB_FUZZ_CFLAGS) -o $@ $< $(KB_CORE_SRCS) \
-		$(KB_LIB_SRCS) -lsodium
+	$(KB_FUZZ_CC) $(KB_FUZZ_CFLAGS) -o $@ $< $(KB_FUZZ_SRCS_$(@F)) \
+		$(KB_CORE_SRCS) $(filter-out $(KB_FUZZ_NOLIB_$(@F)),$(KB_LIB_SRCS)) \
+		-lsodium
 
 # the TAP wrapper: runs userspace/fuzz/run-fuzz on the binaries above
 $(UBUILD)/fuzz/run-fuzz: userspace/fuzz/run-fuzz $(KB_FUZZ_BINS)

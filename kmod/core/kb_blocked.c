@@ -12,7 +12,8 @@
  */
 #include "kb_internal.h"
 
-static KB_ALWAYS_INLINE u64 *blk_block(const struct kb_filter *f, u64 h)
+/* h's block */
+static KB_ALWAYS_INLINE u64 *blk_loc(const struct kb_filter *f, u64 h)
 {
 	return (u64 *)f->payload + kb_block_index(f, h) * 8;
 }
@@ -22,14 +23,20 @@ static u64 blk_hash(const struct kb_filter *f, const void *key, u32 len)
 	return kb_hash_seeded(f, key, len);
 }
 
-static KB_ALWAYS_INLINE void blk_prefetch_i(const struct kb_filter *f, u64 h)
+static KB_ALWAYS_INLINE u64 *blk_loc_pf(const struct kb_filter *f, u64 h)
 {
-	kb_prefetch(blk_block(f, h));
+	u64 *b = blk_loc(f, h);
+
+	kb_prefetch(b);
+	return b;
 }
 
-static KB_ALWAYS_INLINE void blk_prefetchw_i(const struct kb_filter *f, u64 h)
+static KB_ALWAYS_INLINE u64 *blk_loc_pfw(const struct kb_filter *f, u64 h)
 {
-	kb_prefetchw(blk_block(f, h));
+	u64 *b = blk_loc(f, h);
+
+	kb_prefetchw(b);
+	return b;
 }
 
 /*
@@ -80,16 +87,12 @@ static KB_ALWAYS_INLINE void blk_prefetchw_i(const struct kb_filter *f, u64 h)
 	} while (0)
 
 /*
- * Branch-free within groups of four probes; after each group a key whose
- * bit is clear stops (most tested keys are absent, and half of a full
- * filter's bits are clear, so 15 in 16 absent keys stop after four probes).
+ * Probes after the first four, and all of them for k < 4: out of line, so
+ * that the hot path (the first four probes of an absent key) keeps its
+ * registers.  x is h * C^j after j probes done; ok their result.
  */
-static KB_ALWAYS_INLINE bool blk_test_i(const struct kb_filter *f, u64 h)
+static KB_NOINLINE bool blk_test_more(const u64 *b, u64 x, u32 n, u64 ok)
 {
-	const u64 *b = blk_block(f, h);
-	u64 x = h, ok = 1;
-	u32 n = f->p.k;
-
 	for (; n >= 4; n -= 4) {
 		BLK_TEST_PROBE(b, x, ok);
 		BLK_TEST_PROBE(b, x, ok);
@@ -112,9 +115,30 @@ static KB_ALWAYS_INLINE bool blk_test_i(const struct kb_filter *f, u64 h)
 	return ok & 1;
 }
 
-static KB_ALWAYS_INLINE void blk_add_i(struct kb_filter *f, u64 h)
+/*
+ * Branch-free within groups of four probes; after each group a key whose
+ * bit is clear stops (most tested keys are absent, and half of a full
+ * filter's bits are clear, so 15 in 16 absent keys stop after four probes).
+ */
+static KB_ALWAYS_INLINE bool blk_test_i(const struct kb_filter *f, u64 h,
+				       u64 *b)
 {
-	u64 *b = blk_block(f, h);
+	u64 x = h, ok = 1;
+	u32 k = f->p.k;
+
+	if (unlikely(k < 4))
+		return blk_test_more(b, x, k, ok);
+	BLK_TEST_PROBE(b, x, ok);
+	BLK_TEST_PROBE(b, x, ok);
+	BLK_TEST_PROBE(b, x, ok);
+	BLK_TEST_PROBE(b, x, ok);
+	if (likely(!(ok & 1)))
+		return false;
+	return k == 4 || blk_test_more(b, x, k - 4, ok);
+}
+
+static KB_ALWAYS_INLINE void blk_add_i(struct kb_filter *f, u64 h, u64 *b)
+{
 	u64 x = h;
 
 	BLK_PROBES(f->p.k, BLK_ADD_PROBE(b, x));
@@ -122,20 +146,20 @@ static KB_ALWAYS_INLINE void blk_add_i(struct kb_filter *f, u64 h)
 
 static void blk_prefetch(const struct kb_filter *f, u64 h)
 {
-	blk_prefetch_i(f, h);
+	blk_loc_pf(f, h);
 }
 
 static bool blk_test(const struct kb_filter *f, u64 h)
 {
-	return blk_test_i(f, h);
+	return blk_test_i(f, h, blk_loc(f, h));
 }
 
 static void blk_add(struct kb_filter *f, u64 h)
 {
-	blk_add_i(f, h);
+	blk_add_i(f, h, blk_loc(f, h));
 }
 
-KB_DEFINE_SEEDED_BATCH_OPS(blk, blk_prefetch_i, blk_prefetchw_i,
+KB_DEFINE_SEEDED_BATCH_OPS(blk, blk_loc_pf, blk_loc_pfw,
 			   blk_test_i, blk_add_i, NULL)
 
 static u64 blk_bits_set(const struct kb_filter *f)

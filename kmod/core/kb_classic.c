@@ -91,7 +91,8 @@ static KB_ALWAYS_INLINE u64 cls_hash_i(const struct kb_filter *f KB_UNUSED,
 	return kb_leveldb_hash(key, len, KB_CLASSIC_SEED);
 }
 
-static KB_ALWAYS_INLINE void cls_prefetch_i(const struct kb_filter *f, u64 hv)
+/* prefetch the k bytes' lines; classic has no locator (0) */
+static KB_ALWAYS_INLINE u64 *cls_prefetch_i(const struct kb_filter *f, u64 hv)
 {
 	const u8 *a = f->payload;
 	u32 h = (u32)hv, delta = (h >> 17) | (h << 15), j;
@@ -100,9 +101,11 @@ static KB_ALWAYS_INLINE void cls_prefetch_i(const struct kb_filter *f, u64 hv)
 		kb_prefetch(a + cls_pos(h, f->cbits) / 8);
 		h += delta;
 	}
+	return NULL;
 }
 
-static KB_ALWAYS_INLINE bool cls_test_i(const struct kb_filter *f, u64 hv)
+static KB_ALWAYS_INLINE bool cls_test_i(const struct kb_filter *f, u64 hv,
+				       u64 *loc KB_UNUSED)
 {
 	const u8 *a = f->payload;
 	u32 h = (u32)hv, delta = (h >> 17) | (h << 15), j;
@@ -117,7 +120,8 @@ static KB_ALWAYS_INLINE bool cls_test_i(const struct kb_filter *f, u64 hv)
 	return true;
 }
 
-static KB_ALWAYS_INLINE void cls_add_i(struct kb_filter *f, u64 hv)
+static KB_ALWAYS_INLINE void cls_add_i(struct kb_filter *f, u64 hv,
+				      u64 *loc KB_UNUSED)
 {
 	u8 *a = f->payload;
 	u32 h = (u32)hv, delta = (h >> 17) | (h << 15), j;
@@ -139,12 +143,12 @@ static void cls_prefetch(const struct kb_filter *f, u64 h)
 
 static bool cls_test(const struct kb_filter *f, u64 h)
 {
-	return cls_test_i(f, h);
+	return cls_test_i(f, h, NULL);
 }
 
 static void cls_add(struct kb_filter *f, u64 h)
 {
-	cls_add_i(f, h);
+	cls_add_i(f, h, NULL);
 }
 
 KB_DEFINE_BATCH_OPS(cls, cls_hash_i, cls_prefetch_i, cls_prefetch_i,

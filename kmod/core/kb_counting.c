@@ -19,7 +19,8 @@
  */
 #include "kb_internal.h"
 
-static KB_ALWAYS_INLINE u64 *cnt_block(const struct kb_filter *f, u64 h)
+/* h's block */
+static KB_ALWAYS_INLINE u64 *cnt_loc(const struct kb_filter *f, u64 h)
 {
 	return (u64 *)f->payload + kb_block_index(f, h) * 8;
 }
@@ -29,19 +30,25 @@ static u64 cnt_hash(const struct kb_filter *f, const void *key, u32 len)
 	return kb_hash_seeded(f, key, len);
 }
 
-static KB_ALWAYS_INLINE void cnt_prefetch_i(const struct kb_filter *f, u64 h)
+static KB_ALWAYS_INLINE u64 *cnt_loc_pf(const struct kb_filter *f, u64 h)
 {
-	kb_prefetch(cnt_block(f, h));
+	u64 *b = cnt_loc(f, h);
+
+	kb_prefetch(b);
+	return b;
 }
 
-static KB_ALWAYS_INLINE void cnt_prefetchw_i(const struct kb_filter *f, u64 h)
+static KB_ALWAYS_INLINE u64 *cnt_loc_pfw(const struct kb_filter *f, u64 h)
 {
-	kb_prefetchw(cnt_block(f, h));
+	u64 *b = cnt_loc(f, h);
+
+	kb_prefetchw(b);
+	return b;
 }
 
-static KB_ALWAYS_INLINE bool cnt_test_i(const struct kb_filter *f, u64 h)
+static KB_ALWAYS_INLINE bool cnt_test_i(const struct kb_filter *f, u64 h,
+				       u64 *b)
 {
-	const u64 *b = cnt_block(f, h);
 	u64 x = h;
 	u32 i, k = f->p.k;
 	bool ok = true;
@@ -56,9 +63,8 @@ static KB_ALWAYS_INLINE bool cnt_test_i(const struct kb_filter *f, u64 h)
 	return ok;
 }
 
-static KB_ALWAYS_INLINE void cnt_add_i(struct kb_filter *f, u64 h)
+static KB_ALWAYS_INLINE void cnt_add_i(struct kb_filter *f, u64 h, u64 *b)
 {
-	u64 *b = cnt_block(f, h);
 	u64 x = h;
 	u32 i, k = f->p.k;
 
@@ -75,13 +81,12 @@ static KB_ALWAYS_INLINE void cnt_add_i(struct kb_filter *f, u64 h)
 	}
 }
 
-static KB_ALWAYS_INLINE int cnt_del_i(struct kb_filter *f, u64 h)
+static KB_ALWAYS_INLINE int cnt_del_i(struct kb_filter *f, u64 h, u64 *b)
 {
-	u64 *b = cnt_block(f, h);
 	u64 x = h;
 	u32 i, k = f->p.k;
 
-	if (!cnt_test_i(f, h))
+	if (!cnt_test_i(f, h, b))
 		return -ENOENT;
 	for (i = 0; i < k; i++) {
 		u32 pos, sh;
@@ -100,32 +105,32 @@ static KB_ALWAYS_INLINE int cnt_del_i(struct kb_filter *f, u64 h)
 
 static void cnt_prefetch(const struct kb_filter *f, u64 h)
 {
-	cnt_prefetch_i(f, h);
+	cnt_loc_pf(f, h);
 }
 
 static bool cnt_test(const struct kb_filter *f, u64 h)
 {
-	return cnt_test_i(f, h);
+	return cnt_test_i(f, h, cnt_loc(f, h));
 }
 
 static void cnt_add(struct kb_filter *f, u64 h)
 {
-	cnt_add_i(f, h);
+	cnt_add_i(f, h, cnt_loc(f, h));
 }
 
 static int cnt_del(struct kb_filter *f, u64 h)
 {
-	return cnt_del_i(f, h);
+	return cnt_del_i(f, h, cnt_loc(f, h));
 }
 
-KB_DEFINE_SEEDED_BATCH_OPS(cnt, cnt_prefetch_i, cnt_prefetchw_i,
+KB_DEFINE_SEEDED_BATCH_OPS(cnt, cnt_loc_pf, cnt_loc_pfw,
 			   cnt_test_i, cnt_add_i, cnt_del_i)
 
 static u32 cnt_del_many(struct kb_filter *f, const struct kb_key *keys, u32 n,
 			u64 *bitmap)
 {
 	return KB_SEEDED_BATCH(f, keys, n, bitmap, KB_BATCH_DEL,
-			       cnt_prefetchw_i, cnt_test_i, cnt_add_i, cnt_del_i);
+			       cnt_loc_pfw, cnt_test_i, cnt_add_i, cnt_del_i);
 }
 
 /* number of nonzero 4-bit counters in a word */

@@ -18,6 +18,21 @@ const struct kb_kind_ops *kb_kind_ops_get(u32 kind)
 	}
 }
 
+/* the other fixed key sizes (IPv4 4, net4 5, net6 17) unrolled too */
+u64 kb_xxh64_other(const void *key, u32 len, u64 seed)
+{
+	switch (len) {
+	case 4:
+		return kb_xxh64_short(key, 4, seed);
+	case 5:
+		return kb_xxh64_short(key, 5, seed);
+	case 17:
+		return kb_xxh64_short(key, 17, seed);
+	default:
+		return kb_xxh64(key, len, seed);
+	}
+}
+
 static int kb_filter_bind(struct kb_filter *f, const struct kb_params *p,
 			  void *payload, u64 payload_len)
 {
@@ -180,7 +195,10 @@ void kb_filter_stats(const struct kb_filter *f, struct kb_stats *st)
 		/* Swamidass-Baldi: -(m / k) ln(1 - X / m) */
 		s64 l = kb_fx_ln(p->m, 0) - kb_fx_ln(p->m - x, 0);
 
-		st->est_items = kb_muldiv(p->m, (u64)l, (u64)p->k << 32);
+		/* rounded to nearest: ln's last-bit errors would turn 2.0
+		 * into 1.99 and a floor into 1
+		 */
+		st->est_items = (kb_muldiv(p->m, (u64)l, (u64)p->k << 31) + 1) / 2;
 	}
 	st->est_fpr_ppb = kb_q62_to_ppb(f->ops->est_fpr_q62(f));
 	/* FPR criterion with 5% slack: a filter filled to exactly its

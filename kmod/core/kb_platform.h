@@ -5,7 +5,8 @@
  *
  * Provides: u8/u16/u32/u64/s64/bool, errno values, likely/unlikely,
  * KB_READ_ONCE/KB_WRITE_ONCE (single-copy atomic word accesses), prefetch,
- * popcount, little-endian conversions, memcpy/memset/memcmp, and the hashes:
+ * popcount, little-endian conversions and unaligned loads (kb_get_le64/32),
+ * memcpy/memset/memcmp, KB_NOINLINE, and the hashes:
  *   kb_xxh64(data, len, seed)            kernel xxh64() / libxxhash XXH64()
  *   kb_siphash(data, len, k0, k1)        kernel siphash() / libsodium
  *                                        crypto_shorthash_siphash24()
@@ -34,6 +35,7 @@
 #define kb_prefetchw(p)		prefetchw(p)
 #define kb_popcount64(x)	hweight64(x)
 #define KB_ALWAYS_INLINE	__always_inline
+#define KB_NOINLINE		noinline
 #define KB_UNUSED		__maybe_unused
 #define kb_swab64(x)		swab64(x)
 #ifdef __BIG_ENDIAN
@@ -52,6 +54,23 @@
 static inline u64 kb_xxh64(const void *data, size_t len, u64 seed)
 {
 	return xxh64(data, len, seed);
+}
+
+/* unaligned little-endian loads; a constant-size memcpy is one load */
+static __always_inline u64 kb_get_le64(const void *p)
+{
+	__le64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64_to_cpu(v);
+}
+
+static __always_inline u32 kb_get_le32(const void *p)
+{
+	__le32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32_to_cpu(v);
 }
 
 static inline u64 kb_siphash(const void *data, size_t len, u64 k0, u64 k1)

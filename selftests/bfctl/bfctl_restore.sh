@@ -54,13 +54,13 @@ check "stdin restore is byte-identical" cmp -s "$TMP/rs_blk.before" "$TMP/rs_blk
 cleanup
 # line 4 is a payload line of the first filter: break its base64
 awk 'NR == 4 { print "%%%not-base64" ; next } { print }' "$TMP/all.save" > "$TMP/bad4.save"
-expect 3 "restore with a bad payload line" $B restore -file "$TMP/bad4.save"
+expect 2 "restore with a bad payload line" $B restore -file "$TMP/bad4.save"
 like "error names line 4" "$err" 'line 4: bad base64'
 expect 3 "no partial filter after a bad line" $B info rs_blk
 # a bad header in the last filter: the earlier ones must not appear either
 last=$(grep -n '^filter rs_empty' "$TMP/all.save" | cut -d: -f1)
 sed "${last}s/kind=blocked/kind=bogus/" "$TMP/all.save" > "$TMP/badlast.save"
-expect 3 "restore with a bad last filter line" $B restore -file "$TMP/badlast.save"
+expect 2 "restore with a bad last filter line" $B restore -file "$TMP/badlast.save"
 like "error names the last filter's line" "$err" "line $last: bad value for 'kind'"
 for f in $names; do
 	expect 3 "no filter $f after the failed restore" $B info $f
@@ -68,21 +68,148 @@ done
 # one changed payload character: the CRC catches it
 pl=$(awk '/^filter rs_blk/ { f = 1; next } f && !/^\*/ { print NR; exit }' "$TMP/all.save")
 awk -v n="$pl" 'NR == n { c = substr($0, 1, 1); $0 = (c == "A" ? "B" : "A") substr($0, 2) } { print }' "$TMP/all.save" > "$TMP/crc.save"
-expect 3 "restore of a payload that does not match its crc32c" $B restore -file "$TMP/crc.save"
+expect 2 "restore of a payload that does not match its crc32c" $B restore -file "$TMP/crc.save"
 like "crc error" "$err" 'crc32c does not match'
 expect 3 "still no partial filter" $B info rs_blk
 printf '# bfctl save 1\nfilter rs_other kind=blocked\nend\n' > "$TMP/short.save"
-expect 3 "filter line missing fields" $B restore -file "$TMP/short.save"
+expect 2 "filter line missing fields" $B restore -file "$TMP/short.save"
 like "missing fields named with line 2" "$err" 'line 2: filter line needs'
 printf 'garbage\n' > "$TMP/garbage.save"
-expect 3 "garbage input" $B restore -file "$TMP/garbage.save"
+expect 2 "garbage input" $B restore -file "$TMP/garbage.save"
 like "garbage named with line 1" "$err" "line 1: expected 'filter NAME"
+printf '# bfctl save 1\nfilter rs_big kind=classic key-type=bytes hash=leveldb m=274877906944 k=3 bytes=34359738369 crc32c=0\n*34359738369\nend\n' > "$TMP/huge.save"
+expect 2 "a filter declaring 32 GiB is refused before any allocation" $B restore -file "$TMP/huge.save"
+like "over max_filter_bytes, line 2" "$err" 'line 2: filter rs_big: bytes=34359738369 is over max_filter_bytes'
+
 head -3 "$TMP/one.save" > "$TMP/trunc.save"
-expect 3 "truncated input (no end line)" $B restore -file "$TMP/trunc.save"
+expect 2 "truncated input (no end line)" $B restore -file "$TMP/trunc.save"
 expect 3 "no partial filter after truncated input" $B info rs_blk
 expect 3 "restore of a missing file" $B restore -file "$TMP/none.save"
 expect 2 "restore with a bad option" $B restore -bogus
 expect 3 "save of a missing filter" $B save nosuch
+
+# ---- ipset-style create and add lines ----
+ca="rc_ip rc_net rc_str rc_cnt rc_img"
+cleanup_ca() { for f in $ca; do $B destroy $f 2> /dev/null; done; }
+cleanup_ca
+seq 1 5000 | awk '{ printf "198.%d.%d.%d\n", 18 + int($1 / 65536) % 2, int($1 / 256) % 256, $1 % 256 }' > "$TMP/ips"
+{
+	echo '# a generated blocklist'
+	echo 'create rc_ip blocked --items 5000 --fpr 0.001 --key-type ipv4'
+	echo 'create rc_net blocked --bits-per-key 16 --items 2000 --key-type net'
+	echo 'create rc_str classic --bits 65536 --hashes 5 --key-type str'
+	echo 'create rc_cnt counting --items 3000 --fpr 0.01 --key-type str --hash siphash --seed 7,9'
+	sed 's/^/add rc_ip /' "$TMP/ips"
+	echo
+	sed 's/^/add rc_net /' "$TMP/nets"
+	echo 'add rc_net 2001:db8::/32'
+	sed 's/^/add rc_str /' "$TMP/str" | head -1000
+	sed 's/^/add rc_cnt /' "$TMP/str"
+	echo 'add rc_str two words'
+} > "$TMP/ca.restore"
+expect 0 "restore -check of create + add lines changes nothing" $B restore -check -file "$TMP/ca.restore"
+like "-check counts the keys" "$out" '4 filters, 11002 keys: ok'
+expect 3 "-check left no filter" $B info rc_ip
+expect 0 "restore of create + add lines" $B restore -file "$TMP/ca.restore"
+expect 0 "every IPv4 key tests present" $B test -q rc_ip $(cat "$TMP/ips")
+expect 0 "every net key tests present" $B test -q rc_net $(cat "$TMP/nets") 2001:db8::/32
+expect 0 "every str key tests present" $B test -q rc_str $(head -1000 "$TMP/str") "two words"
+expect 0 "every counting key tests present" $B test -q rc_cnt $(cat "$TMP/str")
+expect 1 "a key not in the file tests absent" $B test -q rc_ip 192.0.2.77
+info=$($B info rc_ip)
+like "the filter keeps its configured sizing" "$info" 'configured items: 5000'
+# count holds distinct keys: a key that already tested present (a false
+# positive at 0.1%) is not counted, so a few of 5000 may be missing
+cnt=$(printf '%s\n' "$info" | sed -n 's/^keys added (count): //p')
+check "all keys went in (count $cnt of 5000)" test "${cnt:-0}" -ge 4980 -a "${cnt:-0}" -le 5000
+like "the seed of the create line is used" "$($B save rc_cnt | sed -n 2p)" 'hash=siphash .* seed=0x7,0x9 '
+like "classic: m and k of the create line" "$($B save rc_str | sed -n 2p)" 'kind=classic .* m=65536 k=5 '
+
+# save of a restored filter restores byte-identically
+for f in $ca; do [ $f = rc_img ] || $B export $f -o "$TMP/$f.ca1"; done
+expect 0 "save of the restored filters" bash -c "for f in rc_ip rc_net rc_str rc_cnt; do $B save \$f | sed 1d; done > $TMP/ca.save"
+cleanup_ca
+expect 0 "restore of their save" $B restore -file "$TMP/ca.save"
+for f in rc_ip rc_net rc_str rc_cnt; do
+	$B export $f -o "$TMP/$f.ca2"
+	check "create/add -> save -> restore of $f is byte-identical" cmp -s "$TMP/$f.ca1" "$TMP/$f.ca2"
+done
+
+# -exist: parameters must match; the filter keeps its keys, adds go in
+expect 3 "create of an existing name without -exist" $B restore -file "$TMP/ca.restore"
+like "names line 2 and the filter" "$err" 'line 2: filter rc_ip exists'
+printf 'create rc_ip blocked --items 5000 --fpr 0.001 --key-type ipv4\nadd rc_ip 192.0.2.1\n' > "$TMP/same.restore"
+cnt0=$($B info rc_ip | awk '/count/ { print $NF }')
+expect 0 "-exist with the same parameters" $B restore -exist -file "$TMP/same.restore"
+expect 0 "-exist: the new key is in" $B test -q rc_ip 192.0.2.1
+expect 0 "-exist: the old keys stay" $B test -q rc_ip $(head -100 "$TMP/ips")
+check "-exist: count grew by one" test "$($B info rc_ip | awk '/count/ { print $NF }')" = $((cnt0 + 1))
+printf 'create rc_ip blocked --items 9000 --fpr 0.001 --key-type ipv4\nadd rc_ip 192.0.2.2\n' > "$TMP/other.restore"
+expect 3 "-exist with other parameters" $B restore -exist -file "$TMP/other.restore"
+like "says the parameters differ, line 1" "$err" 'line 1: filter rc_ip exists with other parameters'
+expect 1 "nothing was added" $B test -q rc_ip 192.0.2.2
+printf 'create rc_ip blocked --items 5000 --fpr 0.001 --key-type ipv4 --seed 1\n' > "$TMP/seed.restore"
+expect 3 "-exist with another --seed" $B restore -exist -file "$TMP/seed.restore"
+printf 'add rc_ip 192.0.2.3\nadd rc_net 192.0.2.0/24\n' > "$TMP/live.restore"
+expect 0 "add lines to filters already in the kernel" $B restore -file "$TMP/live.restore"
+expect 0 "they are in" bash -c "$B test -q rc_ip 192.0.2.3 && $B test -q rc_net 192.0.2.0/24"
+
+# bad lines: the line is named and nothing changes
+$B export rc_ip -o "$TMP/rc_ip.before"
+bad() {	# RC DESC PATTERN LINES...: the restore fails, rc_new not created
+	local rc=$1 desc=$2 pat=$3
+	shift 3
+	printf '%s\n' "$@" > "$TMP/bad.restore"
+	expect "$rc" "$desc" $B restore -file "$TMP/bad.restore"
+	like "$desc: error names the line" "$err" "$pat"
+	expect 3 "$desc: no filter created" $B info rc_new
+	$B export rc_ip -o "$TMP/rc_ip.after"
+	check "$desc: existing filter unchanged" cmp -s "$TMP/rc_ip.before" "$TMP/rc_ip.after"
+}
+bad 2 "bad key for the type" "line 4: key '10.0.0.300'" \
+	'create rc_new blocked --items 10 --key-type ipv4' 'add rc_new 10.0.0.1' \
+	'add rc_ip 192.0.2.50' 'add rc_new 10.0.0.300'
+bad 2 "net key with host bits" "line 3: key '10.0.0.1/24'" \
+	'create rc_new blocked --items 10 --key-type net4' 'add rc_ip 192.0.2.51' 'add rc_new 10.0.0.1/24'
+bad 2 "unknown option" "line 2: unknown or incomplete option '--colour'" \
+	'add rc_ip 192.0.2.52' 'create rc_new blocked --items 10 --colour red'
+bad 2 "a verb option in a create line" "line 1: option '-exist' is not allowed" \
+	'create rc_new blocked --items 10 -exist'
+bad 2 "unknown kind" "line 1: unknown kind 'bogus'" 'create rc_new bogus'
+bad 3 "add to an unknown filter" "line 3: filter rc_nosuch does not exist" \
+	'create rc_new blocked --items 10' 'add rc_ip 192.0.2.53' 'add rc_nosuch 00ff'
+bad 2 "create twice in one file" "line 3: filter rc_new already used on line 1" \
+	'create rc_new blocked --items 10' 'add rc_ip 192.0.2.54' 'create rc_new blocked --items 10'
+bad 3 "create of an existing name without -exist" "line 2: filter rc_ip exists" \
+	'create rc_new blocked --items 10' 'create rc_ip blocked --items 10'
+bad 2 "add without a key" "line 2: usage: add NAME KEY" 'create rc_new blocked --items 10' 'add rc_new'
+bad 2 "unknown line" "line 2: expected 'filter NAME" 'create rc_new blocked --items 10' 'insert rc_new 1'
+bad 2 "over max_filter_bytes" "line 1: filter rc_new: over max_filter_bytes" \
+	'create rc_new blocked --bits 68719476736 --hashes 3'
+
+# mixed with filter blocks from bfctl save
+$B destroy rs_blk 2> /dev/null
+cp "$TMP/one.save" "$TMP/blk.save"
+{
+	cat "$TMP/blk.save"
+	echo 'add rs_blk extra-key'
+	echo 'create rc_img blocked --items 100 --key-type str'
+	echo 'add rc_img img-key'
+	sed 1d "$TMP/blk.save" | sed 's/^filter rs_blk/filter rs_other/'
+	echo 'add rc_ip 192.0.2.99'
+} > "$TMP/mixed.restore"
+expect 0 "filter blocks mixed with create and add lines" $B restore -file "$TMP/mixed.restore"
+expect 0 "add to a filter block of the file" $B test -q rs_blk extra-key
+expect 0 "the filter block's keys are there" $B test -q rs_other key-1 key-2000
+expect 0 "the created filter" $B test -q rc_img img-key
+expect 0 "add to a kernel filter" $B test -q rc_ip 192.0.2.99
+like "the add counts in the filter block's filter" "$($B info rs_blk | grep count)" \
+	"$(($(sed -n 's/.* count=\([0-9]*\) .*/\1/p' "$TMP/blk.save") + 1))"
+{ echo 'add rs_other k'; cat "$TMP/blk.save" | sed 's/^filter rs_blk/filter rs_x/'; echo 'create rs_other blocked'; } > "$TMP/order.restore"
+expect 2 "a create after adds to the kernel filter of that name" $B restore -exist -file "$TMP/order.restore"
+like "names the create's line and the add's" "$err" "line $(wc -l < "$TMP/order.restore"): filter rs_other already used on line 1"
+expect 3 "rs_x was not loaded" $B info rs_x
+for f in $ca rs_other; do $B destroy $f 2> /dev/null; done
 
 cleanup
 done_testing

@@ -184,7 +184,9 @@ struct kb_image_hdr {
  *
  * Errors common to all commands: ENOENT (no filter of that name), EEXIST
  * (the name is taken), EINVAL (bad argument; bad key: err_index names it),
- * E2BIG (one filter over max_filter_bytes), ENOSPC (over max_filters or
+ * E2BIG (one filter over max_filter_bytes), ERANGE (KB_IOC_CREATE,
+ * KB_IOC_TXN_BEGIN: no filter of at most 1000 bits per key meets fpr_ppb
+ * for that kind), ENOSPC (over max_filters or
  * max_netns_bytes; too small export buffer), EBUSY (held by an in-kernel
  * consumer, or a second transaction on one open file), EPERM, ENOMEM,
  * EINTR (fatal signal during a batch: processed tells how far it got).
@@ -364,7 +366,9 @@ struct kb_ioc_image {
  * publishes it with one pointer replacement (ENOENT if the filter was
  * destroyed meanwhile, EEXIST if a new name was taken); KB_IOC_TXN_ABORT or
  * closing the file discards it (ENOENT: no transaction).  The live filter
- * serves unchanged until commit.
+ * serves unchanged until commit.  A transaction on an existing filter is
+ * bound to that filter, not to its name: if the filter is renamed before
+ * commit, the commit replaces it under its new name.
  */
 struct kb_ioc_txn {
 	__u32		size;

@@ -27,6 +27,18 @@ struct bfctl_verb {
 	const char *summary;
 };
 
+/* the command line: global options and the verb with its arguments */
+struct bfctl_cmd {
+	const struct bfctl_verb *verb;	/* NULL: help, or a usage error */
+	int argc;			/* the verb's: argv[0] is the verb */
+	char **argv;
+	bool json, quiet, help;
+	const char *bad_verb;		/* an unknown verb, for the message */
+};
+
+/* argv -> cmd, no output or side effects; BFCTL_OK or BFCTL_USAGE */
+int bfctl_parse_cmd(int argc, char **argv, struct bfctl_cmd *cmd);
+
 /* "bfctl: what: reason" on stderr; returns code */
 int bfctl_fail(int code, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -92,6 +104,8 @@ struct bfk_batch {
 int bfk_init(struct bfk_batch *b, u64 max_count, u64 cap);
 void bfk_free(struct bfk_batch *b);
 void bfk_reset(struct bfk_batch *b);
+/* make room for one more key (doubling: a batch that holds a whole file) */
+int bfk_reserve(struct bfk_batch *b);
 /* the text format of a key type: bytes are hex, the rest text */
 int bfk_format(u32 key_type);
 /* parse text as key_type and append it; 0 or -EINVAL with *why */

@@ -50,3 +50,10 @@ $(KB_BFCTL_VM_WRAPPERS): $(UBUILD)/selftests/bfctl/%: selftests/bfctl/%.sh
 
 VM_TEST_PROGS += $(UBUILD)/bfctl $(KB_BFCTL_VM_WRAPPERS)
 VM_TESTS += $(foreach t,$(KB_BFCTL_VM_TESTS),$(t)=$(UBUILD)/selftests/bfctl/$(t))
+
+# fuzz_savefmt (userspace/build.mk) runs restore, which reads create lines
+# with the kernel verbs' option parser and add lines with the key parser
+KB_FUZZ_SRCS_fuzz_savefmt += userspace/bfctl/restore.c userspace/bfctl/kargs.c \
+	userspace/bfctl/keys.c
+$(UBUILD)/fuzz/fuzz_savefmt: userspace/bfctl/restore.c userspace/bfctl/kargs.c \
+	userspace/bfctl/keys.c userspace/bfctl/savefmt.h userspace/bfctl/kverbs.h

@@ -53,6 +53,27 @@ static bool bfk_full(const struct bfk_batch *b)
 	       b->cap - b->len < KB_KEY_MAX_LEN + 1 + sizeof(u16);
 }
 
+int bfk_reserve(struct bfk_batch *b)
+{
+	u64 cap = b->cap * 2, max = b->max_count * 2;
+	u8 *nb;
+	u64 *nl;
+
+	if (!bfk_full(b))
+		return 0;
+	nb = realloc(b->buf, cap);
+	if (!nb)
+		return -ENOMEM;
+	b->buf = nb;
+	b->cap = cap;
+	nl = realloc(b->line, max * sizeof(*nl));
+	if (!nl)
+		return -ENOMEM;
+	b->line = nl;
+	b->max_count = max;
+	return 0;
+}
+
 int bfk_push_text(struct bfk_batch *b, u32 key_type, const char *s,
 		  size_t len, u64 line, const char **why)
 {

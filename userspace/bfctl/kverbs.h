@@ -26,6 +26,10 @@ struct kargs {
 
 /* "bfctl: verb: message" and the pointer to help; BFCTL_USAGE */
 int kusage(const char *verb, const char *fmt, const char *arg);
+/* buf non-NULL: kusage() writes its message there instead (restore) */
+void kusage_capture(char *buf, size_t len);
+/* argv (argv[0] the verb) -> a; spec_only: only create's size/hash options */
+int kargs_parse(int argc, char **argv, struct kargs *a, bool spec_only);
 /* between min and max (-1: any) positional arguments, else usage */
 int want_pos(const struct kargs *a, int min, int max, const char *use);
 int check_name(const struct kargs *a, const char *name);
@@ -33,6 +37,8 @@ int check_name(const struct kargs *a, const char *name);
 const char *what2(const char *verb, const char *name);
 /* sizing, hash and seed options -> a create/begin request; BFCTL_* */
 int fill_spec(const struct kargs *a, struct kb_ioc_create *c);
+/* create NAME KIND [options] -> the request (name, kind, spec); BFCTL_* */
+int create_request(struct kargs *a, struct kb_ioc_create *c);
 
 /* stream a key file into name (flags KB_KEYS_F_TXN: this fd's txn) */
 int add_file(struct bfctl_conn *conn, const char *verb, const char *name,

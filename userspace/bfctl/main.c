@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bfctl: manage kbloom filters.  main() dispatches to a verb; each verb
- * parses its own options.  Exit codes: 0 ok / maybe present, 1 absent,
- * 2 usage, 3 system, kernel or file error.
+ * bfctl: manage kbloom filters.  main() parses the global options and the
+ * verb (bfctl_parse_cmd), then runs the verb, which parses its own
+ * options.  Exit codes: 0 ok / maybe present, 1 absent, 2 usage, 3 system,
+ * kernel or file error.
  */
 #include <errno.h>
 #include <math.h>
@@ -25,7 +26,7 @@ static const struct bfctl_verb verbs[] = {
 	{ "test", bfctl_kernel_main, "test keys: exit 0 all maybe present, 1 any absent" },
 	{ "test-and-add", bfctl_kernel_main, "add keys, print the ones that were new" },
 	{ "save", bfctl_save_main, "write filters as text (restore reads it)" },
-	{ "restore", bfctl_restore_main, "load filters written by save" },
+	{ "restore", bfctl_restore_main, "load filters (save files, create/add lines)" },
 	{ "swap", bfctl_kernel_main, "exchange two filters' contents atomically" },
 	{ "rename", bfctl_kernel_main, "rename a filter" },
 	{ "flush", bfctl_kernel_main, "remove all keys of a filter" },
@@ -106,45 +107,71 @@ int bfctl_parse_seed(const char *s, u64 seed[2], int *nparts)
 	return bfctl_parse_u64(tmp, &seed[0]);
 }
 
+/*
+ * Parse argv into cmd without side effects: global options (-j, -q)
+ * before the verb, help, the verb.  BFCTL_OK (cmd->verb set, or
+ * cmd->help) or BFCTL_USAGE (cmd->bad_verb names an unknown verb, if any).
+ */
+int bfctl_parse_cmd(int argc, char **argv, struct bfctl_cmd *cmd)
+{
+	int i;
+	size_t v;
+
+	memset(cmd, 0, sizeof(*cmd));
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json"))
+			cmd->json = true;
+		else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
+			cmd->quiet = true;
+		else
+			break;
+	}
+	if (i >= argc)
+		return BFCTL_USAGE;
+	if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") ||
+	    !strcmp(argv[i], "help")) {
+		cmd->help = true;
+		return BFCTL_OK;
+	}
+	for (v = 0; v < ARRAY_SIZE(verbs); v++)
+		if (!strcmp(argv[i], verbs[v].name)) {
+			cmd->verb = &verbs[v];
+			cmd->argc = argc - i;
+			cmd->argv = argv + i;
+			return BFCTL_OK;
+		}
+	cmd->bad_verb = argv[i];
+	return BFCTL_USAGE;
+}
+
+/* the fuzz targets (userspace/fuzz) have their own main() */
+#ifndef BFCTL_NO_MAIN
 static void usage(FILE *f)
 {
 	size_t i;
 
 	fprintf(f, "usage: bfctl [-j] [-q] VERB [ARGS...]\n\nverbs:\n");
-	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(verbs); i++)
 		fprintf(f, "  %-13s %s\n", verbs[i].name, verbs[i].summary);
 	fprintf(f, "\nexit codes: 0 ok or maybe present, 1 absent, 2 usage, 3 error\n");
 }
 
 int main(int argc, char **argv)
 {
-	size_t i;
+	struct bfctl_cmd cmd;
 
-	/* global options before the verb: bfctl -j list */
-	while (argc > 1 && (!strcmp(argv[1], "-j") || !strcmp(argv[1], "-q") ||
-			    !strcmp(argv[1], "--json") ||
-			    !strcmp(argv[1], "--quiet"))) {
-		if (argv[1][1] == 'j' || argv[1][2] == 'j')
-			bfctl_json = true;
-		else
-			bfctl_quiet = true;
-		argv[1] = argv[0];
-		argv++;
-		argc--;
-	}
-	if (argc < 2) {
+	if (bfctl_parse_cmd(argc, argv, &cmd)) {
+		if (cmd.bad_verb)
+			fprintf(stderr, "bfctl: unknown verb '%s'\n", cmd.bad_verb);
 		usage(stderr);
 		return BFCTL_USAGE;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help")) {
+	if (cmd.help) {
 		usage(stdout);
 		return BFCTL_OK;
 	}
-	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		if (!strcmp(argv[1], verbs[i].name))
-			return verbs[i].main(argc - 1, argv + 1);
-	fprintf(stderr, "bfctl: unknown verb '%s'\n", argv[1]);
-	usage(stderr);
-	return BFCTL_USAGE;
+	bfctl_json = cmd.json;
+	bfctl_quiet = cmd.quiet;
+	return cmd.verb->main(cmd.argc, cmd.argv);
 }
+#endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bfctl save / restore: filters as text that restores byte-identically.
+ * bfctl save / restore: filters as text that restores byte-identically,
+ * and ipset-style "create" / "add" lines for generated blocklists.
  *
  * A Bloom filter cannot list its keys, so a filter is saved as its
  * parameters (one "filter" line) and its payload (the image's bitset):
@@ -16,19 +17,45 @@
  * sparse filters stay small.  crc32c is the CRC of the whole image the
  * kernel exported; restore rebuilds the image from the text and refuses it
  * unless the CRC matches, so a restored filter exports byte-identically.
- * Lines starting with '#' and empty lines are ignored.
+ * bytes= may not exceed the module's max_filter_bytes (read from sysfs;
+ * 4 GiB, its default, if unreadable), and the payload buffer grows as
+ * payload lines arrive, so a short text cannot make restore allocate more
+ * than the kernel would accept.
  *
- * restore reads and checks the whole input before changing anything; each
- * filter is then loaded through a /dev/kbloom transaction (begin, upload
- * into the staging generation, commit), so it appears complete or not at
- * all.  Errors name the line: "line N: why".
+ * restore also takes, mixed with filter blocks (restore.c):
+ *
+ *   create NAME KIND [OPTIONS]	OPTIONS as for `bfctl create`: --items,
+ *				--fpr, --bits-per-key, --bits, --hashes,
+ *				--key-type, --hash, --seed
+ *   add NAME KEY		KEY: the rest of the line, read as the
+ *				filter's key type (as `bfctl add`)
+ *
+ * An add targets the filter a create or filter block earlier in the file
+ * defines, or else a filter in the kernel.  Each name is defined at most
+ * once, before its adds.  Lines starting with '#' and empty lines are
+ * ignored.
+ *
+ * restore reads and checks the whole input before changing anything:
+ * errors name the line ("line N: why"), exit 2 for bad text and 3 where
+ * the kernel's filters conflict (a create or filter block of an existing
+ * name without -exist, an add to a filter that exists nowhere, -exist with
+ * different parameters), as the single verbs would.  With -exist a filter
+ * block replaces the existing filter, and a create of an existing filter
+ * is accepted when the filter has the kind, key type, hash, m and k the
+ * line asks for (and its seed, if --seed is given): the filter keeps its
+ * keys.  Each filter the file defines is then loaded in file order through
+ * a /dev/kbloom transaction (begin, its image, its adds in batches of up
+ * to 1M keys, commit), so it appears complete or not at all; adds to a
+ * filter that was already in the kernel go in directly, in batches.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "bfctl.h"
+#include "savefmt.h"
 
 #define SAVE_MAGIC	"# bfctl save 1"
 #define B64_LINE	57
@@ -214,30 +241,98 @@ int bfctl_save_main(int argc, char **argv)
 	return ret;
 }
 
-/* ---- restore ---- */
+/* ---- restore: reading the input ---- */
 
-/* one parsed filter block, its image rebuilt from the text */
-struct rfilter {
-	char name[KB_NAME_MAX];
-	u64 line;		/* of its "filter" line */
-	u8 *img;
-	u64 img_len;
-};
+#define RL_BUF		(4u << 20)	/* also the longest line */
 
-struct rparse {
-	const char *src;	/* for messages */
-	u64 line;
-	char err[256];
-};
-
-static int rerr(struct rparse *rp, const char *fmt, const char *arg)
+int rl_open(struct rline *r, const char *file)
 {
-	int n = snprintf(rp->err, sizeof(rp->err), "line %llu: ",
-			 (unsigned long long)rp->line);
+	memset(r, 0, sizeof(*r));
+	r->fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
+	if (r->fd < 0)
+		return -errno;
+	r->cap = RL_BUF;
+	r->buf = malloc(r->cap);
+	if (!r->buf) {
+		rl_close(r);
+		return -ENOMEM;
+	}
+	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return 0;
+}
 
-	snprintf(rp->err + n, sizeof(rp->err) - (size_t)n, fmt, arg);
+void rl_close(struct rline *r)
+{
+	if (r->fd > 0)
+		close(r->fd);
+	r->fd = -1;
+	free(r->buf);
+	r->buf = NULL;
+}
+
+int rl_fail(struct rline *r, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(r->err, sizeof(r->err), "line %llu: ",
+		     (unsigned long long)r->line);
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, sizeof(r->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	r->code = code;
 	return -EINVAL;
 }
+
+static char *rl_take(struct rline *r, char *s, char *end)
+{
+	*end = 0;
+	r->line++;
+	if (end > s && end[-1] == '\r')
+		*--end = 0;
+	r->len = (size_t)(end - s);
+	return s;
+}
+
+char *rl_next(struct rline *r)
+{
+	for (;;) {
+		char *s = r->buf + r->pos;
+		char *nl = memchr(s, '\n', r->end - r->pos);
+		ssize_t n;
+
+		if (nl) {
+			r->pos = (size_t)(nl + 1 - r->buf);
+			return rl_take(r, s, nl);
+		}
+		if (r->eof) {
+			if (r->pos == r->end)
+				return NULL;
+			r->pos = r->end;	/* a last line without "\n" */
+			return rl_take(r, s, r->buf + r->end);
+		}
+		memmove(r->buf, s, r->end - r->pos);
+		r->end -= r->pos;
+		r->pos = 0;
+		if (r->end == r->cap - 1) {	/* keep a byte for the NUL */
+			r->line++;
+			rl_fail(r, BFCTL_USAGE, "line too long");
+			return NULL;
+		}
+		n = read(r->fd, r->buf + r->end, r->cap - 1 - r->end);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rl_fail(r, BFCTL_ERR, "%s", strerror(errno));
+			return NULL;
+		}
+		if (!n)
+			r->eof = true;
+		r->end += (size_t)n;
+	}
+}
+
+/* ---- restore: filter blocks ---- */
 
 static int b64val(char c)
 {
@@ -271,11 +366,6 @@ static int b64_decode(const char *s, size_t len, u8 *out)
 	return (int)o;
 }
 
-static int parse_u64_field(const char *v, u64 *out)
-{
-	return bfctl_parse_u64(v, out);
-}
-
 /* "a,b[,c]" of u64s */
 static int parse_u64_list(const char *v, u64 *out, int n)
 {
@@ -293,8 +383,10 @@ static int parse_u64_list(const char *v, u64 *out, int n)
 	return i == n ? 0 : -EINVAL;
 }
 
+#define BAD(what)	rl_fail(r, BFCTL_USAGE, "%s", what)
+
 /* the "filter NAME k=v..." line -> params, count, bytes, crc */
-static int parse_filter_line(struct rparse *rp, char *s, struct rfilter *rf,
+static int parse_filter_line(struct rline *r, char *s, struct rfilter *rf,
 			     struct kb_params *p, u64 *count, u64 *bytes,
 			     u32 *crc)
 {
@@ -307,117 +399,145 @@ static int parse_filter_line(struct rparse *rp, char *s, struct rfilter *rf,
 	strtok_r(s, " \t", &save);
 	name = strtok_r(NULL, " \t", &save);
 	if (!name || !kb_name_valid(name, (u32)strlen(name)))
-		return rerr(rp, "bad filter name '%s'", name ? name : "");
+		return rl_fail(r, BFCTL_USAGE, "bad filter name '%s'",
+			       name ? name : "");
 	strcpy(rf->name, name);
 	while ((tok = strtok_r(NULL, " \t", &save))) {
 		char *eq = strchr(tok, '=');
 		const char *key = tok, *val_s;
-		int r = 0;
+		int ret = 0;
 
 		if (!eq)
-			return rerr(rp, "expected key=value, got '%s'", tok);
+			return rl_fail(r, BFCTL_USAGE,
+				       "expected key=value, got '%.40s'", tok);
 		*eq = 0;
 		val_s = eq + 1;
 		if (!strcmp(key, "kind")) {
 			val = kb_kind_from_name(val_s);
-			r = val < 0 ? -EINVAL : 0;
+			ret = val < 0 ? -EINVAL : 0;
 			p->kind = (u32)val;
 			seen |= 1;
 		} else if (!strcmp(key, "key-type")) {
 			val = kb_key_type_from_name(val_s);
-			r = val < 0 ? -EINVAL : 0;
+			ret = val < 0 ? -EINVAL : 0;
 			p->key_type = (u32)val;
 			seen |= 2;
 		} else if (!strcmp(key, "hash")) {
 			val = kb_hash_from_name(val_s);
-			r = val < 0 ? -EINVAL : 0;
+			ret = val < 0 ? -EINVAL : 0;
 			p->hash = (u32)val;
 			seen |= 4;
 		} else if (!strcmp(key, "m")) {
-			r = parse_u64_field(val_s, &p->m);
+			ret = bfctl_parse_u64(val_s, &p->m);
 			seen |= 8;
 		} else if (!strcmp(key, "k")) {
-			r = parse_u64_field(val_s, &v) ?: (v > KB_K_MAX ? -EINVAL : 0);
+			ret = bfctl_parse_u64(val_s, &v) ?: (v > KB_K_MAX ? -EINVAL : 0);
 			p->k = (u32)v;
 			seen |= 16;
 		} else if (!strcmp(key, "bytes")) {
-			r = parse_u64_field(val_s, bytes);
+			ret = bfctl_parse_u64(val_s, bytes);
 			seen |= 32;
 		} else if (!strcmp(key, "crc32c")) {
-			r = parse_u64_field(val_s, &v) ?: (v >> 32 ? -EINVAL : 0);
+			ret = bfctl_parse_u64(val_s, &v) ?: (v >> 32 ? -EINVAL : 0);
 			*crc = (u32)v;
 			seen |= 64;
 		} else if (!strcmp(key, "items")) {
-			r = parse_u64_field(val_s, &p->items);
+			ret = bfctl_parse_u64(val_s, &p->items);
 		} else if (!strcmp(key, "fpr-ppb")) {
-			r = parse_u64_field(val_s, &v) ?: (v >> 32 ? -EINVAL : 0);
+			ret = bfctl_parse_u64(val_s, &v) ?: (v >> 32 ? -EINVAL : 0);
 			p->fpr_ppb = (u32)v;
 		} else if (!strcmp(key, "seed")) {
-			r = parse_u64_list(val_s, p->seed, 2);
+			ret = parse_u64_list(val_s, p->seed, 2);
 		} else if (!strcmp(key, "plen4")) {
-			r = parse_u64_field(val_s, &p->plen4);
+			ret = bfctl_parse_u64(val_s, &p->plen4);
 		} else if (!strcmp(key, "plen6")) {
-			r = parse_u64_list(val_s, p->plen6, 3);
+			ret = parse_u64_list(val_s, p->plen6, 3);
 		} else if (!strcmp(key, "count")) {
-			r = parse_u64_field(val_s, count);
+			ret = bfctl_parse_u64(val_s, count);
 		} else {
-			return rerr(rp, "unknown field '%s'", key);
+			return rl_fail(r, BFCTL_USAGE, "unknown field '%.40s'", key);
 		}
-		if (r)
-			return rerr(rp, "bad value for '%s'", key);
+		if (ret)
+			return rl_fail(r, BFCTL_USAGE, "bad value for '%s'", key);
 	}
 	if (seen != 127)
-		return rerr(rp, "%s", "filter line needs kind, key-type, hash, m, k, bytes and crc32c");
+		return BAD("filter line needs kind, key-type, hash, m, k, bytes and crc32c");
 	if (kb_params_validate(p, 0))
-		return rerr(rp, "%s", "inconsistent filter parameters");
+		return BAD("inconsistent filter parameters");
 	if (*bytes != kb_params_payload_bytes(p))
-		return rerr(rp, "%s", "bytes does not match kind and m");
+		return BAD("bytes does not match kind and m");
 	return 0;
 }
 
-/* next line of buf (NUL-terminates it in place); NULL at the end */
-static char *next_line(char **pos, char *end, struct rparse *rp)
+/* make the image buffer hold at least need bytes (zeroed past the data) */
+static int img_reserve(struct rfilter *rf, u64 *cap, u64 need)
 {
-	char *s = *pos, *nl;
+	u64 ncap = *cap;
+	u8 *n;
 
-	if (s >= end)
-		return NULL;
-	nl = memchr(s, '\n', (size_t)(end - s));
-	if (nl)
-		*nl = 0;
-	else
-		*end = 0;	/* the buffer has a spare byte */
-	*pos = nl ? nl + 1 : end;
-	rp->line++;
-	if (nl > s && nl[-1] == '\r')
-		nl[-1] = 0;
-	return s;
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap = ncap * 2 < rf->img_len ? ncap * 2 : rf->img_len;
+	n = kbu_alloc_payload(ncap);
+	if (!n)
+		return -ENOMEM;
+	memcpy(n, rf->img, *cap);
+	free(rf->img);
+	rf->img = n;
+	*cap = ncap;
+	return 0;
 }
 
-/* parse one block after its filter line; fills rf->img */
-static int parse_block(struct rparse *rp, char *fline, char **pos, char *end,
-		       struct rfilter *rf)
+/* the transaction that loads an image: its parameters, as m and k */
+static void image_request(const struct kb_params *p, struct kb_ioc_create *c,
+			  const char *name)
+{
+	memset(c, 0, sizeof(*c));
+	kbdev_set_name(c->name, name);
+	c->kind = p->kind;
+	c->key_type = p->key_type;
+	c->hash = p->hash;
+	c->sizing = KB_SIZING_MK;
+	c->m = p->m;
+	c->k = p->k;
+	c->items = p->items;
+	if (p->hash != KB_HASH_LEVELDB) {
+		c->flags = KB_CREATE_F_SEED;
+		c->seed[0] = p->seed[0];
+		c->seed[1] = p->seed[1];
+	}
+}
+
+int parse_block(struct rline *r, char *fline, struct rfilter *rf,
+		u64 max_bytes)
 {
 	struct kb_image_hdr *h;
 	struct kb_params p;
-	u64 count, bytes = 0, off = 0;
+	enum kb_img_err why;
+	u64 count, bytes = 0, off = 0, cap, hl = sizeof(*h);
 	u32 crc = 0, got;
-	u8 *payload;
 	char *s;
 	int ret;
 
-	rf->line = rp->line;
-	ret = parse_filter_line(rp, fline, rf, &p, &count, &bytes, &crc);
+	rf->line = r->line;
+	ret = parse_filter_line(r, fline, rf, &p, &count, &bytes, &crc);
 	if (ret)
 		return ret;
-	rf->img_len = sizeof(*h) + bytes + KB_IMAGE_TRAILER_LEN;
-	rf->img = kbu_alloc_payload(rf->img_len);
+	if (bytes > max_bytes)
+		return rl_fail(r, BFCTL_USAGE,
+			       "filter %s: bytes=%llu is over max_filter_bytes (%llu)",
+			       rf->name, (unsigned long long)bytes,
+			       (unsigned long long)max_bytes);
+	rf->key_type = p.key_type;
+	image_request(&p, &rf->c, rf->name);
+	rf->img_len = hl + bytes + KB_IMAGE_TRAILER_LEN;
+	/* grown as payload arrives: bytes= alone costs no memory */
+	cap = rf->img_len < 65536 ? rf->img_len : 65536;
+	rf->img = kbu_alloc_payload(cap);
 	if (!rf->img)
-		return rerr(rp, "%s", "out of memory");
-	h = (struct kb_image_hdr *)rf->img;
-	kb_image_fill_header(h, &p, count);
-	payload = rf->img + sizeof(*h);
-	while ((s = next_line(pos, end, rp))) {
+		return rl_fail(r, BFCTL_ERR, "%s", strerror(ENOMEM));
+	while ((s = rl_next(r))) {
 		u8 dec[64];
 		int n;
 
@@ -427,200 +547,41 @@ static int parse_block(struct rparse *rp, char *fline, char **pos, char *end,
 			u64 z;
 
 			if (bfctl_parse_u64(s + 1, &z) || z > bytes - off)
-				return rerr(rp, "%s", "bad zero run (past the payload's end?)");
-			off += z;	/* the buffer is zeroed */
+				return BAD("bad zero run (past the payload's end?)");
+			off += z;
 			continue;
 		}
 		n = b64_decode(s, strlen(s), dec);
 		if (n < 0)
-			return rerr(rp, "%s", "bad base64 payload line");
+			return BAD("bad base64 payload line");
 		if ((u64)n > bytes - off)
-			return rerr(rp, "%s", "payload longer than bytes=");
-		memcpy(payload + off, dec, (size_t)n);
+			return BAD("payload longer than bytes=");
+		if (img_reserve(rf, &cap, hl + off + (u64)n))
+			return rl_fail(r, BFCTL_ERR, "%s", strerror(ENOMEM));
+		memcpy(rf->img + hl + off, dec, (size_t)n);
 		off += (u64)n;
 	}
-	if (!s)
-		return rerr(rp, "filter %s: missing 'end' line", rf->name);
+	if (!s) {
+		if (r->code)
+			return -EINVAL;
+		return rl_fail(r, BFCTL_USAGE, "filter %s: missing 'end' line",
+			       rf->name);
+	}
 	if (off != bytes)
-		return rerr(rp, "%s", "payload shorter than bytes=");
+		return BAD("payload shorter than bytes=");
+	if (img_reserve(rf, &cap, rf->img_len))
+		return rl_fail(r, BFCTL_ERR, "%s", strerror(ENOMEM));
+	h = (struct kb_image_hdr *)rf->img;
+	kb_image_fill_header(h, &p, count);
 	got = kb_image_crc_final(kb_image_crc_update(kb_image_crc_init(),
-						       rf->img, sizeof(*h) + bytes));
+						     rf->img, hl + bytes));
 	if (got != crc)
-		return rerr(rp, "filter %s: crc32c does not match the data", rf->name);
-	h = NULL;
-	memcpy(payload + bytes, &(__le32){ kb_cpu_to_le32(got) }, 4);
+		return rl_fail(r, BFCTL_USAGE,
+			       "filter %s: crc32c does not match the data",
+			       rf->name);
+	/* what else the kernel checks, so that no filter loads if one fails */
+	if (kb_image_check_payload(&p, rf->img + hl, bytes, &why))
+		return BAD(kb_image_strerror(why));
+	memcpy(rf->img + hl + bytes, &(__le32){ kb_cpu_to_le32(got) }, 4);
 	return 0;
-}
-
-static int parse_restore(struct rparse *rp, char *buf, size_t len,
-			 struct rfilter **out, size_t *nout)
-{
-	char *pos = buf, *end = buf + len, *s;
-	struct rfilter *v = NULL;
-	size_t n = 0;
-	int ret;
-
-	while ((s = next_line(&pos, end, rp))) {
-		struct rfilter *nv;
-		size_t i;
-
-		if (!s[0] || s[0] == '#')
-			continue;
-		if (strncmp(s, "filter ", 7))
-			return rerr(rp, "expected 'filter NAME ...', got '%.40s'", s);
-		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv)
-			return rerr(rp, "%s", "out of memory");
-		v = nv;
-		memset(&v[n], 0, sizeof(v[n]));
-		*out = v;
-		*nout = ++n;
-		ret = parse_block(rp, s, &pos, end, &v[n - 1]);
-		if (ret)
-			return ret;
-		for (i = 0; i + 1 < n; i++)
-			if (!strcmp(v[i].name, v[n - 1].name)) {
-				rp->line = v[n - 1].line;
-				return rerr(rp, "filter %s appears twice", v[i].name);
-			}
-	}
-	return 0;
-}
-
-/* load one filter atomically: a transaction with the image as its data */
-static int restore_one(struct bfctl_conn *conn, const struct rfilter *rf)
-{
-	const struct kb_image_hdr *h = (const void *)rf->img;
-	struct kb_ioc_create c;
-	char what[64];
-	u32 why = 0;
-	int ret;
-
-	snprintf(what, sizeof(what), "restore %s", rf->name);
-	memset(&c, 0, sizeof(c));
-	kbdev_set_name(c.name, rf->name);
-	c.kind = le32toh(h->kind);
-	c.key_type = le32toh(h->key_type);
-	c.hash = le32toh(h->hash);
-	c.sizing = KB_SIZING_MK;
-	c.m = le64toh(h->m);
-	c.k = le32toh(h->k);
-	c.items = le64toh(h->items);
-	if (c.hash != KB_HASH_LEVELDB) {
-		c.flags = KB_CREATE_F_SEED;
-		c.seed[0] = le64toh(h->seed[0]);
-		c.seed[1] = le64toh(h->seed[1]);
-	}
-	ret = kbdev_txn_begin(conn->dev, &c);
-	if (ret)
-		return bfc_fail(conn, what, ret);
-	ret = kbdev_upload(conn->dev, KB_IMAGE_F_TXN, rf->name, rf->img,
-			   rf->img_len, &why);
-	if (!ret)
-		ret = kbdev_txn_commit(conn->dev);
-	if (ret) {
-		if (why && why < KB_IMG_ERR_MAX)
-			snprintf(conn->extack, sizeof(conn->extack), "%s",
-				 kb_image_strerror(why));
-		kbdev_txn_abort(conn->dev);
-		return bfc_fail(conn, what, ret);
-	}
-	return 0;
-}
-
-/* stdin (a pipe, maybe): no /dev/stdin in minimal systems; spare byte */
-static int read_stdin(u8 **buf, size_t *len)
-{
-	size_t cap = 1 << 20, got = 0;
-	u8 *b = malloc(cap), *nb;
-	ssize_t r;
-
-	while (b) {
-		if (got + 1 >= cap) {
-			nb = realloc(b, cap * 2);
-			if (!nb)
-				break;
-			b = nb;
-			cap *= 2;
-		}
-		r = read(0, b + got, cap - got - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(b);
-			return -errno;
-		}
-		if (!r) {
-			*buf = b;
-			*len = got;
-			return 0;
-		}
-		got += (size_t)r;
-	}
-	free(b);
-	return -ENOMEM;
-}
-
-int bfctl_restore_main(int argc, char **argv)
-{
-	struct rparse rp = { 0 };
-	struct bfctl_conn conn;
-	struct rfilter *v = NULL;
-	const char *file = "-";
-	bool exist = false;
-	size_t n = 0, i, len;
-	u8 *buf;
-	int ret;
-
-	for (i = 1; i < (size_t)argc; i++) {
-		if (!strcmp(argv[i], "-file") || !strcmp(argv[i], "--file")) {
-			if (++i == (size_t)argc)
-				return bfctl_fail(BFCTL_USAGE, "restore", "-file needs a FILE");
-			file = argv[i];
-		} else if (!strcmp(argv[i], "-exist") || !strcmp(argv[i], "--exist")) {
-			exist = true;
-		} else {
-			return bfctl_fail(BFCTL_USAGE, "restore",
-					  "usage: bfctl restore [-file FILE] [-exist]");
-		}
-	}
-	ret = strcmp(file, "-") ? kbu_read_file(file, &buf, &len) :
-			read_stdin(&buf, &len);
-	if (ret)
-		return bfctl_fail(BFCTL_ERR, "restore", "%s: %s", file, strerror(-ret));
-	rp.src = file;
-	/* kbu_read_file leaves at least one spare byte for the last NUL */
-	ret = parse_restore(&rp, (char *)buf, len, &v, &n);
-	free(buf);
-	if (ret) {
-		ret = bfctl_fail(BFCTL_ERR, "restore", "%s: %s", file, rp.err);
-		goto out;
-	}
-	bfc_init(&conn);
-	ret = bfc_dev(&conn);
-	if (ret < 0) {
-		ret = bfc_fail(&conn, "restore: open " KBDEV_PATH, ret);
-		goto close;
-	}
-	/* refuse before changing anything when a name is taken */
-	for (i = 0; !exist && i < n; i++) {
-		struct kb_ioc_info info;
-
-		if (!kbdev_info(conn.dev, v[i].name, &info)) {
-			ret = bfctl_fail(BFCTL_ERR, "restore", "%s: line %llu: filter %s exists (-exist replaces it)",
-					 file, (unsigned long long)v[i].line,
-					 v[i].name);
-			goto close;
-		}
-	}
-	ret = 0;
-	for (i = 0; !ret && i < n; i++)
-		ret = restore_one(&conn, &v[i]);
-close:
-	bfc_close(&conn);
-out:
-	for (i = 0; i < n; i++)
-		free(v[i].img);
-	free(v);
-	return ret;
 }

@@ -17,11 +17,14 @@
 /* payload limit handed to the parsers: bounds memory per input */
 #define FUZZ_MAX_BYTES	(1U << 20)
 
-/* an invariant broke: report it and abort (libFuzzer saves the input) */
+/*
+ * An invariant broke: report it and abort (libFuzzer saves the input).
+ * Written to fd 2, so it shows even while a target silences stderr.
+ */
 #define FUZZ_CHECK(cond)						\
 	do {								\
 		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
+			dprintf(2, "%s:%d: check failed: %s\n",	\
 				__FILE__, __LINE__, #cond);		\
 			abort();					\
 		}							\

@@ -32,6 +32,7 @@ typedef int32_t s32;
 #define U32_MAX			((u32)~0U)
 #endif
 #define KB_ALWAYS_INLINE	inline __attribute__((__always_inline__))
+#define KB_NOINLINE		__attribute__((__noinline__))
 #define KB_UNUSED		__attribute__((__unused__))
 #define KB_BIG_ENDIAN		(__BYTE_ORDER == __BIG_ENDIAN)
 #define kb_swab64(x)		__builtin_bswap64(x)
@@ -76,6 +77,23 @@ static inline u64 kb_siphash(const void *data, size_t len, u64 k0, u64 k1)
 	crypto_shorthash_siphash24(out, (const unsigned char *)data, len, key);
 	memcpy(&r, out, 8);
 	return le64toh(r);
+}
+
+/* unaligned little-endian loads; a constant-size memcpy is one load */
+static inline __attribute__((__always_inline__)) u64 kb_get_le64(const void *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static inline __attribute__((__always_inline__)) u32 kb_get_le32(const void *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
 }
 
 /* userspace/lib/kb_crc32c.c: SSE4.2 when the CPU has it, else a table */

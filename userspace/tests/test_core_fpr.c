@@ -59,11 +59,21 @@ static void check(struct __test_metadata *_metadata, u32 kind, u32 bpk)
 	ASSERT_EQ(0, measure(kind, bpk, nq, &r));
 	if (kind == KB_KIND_CLASSIC) {
 		/*
-		 * classic is byte-identical to LevelDB (test_leveldb_compat),
-		 * whose double hashing with delta = rotr(h, 17) makes probe
-		 * sets of different keys overlap: at 1M keys its FPR is about
-		 * 1.5x the textbook (1 - e^(-kn/m))^k.  Bound it from both
-		 * sides instead of 10%.
+		 * classic is byte-identical to LevelDB (test_leveldb_compat)
+		 * and its FPR is 1.45-2.1x the textbook (1 - e^(-kn/m))^k at
+		 * 8/10/16 bits/key.  Not from overlapping probe sets of key
+		 * pairs nor from the hash: with h = a * 2^17 + b, probe i is
+		 * h + i * rotr(h, 17) = a (2^17 + i) + b (1 + i 2^15) mod 2^32,
+		 * a 2-D lattice image of h, and probe 2 is exactly
+		 * 65537 (2a + b): 196606 values for all 2^32 hashes.  Probes
+		 * therefore pile onto few bits (per-bit hit counts have
+		 * variance/mean 2.3 instead of 1), and queries hit the same
+		 * overfilled bits.  Ideal random h gives the same ratios;
+		 * replacing probe 2 by an independent position brings 8/10
+		 * bits/key from 1.47x/1.54x to 1.04x/1.05x (16: 2.0x to 1.2x;
+		 * there the 32-bit hash also adds n / 2^32 = 0.023% for keys
+		 * whose h equals a stored key's).  No model within 10% yet
+		 * (issue #3), so bound it from both sides.
 		 */
 		EXPECT_GT(r.measured / r.model, 0.9);
 		EXPECT_LT(r.measured / r.model, 2.5)

@@ -146,6 +146,35 @@ TEST(xxh64_matches_reference)
 	}
 }
 
+/*
+ * Blocked/counting filters hash 16-byte keys with an inlined XXH64 and
+ * 4/5/17-byte keys with unrolled ones: every length, at every alignment,
+ * must give exactly XXH64 (images and kernel/userspace identity rely on it).
+ */
+TEST(xxh64_fast_paths_match_reference)
+{
+	u8 buf[96 + 8];
+	u64 s = 13, pl[8];
+	struct kb_params p;
+	struct kb_filter f;
+
+	kb_params_init(&p, KB_KIND_BLOCKED);
+	ASSERT_EQ(0, kb_params_from_mk(&p, 512, 4, 0));
+	for (int round = 0; round < 64; round++) {
+		p.seed[0] = round ? kbt_splitmix(&s) : 0;
+		ASSERT_EQ(0, kb_filter_init(&f, &p, pl, sizeof(pl)));
+		for (u32 len = 0; len <= 40; len++) {
+			u32 off = (round + len) & 7;
+
+			fill(buf + off, len, &s);
+			ASSERT_EQ(ref_xxh64(buf + off, len, p.seed[0]),
+				  kb_filter_hash(&f, buf + off, len))
+				TH_LOG("len %u off %u seed %llx", len, off,
+				       (unsigned long long)p.seed[0]);
+		}
+	}
+}
+
 TEST(siphash_known_answers)
 {
 	u8 key[16], msg[64];

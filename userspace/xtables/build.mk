@@ -10,6 +10,13 @@ $(XT_BUILD)/libxt_bloom.so: userspace/xtables/libxt_bloom.c uapi/linux/netfilter
 
 USER_PROGS += $(XT_BUILD)/libxt_bloom.so
 
+# The same extension without its userspace check, so that the selftest
+# reaches xt_bloom's own refusals (never installed).
+$(XT_BUILD)/nocheck/libxt_bloom.so: userspace/xtables/libxt_bloom.c uapi/linux/netfilter/xt_bloom.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_USER) -DXT_BLOOM_NO_PRECHECK -Wno-unused-parameter -Wno-unused-function -fPIC -shared -o $@ $<
+VM_TEST_PROGS += $(XT_BUILD)/nocheck/libxt_bloom.so
+
 $(UBUILD)/selftests/xt_bloom: selftests/xt_bloom.c selftests/kb_test.h $(KSFT_DIR)/.stamp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) -I$(KSFT_DIR) -Wno-unused-parameter \

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bfctl restore: check the whole input (filter blocks, create and add
+ * lines; see savefmt.c for the format and the rules), then load it.  Add
+ * lines are parsed into one packed key buffer per filter as they are read,
+ * so the text itself is never held whole and a million keys cost their
+ * packed size (a few bytes each) plus a line number.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kverbs.h"
+#include "savefmt.h"
+
+#define MAX_FILTER_PARAM	"/sys/module/kbloom/parameters/max_filter_bytes"
+
+/* nonzero: the payload cap instead of the module's (the fuzz target) */
+u64 bfctl_restore_max_bytes;
+
+struct restore {
+	struct rline r;
+	struct bfctl_conn conn;
+	bool exist, check;	/* check: -check, parse only */
+	bool conn_up;
+	u64 max_bytes;
+	struct rfilter *v;
+	size_t n, cap, last;	/* last: the filter of the previous add */
+};
+
+static u64 max_filter_bytes(void)
+{
+	unsigned long long v = 0;
+	FILE *f;
+
+	if (bfctl_restore_max_bytes)
+		return bfctl_restore_max_bytes;
+	f = fopen(MAX_FILTER_PARAM, "re");
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v ? v : 4ULL << 30;	/* the module's default */
+}
+
+static struct rfilter *find(struct restore *rs, const char *name)
+{
+	size_t i;
+
+	if (rs->last < rs->n && !strcmp(rs->v[rs->last].name, name))
+		return &rs->v[rs->last];
+	for (i = 0; i < rs->n; i++)
+		if (!strcmp(rs->v[i].name, name)) {
+			rs->last = i;
+			return &rs->v[i];
+		}
+	return NULL;
+}
+
+static struct rfilter *append(struct restore *rs)
+{
+	struct rfilter *nv;
+
+	if (rs->n == rs->cap) {
+		rs->cap = rs->cap ? rs->cap * 2 : 8;
+		nv = realloc(rs->v, rs->cap * sizeof(*nv));
+		if (!nv)
+			return NULL;
+		rs->v = nv;
+	}
+	nv = &rs->v[rs->n++];
+	memset(nv, 0, sizeof(*nv));
+	return nv;
+}
+
+/* the kernel's filter name: 0 (info filled), -ENOENT, or an error */
+static int kinfo(struct restore *rs, const char *name,
+		 struct kb_ioc_info *info)
+{
+	int ret;
+
+	if (rs->check)
+		return -ENOENT;
+	if (!rs->conn_up) {
+		ret = bfc_dev(&rs->conn);
+		if (ret < 0) {
+			snprintf(rs->r.err, sizeof(rs->r.err), "open %s: %s",
+				 KBDEV_PATH, strerror(-ret));
+			rs->r.code = BFCTL_ERR;
+			return ret;
+		}
+		rs->conn_up = true;
+	}
+	ret = kbdev_info(rs->conn.dev, name, info);
+	if (ret && ret != -ENOENT)
+		return rl_fail(&rs->r, BFCTL_ERR, "filter %s: %s", name,
+			       strerror(-ret));
+	return ret;
+}
+
+/* what the kernel would make of a create request (kb_params_from_spec) */
+static int spec_params(const struct kb_ioc_create *c, struct kb_params *p,
+		       u64 max)
+{
+	int ret = kb_params_init(p, c->kind);
+
+	if (ret)
+		return ret;
+	p->key_type = c->key_type;
+	p->hash = c->hash;
+	if (c->sizing == KB_SIZING_FPR) {
+		ret = kb_params_from_fpr(p, c->items, c->fpr_ppb, max);
+	} else if (c->sizing == KB_SIZING_BPK) {
+		ret = kb_params_from_bpk(p, c->items, c->bits_per_key, max);
+	} else {
+		p->items = c->items;
+		ret = kb_params_from_mk(p, c->m, c->k, max);
+	}
+	if (ret)
+		return ret;
+	if (c->flags & KB_CREATE_F_SEED) {
+		p->seed[0] = c->seed[0];
+		p->seed[1] = c->seed[1];
+	}
+	return kb_params_validate(p, max);
+}
+
+static int new_keys(struct restore *rs, struct rfilter *rf)
+{
+	if (bfk_init(&rf->keys, 4096, 65536))
+		return rl_fail(&rs->r, BFCTL_ERR, "%s", strerror(ENOMEM));
+	return 0;
+}
+
+/* a name the file defines: not yet used in it, and free in the kernel */
+static int define(struct restore *rs, const char *name, bool *live,
+		  struct kb_ioc_info *info)
+{
+	struct rfilter *old = find(rs, name);
+	int ret;
+
+	if (old)
+		return rl_fail(&rs->r, BFCTL_USAGE,
+			       "filter %s already used on line %llu", name,
+			       (unsigned long long)old->line);
+	ret = kinfo(rs, name, info);
+	*live = !ret;
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static int line_filter(struct restore *rs, char *s)
+{
+	struct kb_ioc_info info;
+	struct rfilter tmp, *rf;
+	bool live;
+	int ret;
+
+	memset(&tmp, 0, sizeof(tmp));
+	ret = parse_block(&rs->r, s, &tmp, rs->max_bytes);
+	if (!ret)
+		ret = define(rs, tmp.name, &live, &info);
+	if (!ret && live && !rs->exist) {
+		rs->r.line = tmp.line;
+		ret = rl_fail(&rs->r, BFCTL_ERR,
+			      "filter %s exists (-exist replaces it)", tmp.name);
+	}
+	if (!ret) {
+		rf = append(rs);
+		if (!rf)
+			ret = rl_fail(&rs->r, BFCTL_ERR, "%s", strerror(ENOMEM));
+	}
+	if (ret) {
+		free(tmp.img);
+		return ret;
+	}
+	tmp.how = RF_IMAGE;
+	*rf = tmp;
+	return new_keys(rs, rf);
+}
+
+static int line_create(struct restore *rs, char *s)
+{
+	char *argv[48], *save = NULL, msg[200] = "";
+	struct kb_ioc_info info;
+	struct kb_ioc_create c;
+	struct kb_params p;
+	struct rfilter *rf;
+	struct kargs a;
+	int argc = 0, ret;
+	bool live;
+
+	for (argv[0] = strtok_r(s, " \t", &save); argv[argc];
+	     argv[argc] = strtok_r(NULL, " \t", &save))
+		if (++argc == (int)ARRAY_SIZE(argv) - 1)
+			return rl_fail(&rs->r, BFCTL_USAGE, "too many words");
+	/* the parser of `bfctl create`, its messages captured */
+	kusage_capture(msg, sizeof(msg));
+	ret = kargs_parse(argc, argv, &a, true) ?: create_request(&a, &c);
+	kusage_capture(NULL, 0);
+	if (ret)
+		return rl_fail(&rs->r, BFCTL_USAGE, "%s", msg);
+	ret = spec_params(&c, &p, rs->max_bytes);
+	if (ret == -E2BIG)
+		return rl_fail(&rs->r, BFCTL_USAGE,
+			       "filter %s: over max_filter_bytes (%llu)",
+			       a.pos[0], (unsigned long long)rs->max_bytes);
+	if (ret)
+		return rl_fail(&rs->r, BFCTL_USAGE, "filter %s: bad parameters",
+			       a.pos[0]);
+	ret = define(rs, a.pos[0], &live, &info);
+	if (ret)
+		return ret;
+	if (live && !rs->exist)
+		return rl_fail(&rs->r, BFCTL_ERR,
+			       "filter %s exists (-exist keeps it if its parameters match)",
+			       a.pos[0]);
+	if (live && (info.kind != p.kind || info.key_type != p.key_type ||
+		     info.hash != p.hash || info.m != p.m || info.k != p.k ||
+		     ((c.flags & KB_CREATE_F_SEED) &&
+		      (info.seed[0] != p.seed[0] || info.seed[1] != p.seed[1]))))
+		return rl_fail(&rs->r, BFCTL_ERR,
+			       "filter %s exists with other parameters (%s %s m=%llu k=%u)",
+			       a.pos[0], kb_kind_name(info.kind),
+			       kb_key_type_name(info.key_type),
+			       (unsigned long long)info.m, info.k);
+	rf = append(rs);
+	if (!rf)
+		return rl_fail(&rs->r, BFCTL_ERR, "%s", strerror(ENOMEM));
+	strcpy(rf->name, a.pos[0]);
+	rf->line = rs->r.line;
+	rf->how = live ? RF_LIVE : RF_CREATE;
+	rf->key_type = c.key_type;
+	rf->c = c;
+	return new_keys(rs, rf);
+}
+
+/* the filter of an add line naming the previous add's: no lookups */
+static struct rfilter *same_as_last(struct restore *rs, char *name,
+				    char **key)
+{
+	struct rfilter *rf;
+	size_t n;
+
+	if (rs->last >= rs->n)
+		return NULL;
+	rf = &rs->v[rs->last];
+	n = strlen(rf->name);
+	if (strncmp(name, rf->name, n) || (name[n] != ' ' && name[n] != '\t'))
+		return NULL;
+	*key = name + n + 1;
+	return rf;
+}
+
+static int line_add(struct restore *rs, char *s)
+{
+	struct kb_ioc_info info;
+	struct rfilter *rf;
+	const char *why;
+	char *name = s + 4, *key;
+	int ret;
+
+	name += strspn(name, " \t");
+	/* the hot path of a million-line blocklist */
+	rf = same_as_last(rs, name, &key);
+	if (rf)
+		goto parse;
+	key = name + strcspn(name, " \t");
+	if (!*key)
+		return rl_fail(&rs->r, BFCTL_USAGE, "usage: add NAME KEY");
+	*key++ = 0;
+	if (!kb_name_valid(name, (u32)strlen(name)))
+		return rl_fail(&rs->r, BFCTL_USAGE, "bad filter name '%.40s'",
+			       name);
+	rf = find(rs, name);
+	if (!rf) {
+		ret = kinfo(rs, name, &info);
+		if (ret == -ENOENT)
+			return rl_fail(&rs->r, BFCTL_ERR,
+				       "filter %s does not exist%s", name,
+				       rs->check ? " in the file" : "");
+		if (ret)
+			return ret;
+		rf = append(rs);
+		if (!rf)
+			return rl_fail(&rs->r, BFCTL_ERR, "%s", strerror(ENOMEM));
+		strcpy(rf->name, name);
+		rf->line = rs->r.line;
+		rf->how = RF_LIVE;
+		rf->key_type = info.key_type;
+		ret = new_keys(rs, rf);
+		if (ret)
+			return ret;
+		rs->last = rs->n - 1;
+	}
+parse:
+	if (*key == ' ' || *key == '\t')
+		key += strspn(key, " \t");
+	if (bfk_reserve(&rf->keys))
+		return rl_fail(&rs->r, BFCTL_ERR, "%s", strerror(ENOMEM));
+	if (bfk_push_text(&rf->keys, rf->key_type, key,
+			  (size_t)(s + rs->r.len - key), rs->r.line, &why))
+		return rl_fail(&rs->r, BFCTL_USAGE, "key '%.64s': %s (key type %s)",
+			       key, why, kb_key_type_name(rf->key_type));
+	return 0;
+}
+
+static int parse_all(struct restore *rs)
+{
+	char *s;
+	int ret;
+
+	while ((s = rl_next(&rs->r))) {
+		if (!s[0] || s[0] == '#')
+			continue;
+		if (s[0] == 'a' && s[1] == 'd' && s[2] == 'd' &&
+		    (s[3] == ' ' || s[3] == '\t'))
+			ret = line_add(rs, s);
+		else if (!strncmp(s, "filter ", 7))
+			ret = line_filter(rs, s);
+		else if (!strncmp(s, "create ", 7) || !strncmp(s, "create\t", 7))
+			ret = line_create(rs, s);
+		else
+			ret = rl_fail(&rs->r, BFCTL_USAGE,
+				      "expected 'filter NAME ...', 'create NAME ...' or 'add NAME KEY', got '%.40s'",
+				      s);
+		if (ret)
+			return ret;
+	}
+	return rs->r.code ? -EINVAL : 0;
+}
+
+/* ---- loading ---- */
+
+/* rf's keys in batches of up to BULK_KEYS (flags: KB_KEYS_F_TXN) */
+static int send_keys(struct bfctl_conn *conn, struct rfilter *rf, u32 flags)
+{
+	struct bfk_batch *b = &rf->keys, part;
+	u64 i = 0, off = 0;
+	int ret;
+
+	while (i < b->count) {
+		u64 n = 0, len = 0, done = 0, bad = ~0ULL;
+		u16 l16;
+
+		while (n < BULK_KEYS && i + n < b->count) {
+			memcpy(&l16, b->buf + off + len, sizeof(l16));
+			len += sizeof(l16) + l16;
+			n++;
+		}
+		ret = kbdev_keys(conn->dev, KB_IOC_ADD, flags, rf->name,
+				 b->buf + off, len, n, NULL, &done, NULL, &bad);
+		if (ret == -EINVAL && bad < n) {
+			char key[128];
+
+			part = *b;
+			part.buf += off;
+			part.line += i;
+			bfk_key_text(&part, rf->key_type, bad, key, sizeof(key));
+			snprintf(conn->extack, sizeof(conn->extack),
+				 "line %llu: kernel refused key '%s'",
+				 (unsigned long long)part.line[bad], key);
+		}
+		if (ret)
+			return ret;
+		i += n;
+		off += len;
+	}
+	return 0;
+}
+
+/* one filter: a transaction for those the file defines, else adds */
+static int load_one(struct bfctl_conn *conn, struct rfilter *rf)
+{
+	char what[64];
+	u32 why = 0;
+	int ret;
+
+	snprintf(what, sizeof(what), "restore %s", rf->name);
+	if (rf->how == RF_LIVE) {
+		ret = send_keys(conn, rf, 0);
+		return ret ? bfc_fail(conn, what, ret) : 0;
+	}
+	ret = kbdev_txn_begin(conn->dev, &rf->c);
+	if (ret)
+		return bfc_fail(conn, what, ret);
+	if (rf->how == RF_IMAGE)
+		ret = kbdev_upload(conn->dev, KB_IMAGE_F_TXN, rf->name, rf->img,
+				   rf->img_len, &why);
+	if (!ret)
+		ret = send_keys(conn, rf, KB_KEYS_F_TXN);
+	if (!ret)
+		ret = kbdev_txn_commit(conn->dev);
+	if (ret) {
+		if (why && why < KB_IMG_ERR_MAX)
+			snprintf(conn->extack, sizeof(conn->extack), "%s",
+				 kb_image_strerror(why));
+		kbdev_txn_abort(conn->dev);
+		return bfc_fail(conn, what, ret);
+	}
+	return 0;
+}
+
+int bfctl_restore_main(int argc, char **argv)
+{
+	struct restore rs;
+	const char *file = "-";
+	size_t i;
+	int ret;
+
+	memset(&rs, 0, sizeof(rs));
+	for (i = 1; i < (size_t)argc; i++) {
+		if (!strcmp(argv[i], "-file") || !strcmp(argv[i], "--file")) {
+			if (++i == (size_t)argc)
+				return bfctl_fail(BFCTL_USAGE, "restore", "-file needs a FILE");
+			file = argv[i];
+		} else if (!strcmp(argv[i], "-exist") || !strcmp(argv[i], "--exist")) {
+			rs.exist = true;
+		} else if (!strcmp(argv[i], "-check") || !strcmp(argv[i], "--check")) {
+			rs.check = true;
+		} else {
+			return bfctl_fail(BFCTL_USAGE, "restore",
+					  "usage: bfctl restore [-file FILE] [-exist] [-check]");
+		}
+	}
+	ret = rl_open(&rs.r, file);
+	if (ret)
+		return bfctl_fail(BFCTL_ERR, "restore", "%s: %s", file, strerror(-ret));
+	rs.max_bytes = max_filter_bytes();
+	bfc_init(&rs.conn);
+	ret = parse_all(&rs);
+	rl_close(&rs.r);
+	if (ret) {
+		ret = bfctl_fail(rs.r.code, "restore", "%s: %s", file, rs.r.err);
+		goto out;
+	}
+	if (!rs.check && !rs.conn_up && rs.n) {
+		ret = bfc_dev(&rs.conn);
+		if (ret < 0) {
+			ret = bfc_fail(&rs.conn, "restore: open " KBDEV_PATH, ret);
+			goto out;
+		}
+	}
+	ret = 0;
+	for (i = 0; !rs.check && !ret && i < rs.n; i++)
+		ret = load_one(&rs.conn, &rs.v[i]);
+	if (rs.check && !bfctl_quiet) {
+		u64 keys = 0;
+
+		for (i = 0; i < rs.n; i++)
+			keys += rs.v[i].keys.count;
+		printf("%s: %zu filters, %llu keys: ok\n", file, rs.n,
+		       (unsigned long long)keys);
+	}
+out:
+	bfc_close(&rs.conn);
+	for (i = 0; i < rs.n; i++) {
+		free(rs.v[i].img);
+		bfk_free(&rs.v[i].keys);
+	}
+	free(rs.v);
+	return ret;
+}

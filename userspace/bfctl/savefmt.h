@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bfctl restore's input: a line reader and the filter block parser
+ * (savefmt.c), shared with the create/add lines and the loader
+ * (restore.c).  The format is described at the top of savefmt.c.
+ */
+#ifndef _BFCTL_SAVEFMT_H
+#define _BFCTL_SAVEFMT_H
+
+#include "bfctl.h"
+
+/* streamed input: only a window of the text is ever in memory */
+struct rline {
+	int fd;
+	char *buf;
+	size_t cap, pos, end;	/* unread text is buf[pos..end) */
+	bool eof;
+	u64 line;		/* of the line last returned */
+	size_t len;		/* its length */
+	int code;		/* of the first error: BFCTL_USAGE or _ERR */
+	char err[320];		/* "line N: why" */
+};
+
+int rl_open(struct rline *r, const char *file);
+void rl_close(struct rline *r);
+/* next line, NUL-terminated without its "\n" / "\r\n"; NULL at the end or
+ * on an error (r->code set)
+ */
+char *rl_next(struct rline *r);
+/* record "line N: why" (the current line) with code; returns -EINVAL */
+int rl_fail(struct rline *r, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* one filter of a restore */
+enum rf_how {
+	RF_IMAGE,	/* a "filter" block: upload its image in a txn */
+	RF_CREATE,	/* a "create" line: a new, empty filter in a txn */
+	RF_LIVE,	/* one already in the kernel: adds go in directly */
+};
+
+struct rfilter {
+	char name[KB_NAME_MAX];
+	u64 line;		/* where the file defines or first uses it */
+	enum rf_how how;
+	u32 key_type;
+	struct kb_ioc_create c;	/* the transaction's parameters */
+	u8 *img;		/* RF_IMAGE: the image rebuilt from the text */
+	u64 img_len;
+	struct bfk_batch keys;	/* its add lines, packed */
+};
+
+/*
+ * Parse a block after its "filter" line (fline, modified): fills rf's
+ * name, line, key_type, img and c.  max_bytes caps the declared payload.
+ */
+int parse_block(struct rline *r, char *fline, struct rfilter *rf,
+		u64 max_bytes);
+
+#endif /* _BFCTL_SAVEFMT_H */
