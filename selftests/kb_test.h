@@ -251,4 +251,24 @@ static inline __attribute__((format(printf, 1, 2))) int kbt_sh(const char *fmt, 
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* the first number a shell command prints (e.g. a rule's counter), or -1 */
+static inline __attribute__((format(printf, 1, 2))) long kbt_sh_long(const char *fmt, ...)
+{
+	char cmd[1024];
+	long v = -1;
+	va_list ap;
+	FILE *p;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (fscanf(p, "%ld", &v) != 1)
+		v = -1;
+	pclose(p);
+	return v;
+}
+
 #endif /* _KB_TEST_H */

@@ -601,17 +601,8 @@ static int fd_in(const char *ns, const struct in_addr *addr, int port)
 /* packets the bloom DROP rule in NS_DST has matched */
 static long rule_pkts(void)
 {
-	long pkts = -1;
-	FILE *p;
-
-	p = popen("ip netns exec " NS_DST " iptables -w -L INPUT -v -x -n | "
-		  "awk '/bloom/ { print $1; exit }'", "r");
-	if (!p)
-		return -1;
-	if (fscanf(p, "%ld", &pkts) != 1)
-		pkts = -1;
-	pclose(p);
-	return pkts;
+	return kbt_sh_long("ip netns exec " NS_DST " iptables -w -L INPUT -v -x -n | "
+			   "awk '/bloom/ { print $1; exit }'");
 }
 
 static long modref(const char *mod)

@@ -255,20 +255,8 @@ XT_TEST(iptables_legacy)
 /* Packets counted by the INPUT rule "-s SRC -j ACCEPT" in NS_DST. */
 static long accepted(const char *src)
 {
-	char cmd[256];
-	long pkts = -1;
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd),
-		 "ip netns exec " NS_DST " iptables -w -L INPUT -v -x -n | "
-		 "awk '$3 == \"ACCEPT\" && $8 == \"%s\" { print $1 }'", src);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	if (fscanf(p, "%ld", &pkts) != 1)
-		pkts = -1;
-	pclose(p);
-	return pkts;
+	return kbt_sh_long("ip netns exec " NS_DST " iptables -w -L INPUT -v -x -n | "
+			   "awk '$3 == \"ACCEPT\" && $8 == \"%s\" { print $1 }'", src);
 }
 
 static int txn_rebuild(int fd, const char *name, const char *const *addrs,

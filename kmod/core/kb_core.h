@@ -156,6 +156,9 @@ u64 kb_params_payload_bytes(const struct kb_params *p);
  * keys: classic (1 - e^(-kn/m))^k; blocked/counting: sum over the Poisson
  * number of keys c in a block of the per-block classic FPR
  * (1 - (1 - 1/B)^(kc))^k, B = 512 bits or 128 counters.  Fixed point.
+ * For classic filters over 2^17 bits LevelDB's probe scheme measures
+ * 1.5-2x the textbook value (see userspace/tests/test_core_fpr.c): a lower
+ * bound there.
  */
 u32 kb_model_fpr_ppb(u32 kind, u64 m, u32 k, u64 n);
 

@@ -40,6 +40,7 @@ enum rf_how {
 
 struct rfilter {
 	char name[KB_NAME_MAX];
+	size_t name_len;	/* strlen(name), for the add-line hot path */
 	u64 line;		/* where the file defines or first uses it */
 	enum rf_how how;
 	u32 key_type;

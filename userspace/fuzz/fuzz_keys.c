@@ -9,6 +9,7 @@
  * for its type, fit the output buffer, and (hex) re-encode to the same
  * key; every key of an accepted key file must validate.
  */
+#include <arpa/inet.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "fuzz.h"
@@ -31,6 +32,20 @@ static void fuzz_one(u32 key_type, int fmt, const u8 *text, size_t len)
 		FUZZ_CHECK(out[i] == 0xa5);
 	FUZZ_CHECK(ret == 0 || ret == -EINVAL);
 	FUZZ_CHECK(why != NULL);
+	/* the hand-written dotted-quad parser against libc's */
+	if (key_type == KB_KEY_IPV4 && fmt == KBU_FMT_STR && len < 64 &&
+	    !memchr(s, 0, len)) {
+		char z[64];
+		u8 ref[4];
+		int ok;
+
+		memcpy(z, s, len);
+		z[len] = 0;
+		ok = inet_pton(AF_INET, z, ref) == 1;
+
+		FUZZ_CHECK(ok == !ret);
+		FUZZ_CHECK(!ok || !memcmp(out, ref, 4));
+	}
 	if (!ret) {
 		FUZZ_CHECK(key_type <= KB_KEY_MAX);
 		FUZZ_CHECK(olen >= 1 && olen <= KB_KEY_MAX_LEN + 1);

@@ -3,6 +3,7 @@
  * Names, key encodings, prefix-length bitmaps, and libkbcore's key text
  * parsing and key files.
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <unistd.h>
 #include "kselftest_harness.h"
@@ -137,6 +138,63 @@ TEST(key_text_parsing)
 	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_IPV6, KBU_FMT_STR, "nonsense", 8, out, &len, &why));
 	ASSERT_EQ(KBU_FMT_HEX, kbu_key_format_from_name("hex"));
 	ASSERT_EQ(-1, kbu_key_format_from_name("b64"));
+}
+
+/* the hand-written dotted-quad parser takes exactly what inet_pton takes */
+TEST(ipv4_parser_matches_inet_pton)
+{
+	static const char *const fixed[] = {
+		"0.0.0.0", "255.255.255.255", "1.2.3.4", "01.2.3.4", "1.2.3.04",
+		"1.2.3.00", "256.1.1.1", "1.2.3.256", "1.2.3", "1.2.3.4.",
+		".1.2.3.4", "1..2.3", "1.2.3.4.5", "1234.1.1.1", "1.2.3.1000",
+		"1.2.3.4 ", " 1.2.3.4", "1.2.3.4/32", "1.2.3.-4", "1.2.3.+4",
+		"0x1.2.3.4", "1.2.3.4\n", "99.999.9.9", "255.255.255.2555",
+	};
+	char text[24], tmp[32];
+	u8 out[KB_KEY_MAX_LEN + 1], ref[4];
+	u64 x = 12345;
+	u32 len, i, j, n;
+	const char *why;
+
+	for (i = 0; i < ARRAY_SIZE(fixed) + 200000; i++) {
+		const char *t = text;
+
+		if (i < ARRAY_SIZE(fixed)) {
+			t = fixed[i];
+		} else {
+			/* mostly near-misses of a dotted quad */
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			n = 1 + (u32)(x >> 59) % 20;
+			for (j = 0; j < n; j++) {
+				x = x * 6364136223846793005ULL + 1;
+				text[j] = "0123456789....12/ x"[(x >> 40) % 19];
+			}
+			text[n] = 0;
+		}
+		snprintf(tmp, sizeof(tmp), "%s", t);
+		n = (u32)strlen(t);
+		ASSERT_EQ(inet_pton(AF_INET, tmp, ref) == 1 ? 0 : -EINVAL,
+			  kbu_key_parse(KB_KEY_IPV4, KBU_FMT_STR, t, n, out, &len, &why))
+			TH_LOG("'%s'", t);
+		if (inet_pton(AF_INET, tmp, ref) == 1) {
+			ASSERT_EQ(4, len);
+			ASSERT_EQ(0, memcmp(out, ref, 4));
+		}
+	}
+	/* prefixes: the fast path and the general one agree with the rules */
+	ASSERT_EQ(0, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.1.2.0/24", 11, out, &len, &why));
+	ASSERT_EQ(5, len);
+	ASSERT_EQ(24, out[4]);
+	ASSERT_EQ(0, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.1.2.0/024", 12, out, &len, &why));
+	ASSERT_EQ(24, out[4]);
+	ASSERT_EQ(0, kbu_key_parse(KB_KEY_NET, KBU_FMT_STR, "0.0.0.0/0", 9, out, &len, &why));
+	ASSERT_EQ(0, out[4]);
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.1.2.3/24", 11, out, &len, &why));
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.1.2.0/2x", 11, out, &len, &why));
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.1.2.0/-1", 11, out, &len, &why));
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.1.2.0//24", 12, out, &len, &why));
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "1.2.0/24", 8, out, &len, &why));
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET6, KBU_FMT_STR, "10.1.2.0/24", 11, out, &len, &why));
 }
 
 static char *tmpfile_with(const char *content, size_t len)
