@@ -18,6 +18,7 @@
  *  xt       UDP from a blocked and an allowed source through "-m bloom
  *           --bloom-name xt.bl --bloom-dir src -j DROP" while xt.bl is
  *           rebuilt and swapped: not one blocked packet may arrive
+ *           (kbloom_stress_xt.c)
  *
  * Every result is checked: only errors a concurrent role can cause
  * (ENOENT, EEXIST, EBUSY where noted) pass.  Kernel reports (KASAN,
@@ -34,20 +35,11 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "kb_test.h"
+#include "kbloom_stress.h"
 
 #define NCORE		512		/* invariant keys */
 #define NPOOL		6		/* pool.0 .. pool.5 */
 #define MAX_THREADS	64
-#define NS_SRC		"kbs_src"
-#define NS_DST		"kbs_dst"
-#define XT_PORT		9999
-#define E(e)		(1ULL << (e))	/* an accepted errno */
-
-enum role {
-	R_LOOKUP, R_ADD, R_REBUILD, R_SWAP, R_RENAME, R_CHURN, R_NETNS,
-	R_XT_REBUILD, R_XT_SEND, R_XT_RECV, NR_ROLES
-};
 
 static const char *const role_name[NR_ROLES] = {
 	"lookup", "add", "rebuild", "swap", "rename", "churn", "netns",
@@ -59,43 +51,29 @@ static const char *const inv[] = { "inv.a", "inv.b", "inv.s", "inv.r" };
 
 static int duration = 8;
 
-/* shared by the workers (the harness runs each test in its own process) */
-static struct {
-	atomic_int stop;
-	atomic_long ops[NR_ROLES];
-	atomic_long bad;		/* unexpected results, false negatives */
-	atomic_long false_neg;
-	char first[256];		/* the first unexpected result */
-	void *core;			/* NCORE 16-byte keys */
-	bool xt;
-	int dst_fd;			/* /dev/kbloom in NS_DST */
-	int rx, tx_ok, tx_bl;		/* UDP sockets */
-	struct in_addr dst, ok, bl;	/* 10.98.0.1, .2 (allowed), .3 */
-	struct sockaddr_in to;		/* dst:XT_PORT */
-	atomic_long rx_ok, rx_bl, tx_bl_sent;
-} st;
+struct kbs_state kbs;
 
-static bool running(void)
+bool kbs_running(void)
 {
-	return !atomic_load(&st.stop);
+	return !atomic_load(&kbs.stop);
 }
 
-static void fail(const char *fmt, ...)
+void kbs_fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (atomic_fetch_add(&st.bad, 1))
+	if (atomic_fetch_add(&kbs.bad, 1))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(st.first, sizeof(st.first), fmt, ap);
+	vsnprintf(kbs.first, sizeof(kbs.first), fmt, ap);
 	va_end(ap);
 }
 
 /* ret (0 or -errno) must be 0 or one of the errnos in ok */
-static int chk(int ret, __u64 ok, const char *what, const char *name)
+int kbs_chk(int ret, __u64 ok, const char *what, const char *name)
 {
 	if (ret && (-ret >= 64 || !(ok & E(-ret))))
-		fail("%s %s: %s", what, name, strerror(-ret));
+		kbs_fail("%s %s: %s", what, name, strerror(-ret));
 	return ret;
 }
 
@@ -116,20 +94,20 @@ static int probe(int fd, const char *name, const void *keys, __u32 ksz,
 
 	ret = kbt_keys(fd, KB_IOC_TEST, name, 0, keys, ksz, n, NULL, &k);
 	if (!ret && k.hits != n) {
-		atomic_fetch_add(&st.false_neg, n - k.hits);
-		fail("false negatives in %s: %llu of %llu keys", name,
+		atomic_fetch_add(&kbs.false_neg, n - k.hits);
+		kbs_fail("false negatives in %s: %llu of %llu keys", name,
 		     (unsigned long long)(n - k.hits), (unsigned long long)n);
 	}
-	return chk(ret, ok, "test", name);
+	return kbs_chk(ret, ok, "test", name);
 }
 
-static int add(int fd, const char *name, __u32 flags, const void *keys,
+int kbs_add(int fd, const char *name, __u32 flags, const void *keys,
 	       __u32 ksz, __u64 n)
 {
 	return kbt_keys(fd, KB_IOC_ADD, name, flags, keys, ksz, n, NULL, NULL);
 }
 
-static void close_fd(int *fd)
+void kbs_close_fd(int *fd)
 {
 	if (*fd >= 0)
 		close(*fd);
@@ -141,7 +119,7 @@ static int open_dev(void)
 	int fd = kbt_open();
 
 	if (fd < 0)
-		fail("open %s: %s", KB_DEV, strerror(errno));
+		kbs_fail("open %s: %s", KB_DEV, strerror(errno));
 	return fd;
 }
 
@@ -154,7 +132,7 @@ static long export(int fd, const char *name, __u32 flags, void **img)
 	do
 		len = kbt_export(fd, name, flags, img);
 	while (len == -ENOSPC && ++i < 100);
-	return chk(len < 0 ? len : 0, 0, "export", name) ? -1 : len;
+	return kbs_chk(len < 0 ? len : 0, 0, "export", name) ? -1 : len;
 }
 
 /* n keys of a key type: bytes (16), ipv4 (4) or net4 (/24, 5 bytes) */
@@ -186,23 +164,23 @@ static void *role_lookup(void *arg)
 	int fd = open_dev();
 	long i;
 
-	for (i = (long)arg; fd >= 0 && running(); i++) {
+	for (i = (long)arg; fd >= 0 && kbs_running(); i++) {
 		switch (i % 5) {
 		case 3:	/* the rename ring: one of the two names exists */
-			if (probe(fd, "inv.r", st.core, 16, NCORE, E(ENOENT)))
-				probe(fd, "inv.r2", st.core, 16, NCORE,
+			if (probe(fd, "inv.r", kbs.core, 16, NCORE, E(ENOENT)))
+				probe(fd, "inv.r2", kbs.core, 16, NCORE,
 				      E(ENOENT));
 			break;
 		case 4:
-			if (st.xt) {
-				probe(st.dst_fd, "xt.bl", &st.bl, 4, 1, 0);
-				probe(st.dst_fd, "xt.bl2", &st.bl, 4, 1, 0);
+			if (kbs.xt) {
+				probe(kbs.dst_fd, "xt.bl", &kbs.bl, 4, 1, 0);
+				probe(kbs.dst_fd, "xt.bl2", &kbs.bl, 4, 1, 0);
 			}
 			break;
 		default:
-			probe(fd, inv[i % 3], st.core, 16, NCORE, 0);
+			probe(fd, inv[i % 3], kbs.core, 16, NCORE, 0);
 		}
-		atomic_fetch_add(&st.ops[R_LOOKUP], 1);
+		atomic_fetch_add(&kbs.ops[R_LOOKUP], 1);
 	}
 	close(fd);
 	return NULL;
@@ -214,28 +192,28 @@ static void *role_add(void *arg)
 	struct kb_ioc_keys k;
 	__u64 r, n;
 
-	for (r = 0; fd >= 0 && running(); r++) {
+	for (r = 0; fd >= 0 && kbs_running(); r++) {
 		const char *name = inv[r % 3];
 		void *keys;
 
 		n = r % 16 == 15 ? 10000 : 256;
 		keys = kbt_keys16(1000 + r, 0, n);
-		chk(kbt_keys(fd, r % 2 ? KB_IOC_ADD : KB_IOC_TEST_ADD, name, 0,
+		kbs_chk(kbt_keys(fd, r % 2 ? KB_IOC_ADD : KB_IOC_TEST_ADD, name, 0,
 			     keys, 16, n, NULL, NULL), 0, "add", name);
-		if (chk(add(fd, "inv.r", 0, keys, 16, 64), E(ENOENT), "add",
+		if (kbs_chk(kbs_add(fd, "inv.r", 0, keys, 16, 64), E(ENOENT), "add",
 			"inv.r"))
-			chk(add(fd, "inv.r2", 0, keys, 16, 64), E(ENOENT),
+			kbs_chk(kbs_add(fd, "inv.r2", 0, keys, 16, 64), E(ENOENT),
 			    "add", "inv.r2");
 		/* only this thread writes scr.cnt: added keys are there */
-		chk(add(fd, "scr.cnt", 0, keys, 16, 256), 0, "add", "scr.cnt");
+		kbs_chk(kbs_add(fd, "scr.cnt", 0, keys, 16, 256), 0, "add", "scr.cnt");
 		probe(fd, "scr.cnt", keys, 16, 256, 0);
-		if (!chk(kbt_keys(fd, KB_IOC_DEL, "scr.cnt", 0, keys, 16, 256,
+		if (!kbs_chk(kbt_keys(fd, KB_IOC_DEL, "scr.cnt", 0, keys, 16, 256,
 				  NULL, &k), 0, "del", "scr.cnt") &&
 		    k.hits != 256)
-			fail("del scr.cnt: %llu of 256 deleted",
+			kbs_fail("del scr.cnt: %llu of 256 deleted",
 			     (unsigned long long)k.hits);
 		free(keys);
-		atomic_fetch_add(&st.ops[R_ADD], 1);
+		atomic_fetch_add(&kbs.ops[R_ADD], 1);
 	}
 	close(fd);
 	return NULL;
@@ -250,7 +228,7 @@ static const __u32 kinds[] = {
  * sometimes a trip of the staging generation through an image; then
  * commit, or abort every fourth time.
  */
-static void rebuild(int fd, const char *name, __u32 type, const void *must,
+void kbs_rebuild(int fd, const char *name, __u32 type, const void *must,
 		    __u32 ksz, __u32 nmust, __u64 *seed)
 {
 	__u64 r = rnd(seed), items = r % 8 ? 4096 : 1 << 19;
@@ -260,26 +238,26 @@ static void rebuild(int fd, const char *name, __u32 type, const void *must,
 	void *other, *img = NULL;
 	long len;
 
-	if (chk(kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c), 0, "begin", name))
+	if (kbs_chk(kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c), 0, "begin", name))
 		return;
-	chk(add(fd, name, KB_KEYS_F_TXN, must, ksz, nmust), 0, "txn add",
+	kbs_chk(kbs_add(fd, name, KB_KEYS_F_TXN, must, ksz, nmust), 0, "txn add",
 	    name);
 	other = mkkeys(type, r >> 40 & 0xff, 256, &oksz);
-	chk(add(fd, name, KB_KEYS_F_TXN, other, oksz, 256), 0, "txn add",
+	kbs_chk(kbs_add(fd, name, KB_KEYS_F_TXN, other, oksz, 256), 0, "txn add",
 	    name);
 	free(other);
 	if (r % 5 == 0) {
 		len = export(fd, name, KB_IMAGE_F_TXN, &img);
 		if (len > 0) {
-			chk(kbt_upload(fd, name, KB_IMAGE_F_TXN, img, len,
+			kbs_chk(kbt_upload(fd, name, KB_IMAGE_F_TXN, img, len,
 				       NULL), 0, "txn upload", name);
 			free(img);
 		}
 	}
 	if (r % 4 == 3)
-		chk(kbt_txn(fd, KB_IOC_TXN_ABORT), 0, "abort", name);
+		kbs_chk(kbt_txn(fd, KB_IOC_TXN_ABORT), 0, "abort", name);
 	else
-		chk(kbt_txn(fd, KB_IOC_TXN_COMMIT), 0, "commit", name);
+		kbs_chk(kbt_txn(fd, KB_IOC_TXN_COMMIT), 0, "commit", name);
 }
 
 static void *role_rebuild(void *arg)
@@ -289,18 +267,18 @@ static void *role_rebuild(void *arg)
 	void *img = NULL;
 	long len;
 
-	for (r = 0; fd >= 0 && running(); r++) {
-		rebuild(fd, inv[r % 3], KB_KEY_BYTES, st.core, 16, NCORE,
+	for (r = 0; fd >= 0 && kbs_running(); r++) {
+		kbs_rebuild(fd, inv[r % 3], KB_KEY_BYTES, kbs.core, 16, NCORE,
 			&seed);
 		if (r % 7 == 6) {	/* live upload: inv.a's image to inv.b */
 			len = export(fd, "inv.a", 0, &img);
 			if (len > 0) {
-				chk(kbt_upload(fd, "inv.b", 0, img, len, NULL),
+				kbs_chk(kbt_upload(fd, "inv.b", 0, img, len, NULL),
 				    0, "upload", "inv.b");
 				free(img);
 			}
 		}
-		atomic_fetch_add(&st.ops[R_REBUILD], 1);
+		atomic_fetch_add(&kbs.ops[R_REBUILD], 1);
 	}
 	close(fd);
 	return NULL;
@@ -311,24 +289,24 @@ static void *role_swap(void *arg)
 	int fd = open_dev();
 	long r;
 
-	for (r = 0; fd >= 0 && running(); r++) {
+	for (r = 0; fd >= 0 && kbs_running(); r++) {
 		switch (r % 5) {
 		case 3:	/* a no-op */
-			chk(kbt_name2(fd, KB_IOC_SWAP, "inv.a", "inv.a"), 0,
+			kbs_chk(kbt_name2(fd, KB_IOC_SWAP, "inv.a", "inv.a"), 0,
 			    "swap", "inv.a");
 			break;
 		case 4:	/* with the rename ring */
-			if (chk(kbt_name2(fd, KB_IOC_SWAP, "inv.s", "inv.r"),
+			if (kbs_chk(kbt_name2(fd, KB_IOC_SWAP, "inv.s", "inv.r"),
 				E(ENOENT), "swap", "inv.r"))
-				chk(kbt_name2(fd, KB_IOC_SWAP, "inv.r2",
+				kbs_chk(kbt_name2(fd, KB_IOC_SWAP, "inv.r2",
 					      "inv.s"), E(ENOENT), "swap",
 				    "inv.r2");
 			break;
 		default:
-			chk(kbt_name2(fd, KB_IOC_SWAP, inv[r % 3],
+			kbs_chk(kbt_name2(fd, KB_IOC_SWAP, inv[r % 3],
 				      inv[(r + 1) % 3]), 0, "swap", inv[r % 3]);
 		}
-		atomic_fetch_add(&st.ops[R_SWAP], 1);
+		atomic_fetch_add(&kbs.ops[R_SWAP], 1);
 		usleep(100);	/* leave the CPUs to lookups, mostly */
 	}
 	close(fd);
@@ -341,17 +319,17 @@ static void *role_rename(void *arg)
 	__u64 seed = 0x5eed0002;
 	int fd = open_dev();
 
-	while (fd >= 0 && running()) {
+	while (fd >= 0 && kbs_running()) {
 		/* nobody else renames or destroys the ring */
-		chk(kbt_name2(fd, KB_IOC_RENAME, "inv.r", "inv.r2"), 0,
+		kbs_chk(kbt_name2(fd, KB_IOC_RENAME, "inv.r", "inv.r2"), 0,
 		    "rename", "inv.r");
-		chk(kbt_name2(fd, KB_IOC_RENAME, "inv.r2", "inv.r"), 0,
+		kbs_chk(kbt_name2(fd, KB_IOC_RENAME, "inv.r2", "inv.r"), 0,
 		    "rename", "inv.r2");
 		snprintf(a, sizeof(a), "pool.%d", (int)(rnd(&seed) % NPOOL));
 		snprintf(b, sizeof(b), "pool.%d", (int)(rnd(&seed) % NPOOL));
-		chk(kbt_name2(fd, KB_IOC_RENAME, a, b), E(ENOENT) | E(EEXIST),
+		kbs_chk(kbt_name2(fd, KB_IOC_RENAME, a, b), E(ENOENT) | E(EEXIST),
 		    "rename", a);
-		atomic_fetch_add(&st.ops[R_RENAME], 1);
+		atomic_fetch_add(&kbs.ops[R_RENAME], 1);
 		usleep(100);
 	}
 	close(fd);
@@ -366,19 +344,19 @@ static void own_cycle(int fd, __u64 r)
 	void *keys = mkkeys(type, r & 0xff, 300, &ksz), *img = NULL;
 	long len;
 
-	if (!chk(kbt_create(fd, "own", kinds[r / 3 % 3], type, 1000), 0,
+	if (!kbs_chk(kbt_create(fd, "own", kinds[r / 3 % 3], type, 1000), 0,
 		 "create", "own")) {
-		chk(add(fd, "own", 0, keys, ksz, 300), 0, "add", "own");
+		kbs_chk(kbs_add(fd, "own", 0, keys, ksz, 300), 0, "add", "own");
 		probe(fd, "own", keys, ksz, 300, 0);
 		len = export(fd, "own", 0, &img);
 		if (len > 0) {
-			chk(kbt_upload(fd, "own.c", KB_IMAGE_F_CREATE, img, len,
+			kbs_chk(kbt_upload(fd, "own.c", KB_IMAGE_F_CREATE, img, len,
 				       NULL), 0, "upload", "own.c");
 			free(img);
 			probe(fd, "own.c", keys, ksz, 300, 0);
-			chk(kbt_destroy(fd, "own.c"), 0, "destroy", "own.c");
+			kbs_chk(kbt_destroy(fd, "own.c"), 0, "destroy", "own.c");
 		}
-		chk(kbt_destroy(fd, "own"), 0, "destroy", "own");
+		kbs_chk(kbt_destroy(fd, "own"), 0, "destroy", "own");
 	}
 	free(keys);
 }
@@ -392,42 +370,42 @@ static void *role_churn(void *arg)
 	char p[16];
 	void *keys;
 
-	for (r = 0; fd >= 0 && running(); r++) {
+	for (r = 0; fd >= 0 && kbs_running(); r++) {
 		snprintf(p, sizeof(p), "pool.%d", (int)(rnd(&seed) % NPOOL));
 		keys = kbt_keys16(3000 + r % 64, 0, 128);
 		switch (rnd(&seed) % 6) {
 		case 0:
-			chk(kbt_create(fd, p, kinds[r % 3], KB_KEY_BYTES, 1000),
+			kbs_chk(kbt_create(fd, p, kinds[r % 3], KB_KEY_BYTES, 1000),
 			    E(EEXIST), "create", p);
 			break;
 		case 1:
-			chk(kbt_destroy(fd, p), E(ENOENT), "destroy", p);
+			kbs_chk(kbt_destroy(fd, p), E(ENOENT), "destroy", p);
 			break;
 		case 2:
-			chk(add(fd, p, 0, keys, 16, 128), E(ENOENT), "add", p);
+			kbs_chk(kbs_add(fd, p, 0, keys, 16, 128), E(ENOENT), "add", p);
 			break;
 		case 3:
-			chk(kbt_name_cmd(fd, KB_IOC_FLUSH, p), E(ENOENT),
+			kbs_chk(kbt_name_cmd(fd, KB_IOC_FLUSH, p), E(ENOENT),
 			    "flush", p);
 			break;
 		case 4:
-			chk(kbt_info(fd, p, &info), E(ENOENT), "info", p);
+			kbs_chk(kbt_info(fd, p, &info), E(ENOENT), "info", p);
 			break;
 		case 5:	/* create (or rebuild) at commit */
 			c = kbt_spec(p, kinds[r % 3], KB_KEY_BYTES, 1000,
 				     1000000);
-			if (chk(kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c), 0, "begin",
+			if (kbs_chk(kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c), 0, "begin",
 				p))
 				break;
-			chk(add(fd, p, KB_KEYS_F_TXN, keys, 16, 128), 0,
+			kbs_chk(kbs_add(fd, p, KB_KEYS_F_TXN, keys, 16, 128), 0,
 			    "txn add", p);
-			chk(kbt_txn(fd, KB_IOC_TXN_COMMIT),
+			kbs_chk(kbt_txn(fd, KB_IOC_TXN_COMMIT),
 			    E(ENOENT) | E(EEXIST), "commit", p);
 		}
 		free(keys);
 		if (r % 2)
 			own_cycle(fd, r);
-		atomic_fetch_add(&st.ops[R_CHURN], 1);
+		atomic_fetch_add(&kbs.ops[R_CHURN], 1);
 	}
 	close(fd);
 	return NULL;
@@ -438,7 +416,7 @@ static int netns_child(long r)
 {
 	__u32 ksz;
 	void *v4 = mkkeys(KB_KEY_IPV4, 7, 300, &ksz);
-	long bad = atomic_load(&st.bad);	/* the parent's, copied */
+	long bad = atomic_load(&kbs.bad);	/* the parent's, copied */
 	struct kb_ioc_create c;
 	int fd;
 
@@ -452,26 +430,26 @@ static int netns_child(long r)
 	    kbt_create(fd, "f2", KB_KIND_CLASSIC, KB_KEY_BYTES, 1000) ||
 	    kbt_create(fd, "f3", KB_KIND_BLOCKED, KB_KEY_BYTES, 100000))
 		return 3;
-	if (add(fd, "f0", 0, v4, 4, 300) || add(fd, "f1", 0, st.core, 16, NCORE) ||
-	    add(fd, "f2", 0, st.core, 16, NCORE) ||
-	    add(fd, "f3", 0, st.core, 16, NCORE))
+	if (kbs_add(fd, "f0", 0, v4, 4, 300) || kbs_add(fd, "f1", 0, kbs.core, 16, NCORE) ||
+	    kbs_add(fd, "f2", 0, kbs.core, 16, NCORE) ||
+	    kbs_add(fd, "f3", 0, kbs.core, 16, NCORE))
 		return 4;
 	if (kbt_name2(fd, KB_IOC_SWAP, "f1", "f2") ||
 	    kbt_name2(fd, KB_IOC_RENAME, "f3", "f3r"))
 		return 5;
 	/* the filters are this namespace's, and complete */
 	probe(fd, "f0", v4, 4, 300, 0);
-	probe(fd, "f1", st.core, 16, NCORE, 0);
-	probe(fd, "f3r", st.core, 16, NCORE, 0);
-	if (atomic_load(&st.bad) != bad)
+	probe(fd, "f1", kbs.core, 16, NCORE, 0);
+	probe(fd, "f3r", kbs.core, 16, NCORE, 0);
+	if (atomic_load(&kbs.bad) != bad)
 		return 6;
 	/* a transaction left open: discarded when the file goes */
 	c = kbt_spec("f1", KB_KIND_BLOCKED, KB_KEY_BYTES, 50000, 1000000);
 	if (kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c) ||
-	    add(fd, "f1", KB_KEYS_F_TXN, st.core, 16, NCORE))
+	    kbs_add(fd, "f1", KB_KEYS_F_TXN, kbs.core, 16, NCORE))
 		return 7;
 	/* a rule holding f0 when the namespace dies */
-	if (st.xt && r % 4 == 0 &&
+	if (kbs.xt && r % 4 == 0 &&
 	    kbt_sh("iptables -w -A INPUT -m bloom --bloom-name f0 -j DROP 2>/dev/null"))
 		return 8;
 	return 0;	/* exit: fd closed, namespace torn down */
@@ -483,127 +461,23 @@ static void *role_netns(void *arg)
 	pid_t pid;
 	long r;
 
-	for (r = 0; running(); r++) {
+	for (r = 0; kbs_running(); r++) {
 		pid = fork();
 		if (pid < 0) {
-			fail("fork: %s", strerror(errno));
+			kbs_fail("fork: %s", strerror(errno));
 			break;
 		}
 		if (!pid)
 			_exit(netns_child(r));
 		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))
-			fail("netns child %ld: status %#x", r, status);
-		atomic_fetch_add(&st.ops[R_NETNS], 1);
-	}
-	return NULL;
-}
-
-static void *role_xt_rebuild(void *arg)
-{
-	__u64 seed = 0x5eed0004, r;
-	int fd = st.dst_fd;
-
-	for (r = 0; running(); r++) {
-		rebuild(fd, "xt.bl", KB_KEY_IPV4, &st.bl, 4, 1, &seed);
-		if (r % 4 == 1)
-			rebuild(fd, "xt.bl2", KB_KEY_IPV4, &st.bl, 4, 1, &seed);
-		if (r % 2)	/* the rule follows the name xt.bl */
-			chk(kbt_name2(fd, KB_IOC_SWAP, "xt.bl", "xt.bl2"), 0,
-			    "swap", "xt.bl");
-		if (r % 8 == 0) {	/* a filter held by a rule */
-			if (kbt_name2(fd, KB_IOC_RENAME, "xt.bl", "xt.x") != -EBUSY)
-				fail("rename of xt.bl (in a rule) not EBUSY");
-			if (kbt_destroy(fd, "xt.bl") != -EBUSY)
-				fail("destroy of xt.bl (in a rule) not EBUSY");
-		}
-		if (r % 16 == 8 &&	/* rules come and go */
-		    (kbt_sh("ip netns exec " NS_DST " iptables -w -A OUTPUT -m bloom --bloom-name xt.bl2 -j ACCEPT") ||
-		     kbt_sh("ip netns exec " NS_DST " iptables -w -D OUTPUT -m bloom --bloom-name xt.bl2 -j ACCEPT")))
-			fail("iptables rule on xt.bl2 add/delete failed");
-		atomic_fetch_add(&st.ops[R_XT_REBUILD], 1);
-	}
-	return NULL;
-}
-
-static void *role_xt_send(void *arg)
-{
-	while (running()) {
-		sendto(st.tx_ok, "ok", 2, 0, (void *)&st.to, sizeof(st.to));
-		if (sendto(st.tx_bl, "bl", 2, 0, (void *)&st.to,
-			   sizeof(st.to)) == 2)
-			atomic_fetch_add(&st.tx_bl_sent, 1);
-		atomic_fetch_add(&st.ops[R_XT_SEND], 1);
-		usleep(300);
-	}
-	return NULL;
-}
-
-/* one datagram (flags: MSG_DONTWAIT to drain); 0 if none */
-static int xt_recv_one(int flags)
-{
-	struct sockaddr_in from;
-	socklen_t len = sizeof(from);
-	char buf[16];
-
-	if (recvfrom(st.rx, buf, sizeof(buf), flags, (void *)&from, &len) < 0)
-		return 0;
-	if (from.sin_addr.s_addr == st.bl.s_addr)
-		atomic_fetch_add(&st.rx_bl, 1);
-	else if (from.sin_addr.s_addr == st.ok.s_addr)
-		atomic_fetch_add(&st.rx_ok, 1);
-	return 1;
-}
-
-static void *role_xt_recv(void *arg)
-{
-	while (running()) {
-		xt_recv_one(0);		/* SO_RCVTIMEO: sees stop */
-		atomic_fetch_add(&st.ops[R_XT_RECV], 1);
+			kbs_fail("netns child %ld: status %#x", r, status);
+		atomic_fetch_add(&kbs.ops[R_NETNS], 1);
 	}
 	return NULL;
 }
 
 /* ---- setup ---------------------------------------------------------------- */
-
-/*
- * A file of netns ns (for this thread only, setns): /dev/kbloom if addr is
- * NULL, else a UDP socket bound to addr:port.  -1 on failure.
- */
-static int fd_in(const char *ns, const struct in_addr *addr, int port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
-	struct timeval tv = { .tv_usec = 100000 };
-	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	int nsfd, fd = -1;
-	char path[64];
-
-	snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
-	nsfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (self >= 0 && nsfd >= 0 && !setns(nsfd, CLONE_NEWNET)) {
-		fd = addr ? socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0) :
-			    kbt_open();
-		if (addr && fd >= 0) {
-			sa.sin_addr = *addr;
-			if (bind(fd, (void *)&sa, sizeof(sa)) ||
-			    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
-				       sizeof(tv)))
-				close_fd(&fd);
-		}
-		if (setns(self, CLONE_NEWNET))
-			abort();	/* this thread would stay in ns */
-	}
-	close(nsfd);
-	close(self);
-	return fd;
-}
-
-/* packets the bloom DROP rule in NS_DST has matched */
-static long rule_pkts(void)
-{
-	return kbt_sh_long("ip netns exec " NS_DST " iptables -w -L INPUT -v -x -n | "
-			   "awk '/bloom/ { print $1; exit }'");
-}
 
 static long modref(const char *mod)
 {
@@ -611,64 +485,6 @@ static long modref(const char *mod)
 
 	snprintf(path, sizeof(path), "/sys/module/%s/refcnt", mod);
 	return kbt_param_read(path, buf, sizeof(buf)) ? -1 : atol(buf);
-}
-
-static const char *xt_missing(void)
-{
-	if (access("/sys/module/xt_bloom", F_OK))
-		return "xt_bloom not loaded";
-	if (access(XT_LIBDIR "/libxt_bloom.so", R_OK))
-		return "no " XT_LIBDIR "/libxt_bloom.so";
-	if (kbt_sh("iptables -V >/dev/null 2>&1 && ip -V >/dev/null 2>&1"))
-		return "no iptables or ip";
-	return NULL;
-}
-
-static void xt_setup(struct __test_metadata *_metadata)
-{
-	int i;
-
-	setenv("XTABLES_LIBDIR", XT_LIBDIR ":" XT_SYSDIR, 1);
-	kbt_sh("ip netns del " NS_SRC " 2>/dev/null; ip netns del " NS_DST " 2>/dev/null");
-	ASSERT_EQ(0, kbt_sh("ip netns add " NS_SRC " && ip netns add " NS_DST " && "
-			"ip -n " NS_SRC " link add veth-s type veth peer name veth-d netns " NS_DST " && "
-			"ip -n " NS_SRC " link set veth-s up && ip -n " NS_DST " link set veth-d up && "
-			"ip -n " NS_DST " addr add 10.98.0.1/24 dev veth-d && "
-			"ip -n " NS_SRC " addr add 10.98.0.2/24 dev veth-s && "
-			"ip -n " NS_SRC " addr add 10.98.0.3/24 dev veth-s"));
-	inet_pton(AF_INET, "10.98.0.1", &st.dst);
-	inet_pton(AF_INET, "10.98.0.2", &st.ok);
-	inet_pton(AF_INET, "10.98.0.3", &st.bl);
-	st.to = (struct sockaddr_in){ .sin_family = AF_INET,
-				      .sin_port = htons(XT_PORT),
-				      .sin_addr = st.dst };
-	st.dst_fd = fd_in(NS_DST, NULL, 0);
-	ASSERT_LE(0, st.dst_fd);
-	ASSERT_EQ(0, kbt_create(st.dst_fd, "xt.bl", KB_KIND_BLOCKED,
-				KB_KEY_IPV4, 1000));
-	ASSERT_EQ(0, kbt_create(st.dst_fd, "xt.bl2", KB_KIND_COUNTING,
-				KB_KEY_IPV4, 1000));
-	ASSERT_EQ(0, add(st.dst_fd, "xt.bl", 0, &st.bl, 4, 1));
-	ASSERT_EQ(0, add(st.dst_fd, "xt.bl2", 0, &st.bl, 4, 1));
-	ASSERT_EQ(0, kbt_sh("ip netns exec " NS_DST " iptables -w -A INPUT -p udp "
-			"--dport %d -m bloom --bloom-name xt.bl --bloom-dir src -j DROP",
-			XT_PORT));
-	st.rx = fd_in(NS_DST, &st.dst, XT_PORT);
-	st.tx_ok = fd_in(NS_SRC, &st.ok, 0);
-	st.tx_bl = fd_in(NS_SRC, &st.bl, 0);
-	ASSERT_LE(0, st.rx);
-	ASSERT_LE(0, st.tx_ok);
-	ASSERT_LE(0, st.tx_bl);
-	/* the allowed source gets through before the stress (ARP, TCG) */
-	for (i = 0; i < 200 && !atomic_load(&st.rx_ok); i++) {
-		sendto(st.tx_ok, "ok", 2, 0, (void *)&st.to, sizeof(st.to));
-		xt_recv_one(0);
-	}
-	ASSERT_LT(0, atomic_load(&st.rx_ok));
-	while (xt_recv_one(MSG_DONTWAIT))
-		;
-	atomic_store(&st.rx_ok, 0);
-	ASSERT_EQ(0, atomic_load(&st.rx_bl));
 }
 
 FIXTURE(stress) {
@@ -693,12 +509,12 @@ FIXTURE_VARIANT_ADD(stress, xt) {
 FIXTURE_SETUP(stress)
 {
 	self->fd = -1;
-	st.dst_fd = st.rx = st.tx_ok = st.tx_bl = -1;
+	kbs.dst_fd = kbs.rx = kbs.tx_ok = kbs.tx_bl = -1;
 }
 
 static void stop_workers(FIXTURE_DATA(stress) *self)
 {
-	atomic_store(&st.stop, 1);
+	atomic_store(&kbs.stop, 1);
 	while (self->nth > 0)
 		pthread_join(self->th[--self->nth], NULL);
 }
@@ -720,11 +536,11 @@ static void cleanup(FIXTURE_DATA(stress) *self)
 		kbt_sh("ip netns del " NS_SRC " 2>/dev/null; ip netns del " NS_DST " 2>/dev/null");
 		self->xt_up = false;
 	}
-	close_fd(&self->fd);
-	close_fd(&st.dst_fd);
-	close_fd(&st.rx);
-	close_fd(&st.tx_ok);
-	close_fd(&st.tx_bl);
+	kbs_close_fd(&self->fd);
+	kbs_close_fd(&kbs.dst_fd);
+	kbs_close_fd(&kbs.rx);
+	kbs_close_fd(&kbs.tx_ok);
+	kbs_close_fd(&kbs.tx_bl);
 }
 
 FIXTURE_TEARDOWN(stress)
@@ -754,7 +570,7 @@ static long refs_settle(const char *mod, long want)
 TEST_F_TIMEOUT(stress, run, 0)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), ref_kb, ref_xt, i;
-	const char *why = variant->xt ? xt_missing() : NULL;
+	const char *why = variant->xt ? kbs_xt_missing() : NULL;
 	struct timespec t0, t;
 	void *(*roles[])(void *) = {
 		role_add, role_rebuild, role_swap, role_rename, role_churn,
@@ -769,28 +585,30 @@ TEST_F_TIMEOUT(stress, run, 0)
 	ref_xt = modref("xt_bloom");
 	self->fd = kbt_open();
 	ASSERT_LE(0, self->fd);
-	st.core = kbt_keys16(7, 0, NCORE);
+	kbs.core = kbt_keys16(7, 0, NCORE);
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(0, kbt_create(self->fd, inv[i], kinds[i % 3],
 					KB_KEY_BYTES, 4096));
-		ASSERT_EQ(0, add(self->fd, inv[i], 0, st.core, 16, NCORE));
+		ASSERT_EQ(0, kbs_add(self->fd, inv[i], 0, kbs.core, 16, NCORE));
 	}
 	ASSERT_EQ(0, kbt_create(self->fd, "scr.cnt", KB_KIND_COUNTING,
 				KB_KEY_BYTES, 4096));
 	if (variant->xt) {
 		self->xt_up = true;
-		xt_setup(_metadata);
-		st.xt = true;
+		why = kbs_xt_setup();
+		ASSERT_EQ(NULL, why)
+			TH_LOG("xt setup: %s", why);
+		kbs.xt = true;
 	}
 
 	for (i = 0; i < (ncpu > 2 ? ncpu : 2); i++)
 		start(_metadata, self, role_lookup, i);
 	for (i = 0; i < ARRAY_SIZE(roles); i++)
 		start(_metadata, self, roles[i], 0);
-	if (st.xt) {
-		start(_metadata, self, role_xt_rebuild, 0);
-		start(_metadata, self, role_xt_send, 0);
-		start(_metadata, self, role_xt_recv, 0);
+	if (kbs.xt) {
+		start(_metadata, self, kbs_role_xt_rebuild, 0);
+		start(_metadata, self, kbs_role_xt_send, 0);
+		start(_metadata, self, kbs_role_xt_recv, 0);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
@@ -800,30 +618,30 @@ TEST_F_TIMEOUT(stress, run, 0)
 	stop_workers(self);
 
 	for (r = 0; r < NR_ROLES; r++) {
-		if (r >= R_XT_REBUILD && !st.xt)
+		if (r >= R_XT_REBUILD && !kbs.xt)
 			break;
 		TH_LOG("%-10s %ld rounds", role_name[r],
-		       atomic_load(&st.ops[r]));
-		EXPECT_LT(0, atomic_load(&st.ops[r])) {
+		       atomic_load(&kbs.ops[r]));
+		EXPECT_LT(0, atomic_load(&kbs.ops[r])) {
 			TH_LOG("role %s made no progress", role_name[r]);
 		}
 	}
-	if (atomic_load(&st.bad))
+	if (atomic_load(&kbs.bad))
 		TH_LOG("%ld unexpected results, the first: %s",
-		       atomic_load(&st.bad), st.first);
-	EXPECT_EQ(0, atomic_load(&st.false_neg));
-	EXPECT_EQ(0, atomic_load(&st.bad));
-	if (st.xt) {
-		long dropped = rule_pkts();
+		       atomic_load(&kbs.bad), kbs.first);
+	EXPECT_EQ(0, atomic_load(&kbs.false_neg));
+	EXPECT_EQ(0, atomic_load(&kbs.bad));
+	if (kbs.xt) {
+		long dropped = kbs_rule_pkts();
 
-		while (xt_recv_one(MSG_DONTWAIT))
+		while (kbs_xt_recv_one(MSG_DONTWAIT))
 			;
 		TH_LOG("xt: %ld blocked sent, %ld dropped by the rule, %ld received; %ld allowed received",
-		       atomic_load(&st.tx_bl_sent), dropped,
-		       atomic_load(&st.rx_bl), atomic_load(&st.rx_ok));
-		EXPECT_EQ(0, atomic_load(&st.rx_bl));
-		EXPECT_LT(0, atomic_load(&st.rx_ok));
-		EXPECT_LT(0, atomic_load(&st.tx_bl_sent));
+		       atomic_load(&kbs.tx_bl_sent), dropped,
+		       atomic_load(&kbs.rx_bl), atomic_load(&kbs.rx_ok));
+		EXPECT_EQ(0, atomic_load(&kbs.rx_bl));
+		EXPECT_LT(0, atomic_load(&kbs.rx_ok));
+		EXPECT_LT(0, atomic_load(&kbs.tx_bl_sent));
 		EXPECT_LT(0, dropped);
 	}
 	/* all there (the renamer renames the ring back every round) */
@@ -833,7 +651,7 @@ TEST_F_TIMEOUT(stress, run, 0)
 	/* dead namespaces' rules drop their references: unloadable again */
 	EXPECT_EQ(ref_kb, refs_settle("kbloom", ref_kb));
 	EXPECT_EQ(ref_xt, refs_settle("xt_bloom", ref_xt));
-	free(st.core);
+	free(kbs.core);
 }
 
 /* the harness' alarm: the run itself, plus setup and teardown under TCG */

@@ -6,11 +6,13 @@ STRESS_BIN := $(ST_BUILD)/kbloom_stress
 VM_TEST_PROGS += $(STRESS_BIN)
 VM_TESTS += kbloom_stress=$(STRESS_BIN)
 
-$(STRESS_BIN): selftests/kbloom_stress.c selftests/kb_test.h uapi/linux/kbloom.h $(KSFT_DIR)/.stamp
+STRESS_SRCS := selftests/kbloom_stress.c selftests/kbloom_stress_xt.c
+$(STRESS_BIN): $(STRESS_SRCS) selftests/kbloom_stress.h selftests/kb_test.h \
+		uapi/linux/kbloom.h $(KSFT_DIR)/.stamp
 	@mkdir -p $(@D)
 	$(CC) $(ST_CFLAGS) -DXT_LIBDIR='"$(UBUILD)/xtables"' \
 		-DXT_SYSDIR='"$(or $(XTABLES_LIBDIR_SYS),/usr/lib/x86_64-linux-gnu/xtables)"' \
-		-o $@ $< -lpthread
+		-o $@ $(STRESS_SRCS) -lpthread
 
 # Timeouts grow with the duration (two variants, and TCG).
 KB_STRESS_SECONDS ?= 600

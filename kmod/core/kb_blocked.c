@@ -12,31 +12,9 @@
  */
 #include "kb_internal.h"
 
-/* h's block */
-static KB_ALWAYS_INLINE u64 *blk_loc(const struct kb_filter *f, u64 h)
-{
-	return (u64 *)f->payload + kb_block_index(f, h) * 8;
-}
-
 static u64 blk_hash(const struct kb_filter *f, const void *key, u32 len)
 {
 	return kb_hash_seeded(f, key, len);
-}
-
-static KB_ALWAYS_INLINE u64 *blk_loc_pf(const struct kb_filter *f, u64 h)
-{
-	u64 *b = blk_loc(f, h);
-
-	kb_prefetch(b);
-	return b;
-}
-
-static KB_ALWAYS_INLINE u64 *blk_loc_pfw(const struct kb_filter *f, u64 h)
-{
-	u64 *b = blk_loc(f, h);
-
-	kb_prefetchw(b);
-	return b;
 }
 
 /*
@@ -146,53 +124,28 @@ static KB_ALWAYS_INLINE void blk_add_i(struct kb_filter *f, u64 h, u64 *b)
 
 static void blk_prefetch(const struct kb_filter *f, u64 h)
 {
-	blk_loc_pf(f, h);
+	kb_block_pf(f, h);
 }
 
 static bool blk_test(const struct kb_filter *f, u64 h)
 {
-	return blk_test_i(f, h, blk_loc(f, h));
+	return blk_test_i(f, h, kb_block(f, h));
 }
 
 static void blk_add(struct kb_filter *f, u64 h)
 {
-	blk_add_i(f, h, blk_loc(f, h));
+	blk_add_i(f, h, kb_block(f, h));
 }
 
-KB_DEFINE_SEEDED_BATCH_OPS(blk, blk_loc_pf, blk_loc_pfw,
+KB_DEFINE_SEEDED_BATCH_OPS(blk, kb_block_pf, kb_block_pfw,
 			   blk_test_i, blk_add_i, NULL)
 
-static u64 blk_bits_set(const struct kb_filter *f)
+static KB_ALWAYS_INLINE u32 blk_used(u64 w)
 {
-	const u64 *w = f->payload;
-	u64 i, n = f->bytes / 8, s = 0;
-
-	for (i = 0; i < n; i++)
-		s += kb_popcount64(KB_READ_ONCE(w[i]));
-	return s;
+	return kb_popcount64(w);
 }
 
-/* mean over blocks of (set bits / 512)^k: the FPR of the current bitset */
-static u64 blk_est_fpr_q62(const struct kb_filter *f)
-{
-	const u64 *w = f->payload;
-	u64 b, hi = 0, lo = 0;
-	u32 j;
-
-	for (b = 0; b < f->nblocks; b++) {
-		u32 pc = 0;
-		u64 t;
-
-		for (j = 0; j < 8; j++)
-			pc += kb_popcount64(KB_READ_ONCE(w[b * 8 + j]));
-		if (!pc)
-			continue;
-		t = kb_q62_pow((u64)pc << 53, f->p.k);
-		lo += t;
-		hi += lo < t;
-	}
-	return kb_div128(hi, lo, f->nblocks);
-}
+KB_DEFINE_BLOCK_STATS(blk, blk_used, 53)	/* 2^62 / 512 bits */
 
 const struct kb_kind_ops kb_blocked_ops = {
 	.name = "blocked",

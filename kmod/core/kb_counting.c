@@ -19,31 +19,9 @@
  */
 #include "kb_internal.h"
 
-/* h's block */
-static KB_ALWAYS_INLINE u64 *cnt_loc(const struct kb_filter *f, u64 h)
-{
-	return (u64 *)f->payload + kb_block_index(f, h) * 8;
-}
-
 static u64 cnt_hash(const struct kb_filter *f, const void *key, u32 len)
 {
 	return kb_hash_seeded(f, key, len);
-}
-
-static KB_ALWAYS_INLINE u64 *cnt_loc_pf(const struct kb_filter *f, u64 h)
-{
-	u64 *b = cnt_loc(f, h);
-
-	kb_prefetch(b);
-	return b;
-}
-
-static KB_ALWAYS_INLINE u64 *cnt_loc_pfw(const struct kb_filter *f, u64 h)
-{
-	u64 *b = cnt_loc(f, h);
-
-	kb_prefetchw(b);
-	return b;
 }
 
 static KB_ALWAYS_INLINE bool cnt_test_i(const struct kb_filter *f, u64 h,
@@ -105,32 +83,32 @@ static KB_ALWAYS_INLINE int cnt_del_i(struct kb_filter *f, u64 h, u64 *b)
 
 static void cnt_prefetch(const struct kb_filter *f, u64 h)
 {
-	cnt_loc_pf(f, h);
+	kb_block_pf(f, h);
 }
 
 static bool cnt_test(const struct kb_filter *f, u64 h)
 {
-	return cnt_test_i(f, h, cnt_loc(f, h));
+	return cnt_test_i(f, h, kb_block(f, h));
 }
 
 static void cnt_add(struct kb_filter *f, u64 h)
 {
-	cnt_add_i(f, h, cnt_loc(f, h));
+	cnt_add_i(f, h, kb_block(f, h));
 }
 
 static int cnt_del(struct kb_filter *f, u64 h)
 {
-	return cnt_del_i(f, h, cnt_loc(f, h));
+	return cnt_del_i(f, h, kb_block(f, h));
 }
 
-KB_DEFINE_SEEDED_BATCH_OPS(cnt, cnt_loc_pf, cnt_loc_pfw,
+KB_DEFINE_SEEDED_BATCH_OPS(cnt, kb_block_pf, kb_block_pfw,
 			   cnt_test_i, cnt_add_i, cnt_del_i)
 
 static u32 cnt_del_many(struct kb_filter *f, const struct kb_key *keys, u32 n,
 			u64 *bitmap)
 {
 	return KB_SEEDED_BATCH(f, keys, n, bitmap, KB_BATCH_DEL,
-			       cnt_loc_pfw, cnt_test_i, cnt_add_i, cnt_del_i);
+			       kb_block_pfw, cnt_test_i, cnt_add_i, cnt_del_i);
 }
 
 /* number of nonzero 4-bit counters in a word */
@@ -140,36 +118,7 @@ static KB_ALWAYS_INLINE u32 cnt_nonzero(u64 v)
 	return kb_popcount64(v);
 }
 
-static u64 cnt_bits_set(const struct kb_filter *f)
-{
-	const u64 *w = f->payload;
-	u64 i, n = f->bytes / 8, s = 0;
-
-	for (i = 0; i < n; i++)
-		s += cnt_nonzero(KB_READ_ONCE(w[i]));
-	return s;
-}
-
-static u64 cnt_est_fpr_q62(const struct kb_filter *f)
-{
-	const u64 *w = f->payload;
-	u64 b, hi = 0, lo = 0;
-	u32 j;
-
-	for (b = 0; b < f->nblocks; b++) {
-		u32 nz = 0;
-		u64 t;
-
-		for (j = 0; j < 8; j++)
-			nz += cnt_nonzero(KB_READ_ONCE(w[b * 8 + j]));
-		if (!nz)
-			continue;
-		t = kb_q62_pow((u64)nz << 55, f->p.k);
-		lo += t;
-		hi += lo < t;
-	}
-	return kb_div128(hi, lo, f->nblocks);
-}
+KB_DEFINE_BLOCK_STATS(cnt, cnt_nonzero, 55)	/* 2^62 / 128 counters */
 
 const struct kb_kind_ops kb_counting_ops = {
 	.name = "counting",

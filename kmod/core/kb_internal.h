@@ -100,6 +100,68 @@ static KB_ALWAYS_INLINE u64 kb_block_index(const struct kb_filter *f, u64 h)
 }
 
 /*
+ * The blocked and counting kinds: h's 64-byte block (8 u64 words), and the
+ * same prefetched for reading or for writing (the batch templates' loc()).
+ */
+static KB_ALWAYS_INLINE u64 *kb_block(const struct kb_filter *f, u64 h)
+{
+	return (u64 *)f->payload + kb_block_index(f, h) * 8;
+}
+
+static KB_ALWAYS_INLINE u64 *kb_block_pf(const struct kb_filter *f, u64 h)
+{
+	u64 *b = kb_block(f, h);
+
+	kb_prefetch(b);
+	return b;
+}
+
+static KB_ALWAYS_INLINE u64 *kb_block_pfw(const struct kb_filter *f, u64 h)
+{
+	u64 *b = kb_block(f, h);
+
+	kb_prefetchw(b);
+	return b;
+}
+
+/*
+ * bits_set and est_fpr_q62 of a kind of 64-byte blocks: usedf(word) counts
+ * a word's set bits or nonzero counters, 2^shift = 2^62 / (bits or
+ * counters per block).  The estimated FPR is the mean over blocks of
+ * (used / per block)^k.
+ */
+#define KB_DEFINE_BLOCK_STATS(pfx, usedf, shift)			\
+static u64 pfx##_bits_set(const struct kb_filter *f)			\
+{									\
+	const u64 *w = f->payload;					\
+	u64 i, n = f->bytes / 8, s = 0;					\
+									\
+	for (i = 0; i < n; i++)						\
+		s += usedf(KB_READ_ONCE(w[i]));				\
+	return s;							\
+}									\
+static u64 pfx##_est_fpr_q62(const struct kb_filter *f)		\
+{									\
+	const u64 *w = f->payload;					\
+	u64 b, hi = 0, lo = 0;						\
+	u32 j;								\
+									\
+	for (b = 0; b < f->nblocks; b++) {				\
+		u32 used = 0;						\
+		u64 t;							\
+									\
+		for (j = 0; j < 8; j++)					\
+			used += usedf(KB_READ_ONCE(w[b * 8 + j]));	\
+		if (!used)						\
+			continue;					\
+		t = kb_q62_pow((u64)used << (shift), f->p.k);		\
+		lo += t;						\
+		hi += lo < t;						\
+	}								\
+	return kb_div128(hi, lo, f->nblocks);				\
+}
+
+/*
  * Batch templates.  The kind passes its static (inlinable) functions; with
  * KB_ALWAYS_INLINE the compiler specializes each loop for the kind and the
  * hash algorithm, so there is no indirect call and no hash-algorithm branch
