@@ -145,4 +145,26 @@ void jw_end(void);
 int bfctl_parse_fpr(const char *s, u32 *ppb);
 int bfctl_parse_seed(const char *s, u64 seed[2], int *nparts);
 
+/*
+ * The filter options that `create`, `rebuild`, restore's create lines and
+ * `image build` share (--items --fpr --bits-per-key --bits --hashes
+ * --key-type --hash --seed): one parser, one meaning.  What a verb does
+ * with them (defaults, which combinations) stays the verb's.
+ */
+struct bfctl_spec_opts {
+	bool have_items, have_fpr, have_bpk, have_bits, have_hashes;
+	u64 items, bits, bpk, hashes, seed[2];
+	u32 fpr_ppb;
+	int seed_parts;		/* 0: no --seed */
+	int key_type, hash;	/* -1: not given */
+};
+
+void bfctl_spec_opts_init(struct bfctl_spec_opts *s);
+/*
+ * Option name (without dashes) with value val: 1 taken, 0 not one of
+ * these options, -1 a bad value (msg says why).
+ */
+int bfctl_spec_opt(struct bfctl_spec_opts *s, const char *name,
+		   const char *val, char *msg, size_t len);
+
 #endif /* _BFCTL_H */

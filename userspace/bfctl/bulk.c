@@ -82,7 +82,7 @@ int do_rebuild(struct bfctl_conn *conn, struct kargs *a)
 	ret = bfc_info(conn, a->pos[0], &info);
 	if (ret)
 		return bfc_fail(conn, what2("rebuild", a->pos[0]), ret);
-	if (a->key_type >= 0 && (u32)a->key_type != info.key_type)
+	if (a->s.key_type >= 0 && (u32)a->s.key_type != info.key_type)
 		return kusage(a->verb, "%s", "a rebuild keeps the key type");
 	memset(&c, 0, sizeof(c));
 	kbdev_set_name(c.name, a->pos[0]);
@@ -90,22 +90,22 @@ int do_rebuild(struct bfctl_conn *conn, struct kargs *a)
 	c.key_type = info.key_type;
 	c.hash = c.kind == info.kind ? info.hash :
 		 c.kind == KB_KIND_CLASSIC ? KB_HASH_LEVELDB : KB_HASH_XXH64;
-	if (a->have_fpr || a->have_bpk || a->have_bits || a->have_hashes) {
+	if (a->s.have_fpr || a->s.have_bpk || a->s.have_bits || a->s.have_hashes) {
 		struct kargs b = *a;
 
 		/* --fpr without --items: size for the file's keys */
-		if (a->have_fpr && !a->have_items) {
+		if (a->s.have_fpr && !a->s.have_items) {
 			s64 n = bfk_count_lines(a->file);
 
-			b.have_items = true;
-			b.items = n > 0 ? (u64)n : info.items ? info.items : 1;
+			b.s.have_items = true;
+			b.s.items = n > 0 ? (u64)n : info.items ? info.items : 1;
 		}
 		ret = fill_spec(&b, &c);
-	} else if (a->have_items && info.fpr_ppb) {
+	} else if (a->s.have_items && info.fpr_ppb) {
 		struct kargs b = *a;
 
-		b.have_fpr = true;
-		b.fpr_ppb = info.fpr_ppb;
+		b.s.have_fpr = true;
+		b.s.fpr_ppb = info.fpr_ppb;
 		ret = fill_spec(&b, &c);
 	} else if (a->kind >= 0 && (u32)a->kind != info.kind) {
 		return kusage(a->verb, "%s", "changing --kind needs size options");
@@ -117,15 +117,15 @@ int do_rebuild(struct bfctl_conn *conn, struct kargs *a)
 		 */
 		struct kargs b = *a;
 
-		b.have_items = true;
-		b.items = info.items;
+		b.s.have_items = true;
+		b.s.items = info.items;
 		if (info.items && info.fpr_ppb) {
-			b.have_fpr = true;
-			b.fpr_ppb = info.fpr_ppb;
+			b.s.have_fpr = true;
+			b.s.fpr_ppb = info.fpr_ppb;
 		} else {
-			b.have_bits = b.have_hashes = true;
-			b.bits = info.m;
-			b.hashes = info.k;
+			b.s.have_bits = b.s.have_hashes = true;
+			b.s.bits = info.m;
+			b.s.hashes = info.k;
 		}
 		ret = fill_spec(&b, &c);
 	}

@@ -129,26 +129,25 @@ static const struct option image_opts[] = {
 };
 
 struct image_args {
-	int kind, hash, key_type, key_fmt;
-	bool have_items, have_fpr, have_bpk, have_bits, have_hashes, json;
-	int seed_parts;
-	u64 items, bits, bpk, hashes, seed[2];
-	u32 fpr_ppb;
+	int kind, key_fmt;
+	bool json;
+	struct bfctl_spec_opts s;	/* size, key type, hash, seed */
 	const char *file, *out, *format;
 };
 
 /* parse options of any image sub-verb; positional args stay in argv */
 static int parse_image_args(int argc, char **argv, struct image_args *a)
 {
-	int c;
+	char msg[128];
+	int c, idx;
 
 	memset(a, 0, sizeof(*a));
 	a->kind = KB_KIND_BLOCKED;
-	a->hash = -1;
+	bfctl_spec_opts_init(&a->s);
 	optind = 1;
 	opterr = 1;
 	while ((c = getopt_long_only(argc, argv, "o:jh", image_opts,
-				     NULL)) != -1) {
+				     &idx)) != -1) {
 		switch (c) {
 		case OPT_KIND:
 			a->kind = kb_kind_from_name(optarg);
@@ -156,50 +155,21 @@ static int parse_image_args(int argc, char **argv, struct image_args *a)
 				return usage_err("unknown kind '%s'", optarg);
 			break;
 		case OPT_ITEMS:
-			if (bfctl_parse_u64(optarg, &a->items))
-				return usage_err("bad --items '%s'", optarg);
-			a->have_items = true;
-			break;
 		case OPT_FPR:
-			if (bfctl_parse_fpr(optarg, &a->fpr_ppb))
-				return usage_err("bad --fpr '%s' (want 0 < P < 1)",
-						 optarg);
-			a->have_fpr = true;
-			break;
 		case OPT_BPK:
-			if (bfctl_parse_u64(optarg, &a->bpk) || !a->bpk ||
-			    a->bpk > KB_BPK_MAX)
-				return usage_err("bad --bits-per-key '%s'", optarg);
-			a->have_bpk = true;
-			break;
 		case OPT_BITS:
-			if (bfctl_parse_u64(optarg, &a->bits))
-				return usage_err("bad --bits '%s'", optarg);
-			a->have_bits = true;
-			break;
 		case OPT_HASHES:
-			if (bfctl_parse_u64(optarg, &a->hashes))
-				return usage_err("bad --hashes '%s'", optarg);
-			a->have_hashes = true;
-			break;
 		case OPT_SEED:
-			if (bfctl_parse_seed(optarg, a->seed, &a->seed_parts))
-				return usage_err("bad --seed '%s'", optarg);
+		case OPT_KEYTYPE:
+		case OPT_HASH:
+			if (bfctl_spec_opt(&a->s, image_opts[idx].name, optarg,
+					   msg, sizeof(msg)) < 0)
+				return usage_err("%s", msg);
 			break;
 		case OPT_KEYFMT:
 			a->key_fmt = kbu_key_format_from_name(optarg);
 			if (a->key_fmt < 0)
 				return usage_err("bad --key-format '%s'", optarg);
-			break;
-		case OPT_KEYTYPE:
-			a->key_type = kb_key_type_from_name(optarg);
-			if (a->key_type < 0)
-				return usage_err("unknown key type '%s'", optarg);
-			break;
-		case OPT_HASH:
-			a->hash = kb_hash_from_name(optarg);
-			if (a->hash < 0)
-				return usage_err("unknown hash '%s'", optarg);
 			break;
 		case OPT_FILE:
 			a->file = optarg;
@@ -226,13 +196,13 @@ static int parse_image_args(int argc, char **argv, struct image_args *a)
 
 static int set_hash_and_seed(struct kb_params *p, const struct image_args *a)
 {
-	if (a->hash >= 0)
-		p->hash = (u32)a->hash;
+	if (a->s.hash >= 0)
+		p->hash = (u32)a->s.hash;
 	if (p->kind == KB_KIND_CLASSIC) {
 		if (p->hash != KB_HASH_LEVELDB)
 			return usage_err("%s: classic filters use the leveldb hash",
 					 "--hash");
-		if (a->seed_parts)
+		if (a->s.seed_parts)
 			return usage_err("%s: classic filters have no seed",
 					 "--seed");
 		return BFCTL_OK;
@@ -240,12 +210,12 @@ static int set_hash_and_seed(struct kb_params *p, const struct image_args *a)
 	if (p->hash == KB_HASH_LEVELDB)
 		return usage_err("%s: the leveldb hash is for classic filters",
 				 "--hash");
-	if (a->seed_parts) {
-		if (p->hash == KB_HASH_XXH64 && a->seed_parts > 1)
+	if (a->s.seed_parts) {
+		if (p->hash == KB_HASH_XXH64 && a->s.seed_parts > 1)
 			return usage_err("%s: xxh64 takes one 64-bit seed",
 					 "--seed");
-		p->seed[0] = a->seed[0];
-		p->seed[1] = p->hash == KB_HASH_SIPHASH ? a->seed[1] : 0;
+		p->seed[0] = a->s.seed[0];
+		p->seed[1] = p->hash == KB_HASH_SIPHASH ? a->s.seed[1] : 0;
 	} else {
 		if (kbu_random(p->seed, sizeof(p->seed)))
 			return bfctl_fail(BFCTL_ERR, "getrandom", "%s",
@@ -286,11 +256,11 @@ static int cmd_build(int argc, char **argv)
 		return usage_err("unexpected argument '%s'", argv[optind]);
 	if (!a.file || !a.out)
 		return usage_err("%s", "build needs -file KEYS and -o OUT.img");
-	modes = a.have_fpr + a.have_bpk + (a.have_bits || a.have_hashes);
-	if (modes != 1 || (a.have_bits != a.have_hashes))
+	modes = a.s.have_fpr + a.s.have_bpk + (a.s.have_bits || a.s.have_hashes);
+	if (modes != 1 || (a.s.have_bits != a.s.have_hashes))
 		return usage_err("%s", "give one of --items N --fpr P, --bits-per-key B, --bits M --hashes K");
 	kb_params_init(&p, (u32)a.kind);
-	p.key_type = (u32)a.key_type;
+	p.key_type = a.s.key_type >= 0 ? (u32)a.s.key_type : KB_KEY_BYTES;
 	ret = set_hash_and_seed(&p, &a);
 	if (ret)
 		return ret;
@@ -301,17 +271,15 @@ static int cmd_build(int argc, char **argv)
 		fprintf(stderr, "bfctl: %s\n", err);
 		return BFCTL_ERR;
 	}
-	if (a.have_fpr)
-		ret = kb_params_from_fpr(&p, a.have_items ? a.items : ks.n,
-					 a.fpr_ppb, 0);
-	else if (a.have_bpk)
-		ret = kb_params_from_bpk(&p, a.have_items ? a.items : ks.n,
-					 (u32)a.bpk, 0);
-	else if (a.hashes > KB_K_MAX)
-		ret = -EINVAL;
+	if (a.s.have_fpr)
+		ret = kb_params_from_fpr(&p, a.s.have_items ? a.s.items : ks.n,
+					 a.s.fpr_ppb, 0);
+	else if (a.s.have_bpk)
+		ret = kb_params_from_bpk(&p, a.s.have_items ? a.s.items : ks.n,
+					 (u32)a.s.bpk, 0);
 	else {
-		p.items = a.items;
-		ret = kb_params_from_mk(&p, a.bits, (u32)a.hashes, 0);
+		p.items = a.s.items;
+		ret = kb_params_from_mk(&p, a.s.bits, (u32)a.s.hashes, 0);
 	}
 	if (ret) {
 		kbu_keyset_free(&ks);

@@ -68,16 +68,16 @@ static bool spec_opt(int c)
 
 int kargs_parse(int argc, char **argv, struct kargs *a, bool spec_only)
 {
-	int c;
+	char msg[128];
+	int c, idx, ret;
 
 	memset(a, 0, sizeof(*a));
 	a->verb = argv[0];
-	a->key_type = -1;
-	a->hash = -1;
+	bfctl_spec_opts_init(&a->s);
 	a->kind = -1;
 	optind = 0;	/* full reset: restore parses many create lines */
 	opterr = 0;
-	while ((c = getopt_long_only(argc, argv, "o:jqth", kopts, NULL)) != -1) {
+	while ((c = getopt_long_only(argc, argv, "o:jqth", kopts, &idx)) != -1) {
 		if (spec_only && c != '?' && !spec_opt(c))
 			return kusage(a->verb, "option '%s' is not allowed here",
 				      argv[optind - 1]);
@@ -101,47 +101,21 @@ int kargs_parse(int argc, char **argv, struct kargs *a, bool spec_only)
 			a->terse = true;
 			break;
 		case OPT_ITEMS:
-			a->have_items = true;
-			if (bfctl_parse_u64(optarg, &a->items))
-				return kusage(a->verb, "bad --items '%s'", optarg);
-			break;
 		case OPT_FPR:
-			a->have_fpr = true;
-			if (bfctl_parse_fpr(optarg, &a->fpr_ppb))
-				return kusage(a->verb, "bad --fpr '%s' (a fraction like 0.01 or 1%%)",
-					      optarg);
-			break;
 		case OPT_BPK:
-			a->have_bpk = true;
-			if (bfctl_parse_u64(optarg, &a->bpk) || !a->bpk ||
-			    a->bpk > KB_BPK_MAX)
-				return kusage(a->verb, "bad --bits-per-key '%s'", optarg);
-			break;
 		case OPT_BITS:
-			a->have_bits = true;
-			if (bfctl_parse_u64(optarg, &a->bits))
-				return kusage(a->verb, "bad --bits '%s'", optarg);
-			break;
 		case OPT_HASHES:
-			a->have_hashes = true;
-			if (bfctl_parse_u64(optarg, &a->hashes) ||
-			    a->hashes > KB_K_MAX)
-				return kusage(a->verb, "bad --hashes '%s'", optarg);
-			break;
 		case OPT_KEYTYPE:
-			a->key_type = kb_key_type_from_name(optarg);
-			if (a->key_type < 0)
-				return kusage(a->verb, "unknown key type '%s'", optarg);
-			break;
 		case OPT_HASH:
-			a->hash = kb_hash_from_name(optarg);
-			if (a->hash < 0 || a->hash == KB_HASH_LEVELDB)
+		case OPT_SEED:
+			ret = bfctl_spec_opt(&a->s, kopts[idx].name, optarg,
+					     msg, sizeof(msg));
+			/* LevelDB's hash comes with classic, never alone */
+			if (c == OPT_HASH && (ret < 0 || a->s.hash == KB_HASH_LEVELDB))
 				return kusage(a->verb, "unknown hash '%s' (xxh64 or siphash)",
 					      optarg);
-			break;
-		case OPT_SEED:
-			if (bfctl_parse_seed(optarg, a->seed, &a->seed_parts))
-				return kusage(a->verb, "bad --seed '%s'", optarg);
+			if (ret < 0)
+				return kusage(a->verb, "%s", msg);
 			break;
 		case OPT_KIND:
 			a->kind = kb_kind_from_name(optarg);
@@ -190,43 +164,43 @@ const char *what2(const char *verb, const char *name)
 /* sizing and hash options -> a create/begin request; BFCTL_* */
 int fill_spec(const struct kargs *a, struct kb_ioc_create *c)
 {
-	int modes = a->have_fpr + a->have_bpk + (a->have_bits || a->have_hashes);
+	int modes = a->s.have_fpr + a->s.have_bpk + (a->s.have_bits || a->s.have_hashes);
 
 	if (modes > 1)
 		return kusage(a->verb, "%s",
 			      "give one of --fpr, --bits-per-key, --bits/--hashes");
-	if (a->have_bits != a->have_hashes)
+	if (a->s.have_bits != a->s.have_hashes)
 		return kusage(a->verb, "%s", "--bits and --hashes go together");
-	c->items = a->items;
-	if (a->have_bpk) {
+	c->items = a->s.items;
+	if (a->s.have_bpk) {
 		c->sizing = KB_SIZING_BPK;
-		c->bits_per_key = (u32)a->bpk;
-	} else if (a->have_bits) {
+		c->bits_per_key = (u32)a->s.bpk;
+	} else if (a->s.have_bits) {
 		c->sizing = KB_SIZING_MK;
-		c->m = a->bits;
-		c->k = (u32)a->hashes;
+		c->m = a->s.bits;
+		c->k = (u32)a->s.hashes;
 	} else {
 		c->sizing = KB_SIZING_FPR;
-		c->fpr_ppb = a->have_fpr ? a->fpr_ppb : 10000000; /* 1% */
-		if (!a->have_items)
+		c->fpr_ppb = a->s.have_fpr ? a->s.fpr_ppb : 10000000; /* 1% */
+		if (!a->s.have_items)
 			c->items = 1000000;
 	}
 	if (c->kind == KB_KIND_CLASSIC) {
-		if (a->hash >= 0)
+		if (a->s.hash >= 0)
 			return kusage(a->verb, "%s",
 				      "classic filters always use the LevelDB hash");
-		if (a->seed_parts)
+		if (a->s.seed_parts)
 			return kusage(a->verb, "%s", "classic filters have no seed");
 		c->hash = KB_HASH_LEVELDB;
-	} else if (a->hash >= 0) {
-		c->hash = (u32)a->hash;
+	} else if (a->s.hash >= 0) {
+		c->hash = (u32)a->s.hash;
 	}
-	if (a->seed_parts) {
-		if (c->hash == KB_HASH_XXH64 && a->seed_parts > 1)
+	if (a->s.seed_parts) {
+		if (c->hash == KB_HASH_XXH64 && a->s.seed_parts > 1)
 			return kusage(a->verb, "%s", "xxh64 takes one 64-bit seed");
 		c->flags |= KB_CREATE_F_SEED;
-		c->seed[0] = a->seed[0];
-		c->seed[1] = c->hash == KB_HASH_SIPHASH ? a->seed[1] : 0;
+		c->seed[0] = a->s.seed[0];
+		c->seed[1] = c->hash == KB_HASH_SIPHASH ? a->s.seed[1] : 0;
 	}
 	return BFCTL_OK;
 }
@@ -249,7 +223,7 @@ int create_request(struct kargs *a, struct kb_ioc_create *c)
 	memset(c, 0, sizeof(*c));
 	kbdev_set_name(c->name, a->pos[0]);
 	c->kind = (u32)kind;
-	c->key_type = a->key_type >= 0 ? (u32)a->key_type : KB_KEY_BYTES;
+	c->key_type = a->s.key_type >= 0 ? (u32)a->s.key_type : KB_KEY_BYTES;
 	c->hash = KB_HASH_XXH64;
 	return fill_spec(a, c);
 }

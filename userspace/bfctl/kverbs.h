@@ -16,10 +16,8 @@ struct kargs {
 	const char *verb;
 	bool exist, terse;
 	const char *file, *out;
-	bool have_items, have_fpr, have_bpk, have_bits, have_hashes;
-	u64 items, bits, bpk, hashes, seed[2];
-	u32 fpr_ppb;
-	int key_type, hash, kind, seed_parts;
+	struct bfctl_spec_opts s;	/* size, key type, hash, seed */
+	int kind;			/* --kind (rebuild), -1: not given */
 	char **pos;		/* positional arguments */
 	int npos;
 };

@@ -107,6 +107,59 @@ int bfctl_parse_seed(const char *s, u64 seed[2], int *nparts)
 	return bfctl_parse_u64(tmp, &seed[0]);
 }
 
+void bfctl_spec_opts_init(struct bfctl_spec_opts *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->key_type = -1;
+	s->hash = -1;
+}
+
+int bfctl_spec_opt(struct bfctl_spec_opts *s, const char *name,
+		   const char *val, char *msg, size_t len)
+{
+	const char *bad = NULL;
+
+	if (!strcmp(name, "items")) {
+		s->have_items = true;
+		if (bfctl_parse_u64(val, &s->items))
+			bad = "bad --items '%s'";
+	} else if (!strcmp(name, "fpr")) {
+		s->have_fpr = true;
+		if (bfctl_parse_fpr(val, &s->fpr_ppb))
+			bad = "bad --fpr '%s' (a fraction like 0.01 or 1%%)";
+	} else if (!strcmp(name, "bits-per-key")) {
+		s->have_bpk = true;
+		if (bfctl_parse_u64(val, &s->bpk) || !s->bpk ||
+		    s->bpk > KB_BPK_MAX)
+			bad = "bad --bits-per-key '%s'";
+	} else if (!strcmp(name, "bits")) {
+		s->have_bits = true;
+		if (bfctl_parse_u64(val, &s->bits))
+			bad = "bad --bits '%s'";
+	} else if (!strcmp(name, "hashes")) {
+		s->have_hashes = true;
+		if (bfctl_parse_u64(val, &s->hashes) || s->hashes > KB_K_MAX)
+			bad = "bad --hashes '%s'";
+	} else if (!strcmp(name, "key-type")) {
+		s->key_type = kb_key_type_from_name(val);
+		if (s->key_type < 0)
+			bad = "unknown key type '%s'";
+	} else if (!strcmp(name, "hash")) {
+		s->hash = kb_hash_from_name(val);
+		if (s->hash < 0)
+			bad = "unknown hash '%s'";
+	} else if (!strcmp(name, "seed")) {
+		if (bfctl_parse_seed(val, s->seed, &s->seed_parts))
+			bad = "bad --seed '%s'";
+	} else {
+		return 0;
+	}
+	if (!bad)
+		return 1;
+	snprintf(msg, len, bad, val);
+	return -1;
+}
+
 /*
  * Parse argv into cmd without side effects: global options (-j, -q)
  * before the verb, help, the verb.  BFCTL_OK (cmd->verb set, or
