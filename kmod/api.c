@@ -107,15 +107,10 @@ static bool kb_test_prefixes(const struct kb_filter *f, const u64 *plens,
 			bits &= (2ULL << (maxp % 64)) - 1;
 
 		while (bits) {
-			u32 b = fls64(bits) - 1, plen = w * 64 + b;
-			u32 full = plen / 8, rem = plen % 8;
+			u32 b = fls64(bits) - 1;
 
 			bits &= ~(1ULL << b);
-			memset(key, 0, sizeof(key));
-			memcpy(key, addr, full);
-			if (rem)
-				key[full] = addr[full] & (u8)(0xff << (8 - rem));
-			key[alen] = plen;
+			kb_key_net(key, addr, alen, w * 64 + b);
 			if (kb_ref_probe(f, key, alen + 1))
 				return true;
 		}

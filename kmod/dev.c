@@ -14,6 +14,8 @@
 #include <linux/nsproxy.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
+#include <linux/sizes.h>
+#include <linux/overflow.h>
 
 #include "internal.h"
 
@@ -27,6 +29,15 @@ struct kb_file {
 	struct kb_txn *txn;
 };
 
+/* an ioctl's name field: a valid name, NUL-padded (the bytes are ABI) */
+static bool kb_ioc_name_ok(const char name[KB_NAME_MAX])
+{
+	size_t len = strnlen(name, KB_NAME_MAX);
+
+	return kb_name_ok(name, NULL) &&
+	       !memchr_inv(name + len, 0, KB_NAME_MAX - len);
+}
+
 /* read a versioned struct: size first, copy_struct_from_user() semantics */
 static int kb_copy_in(void *k, size_t ksize, size_t ver0,
 		      const void __user *u, u32 *usize)
@@ -38,6 +49,8 @@ static int kb_copy_in(void *k, size_t ksize, size_t ver0,
 		return -EFAULT;
 	if (size < ver0)
 		return -EINVAL;
+	if (size > SZ_4K)	/* as openat2/clone3: no scan of a huge tail */
+		return -E2BIG;
 	ret = copy_struct_from_user(k, ksize, u, size);
 	if (ret)
 		return ret;
@@ -78,7 +91,7 @@ static long kb_ioc_create(struct file *file, struct kb_file *kf,
 		return ret;
 	if ((a.flags & ~KB_CREATE_F_SEED) || a.reserved0 ||
 	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
-	    !kb_name_ok(a.name, NULL))
+	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	if (!kb_admin(file, kf))
 		return -EPERM;
@@ -120,7 +133,7 @@ static long kb_ioc_name(struct file *file, struct kb_file *kf,
 	ret = kb_copy_in(&a, sizeof(a), KB_IOC_NAME_SIZE_VER0, u, &usize);
 	if (ret)
 		return ret;
-	if (a.flags || a.reserved || !kb_name_ok(a.name, NULL))
+	if (a.flags || a.reserved || !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	if (!kb_admin(file, kf))
 		return -EPERM;
@@ -139,8 +152,8 @@ static long kb_ioc_name2(struct file *file, struct kb_file *kf,
 	ret = kb_copy_in(&a, sizeof(a), KB_IOC_NAME2_SIZE_VER0, u, &usize);
 	if (ret)
 		return ret;
-	if (a.flags || a.reserved || !kb_name_ok(a.name, NULL) ||
-	    !kb_name_ok(a.name2, NULL))
+	if (a.flags || a.reserved || !kb_ioc_name_ok(a.name) ||
+	    !kb_ioc_name_ok(a.name2))
 		return -EINVAL;
 	if (!kb_admin(file, kf))
 		return -EPERM;
@@ -162,7 +175,7 @@ static long kb_ioc_info(struct file *file, struct kb_file *kf,
 	ret = kb_copy_in(&a, sizeof(a), KB_IOC_INFO_SIZE_VER0, u, &usize);
 	if (ret)
 		return ret;
-	if (a.flags || !kb_name_ok(a.name, NULL))
+	if (a.flags || !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	memcpy(name, a.name, KB_NAME_MAX);
 	s = kb_set_find(kf->net, a.name, false);
@@ -375,6 +388,7 @@ static long kb_ioc_keys(struct file *file, struct kb_file *kf,
 {
 	struct kb_ioc_keys a;
 	struct kb_set *s = NULL;
+	u64 len;
 	u32 usize;
 	long ret;
 
@@ -383,9 +397,10 @@ static long kb_ioc_keys(struct file *file, struct kb_file *kf,
 		return ret;
 	if ((a.flags & ~KB_KEYS_F_TXN) || a.reserved0 ||
 	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
-	    a.key_size > KB_KEY_MAX_LEN || !kb_name_ok(a.name, NULL))
+	    a.key_size > KB_KEY_MAX_LEN || !kb_ioc_name_ok(a.name))
 		return -EINVAL;
-	if (a.key_size && a.keys_len != a.count * a.key_size)
+	if (a.key_size && (check_mul_overflow(a.count, (u64)a.key_size, &len) ||
+			   a.keys_len != len))
 		return -EINVAL;
 	if (a.count > a.keys_len)
 		return -EINVAL;
@@ -490,7 +505,7 @@ static long kb_ioc_upload(struct file *file, struct kb_file *kf,
 	if ((a.flags & ~(KB_IMAGE_F_CREATE | KB_IMAGE_F_TXN)) ||
 	    (a.flags & KB_IMAGE_F_CREATE && a.flags & KB_IMAGE_F_TXN) ||
 	    a.reserved0 || !kb_zero(a.reserved, sizeof(a.reserved)) ||
-	    !kb_name_ok(a.name, NULL))
+	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	if (!kb_admin(file, kf))
 		return -EPERM;
@@ -591,7 +606,7 @@ static long kb_ioc_export(struct file *file, struct kb_file *kf,
 		return ret;
 	if ((a.flags & ~KB_IMAGE_F_TXN) || a.reserved0 ||
 	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
-	    !kb_name_ok(a.name, NULL))
+	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	a.why = 0;
 	if (a.flags & KB_IMAGE_F_TXN) {

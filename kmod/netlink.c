@@ -381,6 +381,11 @@ static int kb_nl_get_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	int ret;
 
 	ret = kb_reg_walk(net, &pos, &reg_gen, kb_nl_dump_one, &a);
+	/*
+	 * Also when this step put no filter: the NLMSG_DONE check then sees
+	 * a registry that changed since the last step (NLM_F_DUMP_INTR).
+	 */
+	cb->seq = (unsigned int)reg_gen + 1;
 	cb->args[0] = pos;
 	/* a filter that fits no skb at all cannot happen: ~300 bytes */
 	if (ret == -EMSGSIZE && !skb->len)

@@ -231,9 +231,13 @@ int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
 			memset(bitmap, 0, DIV_ROUND_UP(good, 64) * 8);
 		break;
 	}
-	case KB_OP_TEST:
-		ret = ret ?: kb_filter_test_many(&g->f, keys, good, bitmap);
+	case KB_OP_TEST: {
+		/* the keys before a bad one are processed: their answers too */
+		u32 hits = kb_filter_test_many(&g->f, keys, good, bitmap);
+
+		ret = ret ?: hits;
 		break;
+	}
 	case KB_OP_TEST_ADD: {
 		u32 new = kb_filter_test_and_add_many(&g->f, keys, good, bitmap);
 
@@ -334,6 +338,11 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 	}
 	if (mutex_lock_killable(&s->lock))
 		return -EINTR;
+	if (s->dead) {	/* destroyed since it was looked up */
+		mutex_unlock(&s->lock);
+		NL_SET_ERR_MSG_MOD(extack, "no such filter");
+		return -ENOENT;
+	}
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
 	mutex_unlock(&s->lock);
@@ -538,6 +547,12 @@ int kb_reg_flush(struct net *net, const char *name,
 		return PTR_ERR(s);
 	}
 	mutex_lock(&s->lock);
+	if (s->dead) {	/* destroyed since it was looked up */
+		mutex_unlock(&s->lock);
+		kb_set_put(s);
+		NL_SET_ERR_MSG_MOD(extack, "no such filter");
+		return -ENOENT;
+	}
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	kb_filter_clear(&g->f);
 	WRITE_ONCE(g->f.p.plen4, 0);
@@ -708,10 +723,16 @@ static void kb_txn_free(struct kb_txn *t)
 int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
 {
 	struct kb_net *kn = kb_net(t->net);
+	char name[KB_NAME_MAX];
 	int ret;
 
+	strscpy(name, t->name, sizeof(name));
 	if (t->set) {
 		ret = kb_set_replace(t->net, t->set, t->gen, extack);
+		/* the event names the filter as it is called now (a rename) */
+		mutex_lock(&kn->lock);
+		strscpy(name, t->set->name, sizeof(name));
+		mutex_unlock(&kn->lock);
 	} else {
 		mutex_lock(&kn->lock);
 		ret = kb_set_insert(t->net, t->name, t->gen, extack);
@@ -721,7 +742,7 @@ int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
 		kb_gen_discard(t->net, t->gen);
 	else
 		kb_nl_notify(t->net, t->set ? KB_REG_REBUILT : KB_REG_CREATED,
-			     t->name, NULL);
+			     name, NULL);
 	kb_txn_free(t);
 	return ret;
 }

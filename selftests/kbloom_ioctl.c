@@ -131,7 +131,12 @@ TEST(bad_names)
 	c = kbt_spec("x", KB_KIND_BLOCKED, KB_KEY_BYTES, 10, 1000);
 	memset(c.name, 'a', sizeof(c.name));
 	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_CREATE, &c));
+	/* bytes after the NUL must be zero (names are NUL-padded) */
+	c = kbt_spec("pad", KB_KIND_BLOCKED, KB_KEY_BYTES, 10, 1000);
+	c.name[20] = 'z';
+	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_CREATE, &c));
 	/* 31 is fine, and all the allowed characters */
+	memset(c.name, 'a', sizeof(c.name));
 	c.name[31] = 0;
 	EXPECT_EQ(0, kbt_ioc(fd, KB_IOC_CREATE, &c));
 	EXPECT_EQ(0, kbt_destroy(fd, c.name));
@@ -166,6 +171,10 @@ TEST(struct_sizes)
 	big.tail[2] = 1;
 	EXPECT_EQ(-E2BIG, kbt_ioc(fd, KB_IOC_CREATE, &big));
 	big.tail[2] = 0;
+	/* over 4096 bytes: refused before any scan of the tail */
+	big.c.size = 4097;
+	EXPECT_EQ(-E2BIG, kbt_ioc(fd, KB_IOC_CREATE, &big));
+	big.c.size = sizeof(big);
 	EXPECT_EQ(0, kbt_ioc(fd, KB_IOC_CREATE, &big));
 	/* output is written for min(size, kernel size) bytes */
 	memset(&info, 0xaa, sizeof(info));
@@ -228,6 +237,13 @@ TEST(reserved_fields)
 	k.flags = 0;
 	k.keys_len = 17;	/* != count * key_size */
 	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_ADD, &k));
+	/* count * key_size wraps to keys_len: refused, not read */
+	k.key_size = 3;
+	k.count = (1ULL << 63) + 1;
+	k.keys_len = (1ULL << 63) + 3;
+	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_ADD, &k));
+	k.key_size = 16;
+	k.count = 1;
 	k.keys_len = 16;
 	k.key_size = 2000;
 	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_ADD, &k));
@@ -430,6 +446,14 @@ TEST(key_validation)
 	ASSERT_EQ(0, kbt_info(fd, "t.n4", &info));
 	EXPECT_EQ((1ULL << 16) | (1ULL << 24), info.plen4);
 	EXPECT_EQ(0, kbt_keys(fd, KB_IOC_TEST, "t.n4", 0, n4, 5, 2, bm, &k));
+	EXPECT_EQ(3, bm[0]);
+	/* a test batch with a bad key: the keys before it are answered */
+	bm[0] = 0;
+	EXPECT_EQ(-EINVAL, kbt_keys(fd, KB_IOC_TEST, "t.n4", 0, n4, 5, 3, bm,
+				    &k));
+	EXPECT_EQ(2, k.err_index);
+	EXPECT_EQ(2, k.processed);
+	EXPECT_EQ(2, k.hits);
 	EXPECT_EQ(3, bm[0]);
 	EXPECT_EQ(0, kbt_destroy(fd, "t.v4"));
 	EXPECT_EQ(0, kbt_destroy(fd, "t.n4"));

@@ -93,6 +93,22 @@ int kb_params_note_prefix(struct kb_params *p, const void *data, u32 len);
 /* true if the filter holds prefixes of length plen (family 4 or 6) */
 bool kb_params_has_prefix(const struct kb_params *p, u32 family, u32 plen);
 
+/*
+ * The net key (alen + 1 bytes) of addr's prefix of length plen: addr with
+ * the bits past plen cleared, then plen.  A lookup of an address in a net
+ * filter tests this for every prefix length the filter holds.
+ */
+static inline void kb_key_net(u8 *key, const u8 *addr, u32 alen, u32 plen)
+{
+	u32 full = plen / 8, rem = plen % 8;
+
+	memset(key, 0, alen);
+	memcpy(key, addr, full);
+	if (rem)
+		key[full] = addr[full] & (u8)(0xff << (8 - rem));
+	key[alen] = (u8)plen;
+}
+
 /* names <-> values; *_from_name return the value or -EINVAL */
 const char *kb_kind_name(u32 kind);
 const char *kb_hash_name(u32 hash);

@@ -24,6 +24,11 @@ json_check "resized to the new items and fpr" "$out" 'j["items"]==5000 and j["fp
 expect 0 "rebuild --fpr alone sizes for the file's lines" $B rebuild rb -file "$TMP/old" --fpr 0.01
 expect 0 "info" $B info -j rb
 json_check "items = lines of the file" "$out" 'j["items"]==1000'
+expect 0 "rebuild --bits-per-key alone sizes for the file's lines" $B rebuild rb -file "$TMP/old" --bits-per-key 12
+expect 0 "info" $B info -j rb
+json_check "m = 12 bits for each line, in 512-bit blocks" "$out" 'j["items"]==1000 and 12000 <= j["m"] < 12512'
+expect 2 "rebuild --items alone on a filter not sized by --fpr" $B rebuild rb -file "$TMP/old" --items 99
+like "says which sizing to give" "$err" 'not sized by --fpr'
 expect 2 "rebuild without -file" $B rebuild rb
 expect 3 "rebuild of a missing filter" $B rebuild nosuch -file "$TMP/old"
 expect 2 "rebuild cannot change the key type" $B rebuild rb -file "$TMP/old" --key-type ipv4

@@ -33,6 +33,7 @@ expect 0 "save of several filters to stdout" bash -c "for f in $names; do $B sav
 check "an empty 1M-key filter saves small (zero runs)" test "$(grep -A3 '^filter rs_empty' "$TMP/all.save" | wc -c)" -lt 2000
 if have_netlink; then
 	expect 0 "save without NAME saves every filter" $B save -file "$TMP/every.save"
+	check "a save file is 0600 (it holds seeds)" test "$(stat -c %a "$TMP/every.save")" = 600
 	check "every filter is in the save" test "$(grep -c '^filter rs_' "$TMP/every.save")" -ge 7
 fi
 
@@ -80,6 +81,19 @@ like "garbage named with line 1" "$err" "line 1: expected 'filter NAME"
 printf '# bfctl save 1\nfilter rs_big kind=classic key-type=bytes hash=leveldb m=274877906944 k=3 bytes=34359738369 crc32c=0\n*34359738369\nend\n' > "$TMP/huge.save"
 expect 2 "a filter declaring 32 GiB is refused before any allocation" $B restore -file "$TMP/huge.save"
 like "over max_filter_bytes, line 2" "$err" 'line 2: filter rs_big: bytes=34359738369 is over max_filter_bytes'
+# filters that fit one by one but not together: refused before their data
+$B create rs_b1 blocked --bits 16000000 --hashes 7
+$B save rs_b1 > "$TMP/b1.save"
+$B destroy rs_b1
+cp "$TMP/b1.save" "$TMP/two.save"
+printf 'filter rs_b2 kind=blocked key-type=bytes hash=xxh64 m=16000000 k=7 bytes=2000000 crc32c=0\n*2000000\nend\n' >> "$TMP/two.save"
+nb=/sys/module/kbloom/parameters/max_netns_bytes
+old_nb=$(cat $nb)
+echo 3000000 > $nb
+expect 0 "one 2 MB filter fits a 3 MB max_netns_bytes" $B restore -check -file "$TMP/b1.save"
+expect 2 "filters totalling over max_netns_bytes are refused" $B restore -check -file "$TMP/two.save"
+like "over max_netns_bytes, named with its line" "$err" 'line [0-9]+: filter rs_b2: bytes=2000000 makes the file.s filters total over max_netns_bytes'
+echo "$old_nb" > $nb
 
 head -3 "$TMP/one.save" > "$TMP/trunc.save"
 expect 2 "truncated input (no end line)" $B restore -file "$TMP/trunc.save"

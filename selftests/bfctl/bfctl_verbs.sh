@@ -15,6 +15,9 @@ expect 2 "create with an unknown kind" $B create v4 bogus
 expect 2 "create with a bad name" $B create 'bad name' blocked
 expect 2 "create with conflicting sizing" $B create v4 blocked --fpr 0.01 --bits-per-key 10
 expect 2 "create with a bad --fpr" $B create v4 blocked --items 10 --fpr 2
+expect 2 "--bits-per-key without --items (a 64-byte filter)" $B create v4 blocked --bits-per-key 10
+like "says --items is needed" "$err" 'needs --items'
+expect 2 "octal-looking numbers are not octal, signs are refused" $B create v4 blocked --items ' 5'
 expect 2 "unknown option" $B list --bogus
 expect 2 "test without keys" $B test v4
 expect 0 "help" $B --help
@@ -81,9 +84,17 @@ expect 0 "bytes keys are hex" $B add hx 00ff10 deadbeef -exist
 expect 0 "bytes test" $B test hx DEADBEEF
 expect 2 "bytes: odd hex" $B add hx abc
 expect 0 "net: CIDRs" $B add nets 10.0.0.0/8 2001:db8::/32 192.0.2.1 -exist
+printf '198.51.100.0/24\r\n203.0.113.7\r\n' > "$TMP/crlf"
+expect 0 "add -file of a CRLF file" $B add nets -file "$TMP/crlf"
+expect 0 "its keys without the CR" $B test nets 198.51.100.0/24 203.0.113.7
 expect 2 "net: host bits set are refused" $B add nets 10.1.2.3/8
 like "net: host bits message" "$err" 'host bits'
 expect 0 "net: test CIDR" $B test nets 10.0.0.0/8
+# an address tests present when a prefix holding it is there (as iptables)
+expect 0 "net: addresses inside held prefixes" $B test nets 10.200.3.4 192.0.2.1 2001:db8:1::9
+expect 1 "net: an address outside them" $B test nets 11.0.0.1
+expect 1 "net: a host route is only itself" $B test nets 192.0.2.2
+expect 1 "net: a wider prefix than held is absent" $B test nets 10.0.0.0/7
 expect 0 "counting: add" $B add cnt a b c -exist
 expect 0 "counting: del" $B del cnt a
 expect 1 "counting: del of an absent key: exit 1" $B del cnt zzz

@@ -175,12 +175,12 @@ struct kb_image_hdr {
  * Every argument struct starts with __u32 size = sizeof(the struct as the
  * caller knows it).  The kernel reads it with copy_struct_from_user():
  * size < the first version's size -> EINVAL; a bigger struct whose extra
- * bytes are not zero -> E2BIG.  Output fields are written back for
- * min(size, kernel's size) bytes.  Every flags/reserved field must be zero
- * (EINVAL).  The command numbers never change: they encode the size of the
- * first version of each struct (KB_IOC_*_SIZE_VER0).  Unknown command ->
- * ENOTTY.  Names are NUL-padded (1..31 bytes of [A-Za-z0-9_.:-], EINVAL
- * otherwise).
+ * bytes are not zero, or size > 4096 -> E2BIG.  Output fields are written
+ * back for min(size, kernel's size) bytes.  Every flags/reserved field
+ * must be zero (EINVAL).  The command numbers never change: they encode the
+ * size of the first version of each struct (KB_IOC_*_SIZE_VER0).  Unknown
+ * command -> ENOTTY.  Names are NUL-padded (1..31 bytes of
+ * [A-Za-z0-9_.:-], EINVAL otherwise).
  *
  * Errors common to all commands: ENOENT (no filter of that name), EEXIST
  * (the name is taken), EINVAL (bad argument; bad key: err_index names it),
@@ -368,7 +368,9 @@ struct kb_ioc_image {
  * closing the file discards it (ENOENT: no transaction).  The live filter
  * serves unchanged until commit.  A transaction on an existing filter is
  * bound to that filter, not to its name: if the filter is renamed before
- * commit, the commit replaces it under its new name.
+ * commit, the commit replaces it under its new name (and the rebuilt
+ * event carries that name).  The batches, uploads and exports of the
+ * transaction (the *_F_TXN flags) name it by the name given at begin.
  */
 struct kb_ioc_txn {
 	__u32		size;

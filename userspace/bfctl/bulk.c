@@ -93,8 +93,8 @@ int do_rebuild(struct bfctl_conn *conn, struct kargs *a)
 	if (a->s.have_fpr || a->s.have_bpk || a->s.have_bits || a->s.have_hashes) {
 		struct kargs b = *a;
 
-		/* --fpr without --items: size for the file's keys */
-		if (a->s.have_fpr && !a->s.have_items) {
+		/* --fpr or --bits-per-key without --items: the file's keys */
+		if ((a->s.have_fpr || a->s.have_bpk) && !a->s.have_items) {
 			s64 n = bfk_count_lines(a->file);
 
 			b.s.have_items = true;
@@ -107,6 +107,9 @@ int do_rebuild(struct bfctl_conn *conn, struct kargs *a)
 		b.s.have_fpr = true;
 		b.s.fpr_ppb = info.fpr_ppb;
 		ret = fill_spec(&b, &c);
+	} else if (a->s.have_items) {
+		return kusage(a->verb, "%s",
+			      "this filter was not sized by --fpr: give --items with --bits-per-key (or --bits --hashes)");
 	} else if (a->kind >= 0 && (u32)a->kind != info.kind) {
 		return kusage(a->verb, "%s", "changing --kind needs size options");
 	} else {

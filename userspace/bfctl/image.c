@@ -411,6 +411,28 @@ static int cmd_info(int argc, char **argv)
 	return BFCTL_OK;
 }
 
+/*
+ * An address (a host key) in a net filter is present if one of its
+ * prefixes the filter holds is, as for `bfctl test` and iptables.
+ */
+static bool test_key(const struct kb_filter *f, const u8 *key, u32 len)
+{
+	u32 t = f->p.key_type, alen = len - 1, pl;
+	u8 net[17];
+
+	if ((t != KB_KEY_NET4 && t != KB_KEY_NET6 && t != KB_KEY_NET) ||
+	    key[alen] != alen * 8)
+		return kb_filter_test(f, key, len);
+	for (pl = alen * 8 + 1; pl-- > 0;) {
+		if (!kb_params_has_prefix(&f->p, alen == 4 ? 4 : 6, pl))
+			continue;
+		kb_key_net(net, key, alen, pl);
+		if (kb_filter_test(f, net, len))
+			return true;
+	}
+	return false;
+}
+
 static int cmd_test(int argc, char **argv)
 {
 	struct image_args a;
@@ -435,7 +457,7 @@ static int cmd_test(int argc, char **argv)
 			free(li.buf);
 			return usage_err("bad key: %s", why);
 		}
-		if (kb_filter_test(&li.f, key, len)) {
+		if (test_key(&li.f, key, len)) {
 			printf("maybe-present\t%s\n", argv[i]);
 		} else {
 			printf("absent\t%s\n", argv[i]);

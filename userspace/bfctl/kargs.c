@@ -171,6 +171,9 @@ int fill_spec(const struct kargs *a, struct kb_ioc_create *c)
 			      "give one of --fpr, --bits-per-key, --bits/--hashes");
 	if (a->s.have_bits != a->s.have_hashes)
 		return kusage(a->verb, "%s", "--bits and --hashes go together");
+	/* else the filter would be sized for no keys at all (64 bytes) */
+	if (a->s.have_bpk && !a->s.have_items)
+		return kusage(a->verb, "%s", "--bits-per-key needs --items N");
 	c->items = a->s.items;
 	if (a->s.have_bpk) {
 		c->sizing = KB_SIZING_BPK;

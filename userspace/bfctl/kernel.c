@@ -238,6 +238,40 @@ static int argv_keys(struct kargs *a, u32 key_type, struct bfk_batch *b)
 	return BFCTL_OK;
 }
 
+static bool is_net_type(u32 key_type)
+{
+	return key_type == KB_KEY_NET4 || key_type == KB_KEY_NET6 ||
+	       key_type == KB_KEY_NET;
+}
+
+/*
+ * test on a net filter: an address is present if one of its prefixes the
+ * filter holds is (what an iptables rule sees); res as for bfc_keys().
+ */
+static int test_prefixes(struct bfctl_conn *conn, const char *name,
+			 const struct kb_ioc_info *info,
+			 const struct bfk_batch *b, u64 *res)
+{
+	u64 plen6[3] = { info->plen6[0], info->plen6[1], info->plen6[2] };
+	u64 *xres, done = 0, bad = ~0ULL, j;
+	struct bfk_batch x;
+	int ret;
+
+	if (bfk_expand_prefixes(b, info->plen4, plen6, &x))
+		return -ENOMEM;
+	xres = calloc((x.count + 63) / 64, sizeof(u64));
+	ret = xres ? 0 : -ENOMEM;
+	if (!ret && x.count)
+		ret = bfc_keys(conn, KB_IOC_TEST, name, x.buf, x.len, x.count,
+			       xres, &done, &bad);
+	for (j = 0; !ret && j < x.count; j++)
+		if (bit(xres, j))
+			res[x.line[j] / 64] |= 1ULL << (x.line[j] % 64);
+	free(xres);
+	bfk_free(&x);
+	return ret;
+}
+
 static int do_keys(struct bfctl_conn *conn, struct kargs *a)
 {
 	const char *v = a->verb;
@@ -280,8 +314,11 @@ static int do_keys(struct bfctl_conn *conn, struct kargs *a)
 		bfk_free(&b);
 		return bfctl_fail(BFCTL_ERR, v, "%s", strerror(ENOMEM));
 	}
-	ret = bfc_keys(conn, cmd, a->pos[0], b.buf, b.len, b.count, res,
-		       &done, &bad);
+	if (is_test && is_net_type(info.key_type))
+		ret = test_prefixes(conn, a->pos[0], &info, &b, res);
+	else
+		ret = bfc_keys(conn, cmd, a->pos[0], b.buf, b.len, b.count,
+			       res, &done, &bad);
 	if (ret) {
 		/* without the kernel's own words, say what we know */
 		if (!conn->extack[0] && ret == -EINVAL && bad < b.count)

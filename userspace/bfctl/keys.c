@@ -94,6 +94,62 @@ int bfk_push_text(struct bfk_batch *b, u32 key_type, const char *s,
 	return 0;
 }
 
+/* bit plen of a net filter's prefix bitmap for alen-byte addresses */
+static bool plen_held(u64 plen4, const u64 plen6[3], u32 alen, u32 plen)
+{
+	if (alen == 4)
+		return (plen4 >> plen) & 1;
+	return (plen6[plen / 64] >> (plen % 64)) & 1;
+}
+
+int bfk_expand_prefixes(const struct bfk_batch *in, u64 plen4,
+			const u64 plen6[3], struct bfk_batch *out)
+{
+	const u8 *p;
+	u64 i, n = 0;
+	u32 pl;
+	u16 l16;
+
+	/* how many keys: a host key becomes one per prefix length held */
+	for (i = 0, p = in->buf; i < in->count; i++, p += sizeof(u16) + l16) {
+		u32 alen;
+
+		memcpy(&l16, p, sizeof(l16));
+		alen = l16 - 1u;
+		if (p[sizeof(u16) + alen] != alen * 8) {
+			n++;
+			continue;
+		}
+		for (pl = 0; pl <= alen * 8; pl++)
+			n += plen_held(plen4, plen6, alen, pl);
+	}
+	if (bfk_init(out, n ? n : 1, (n ? n : 1) * (sizeof(u16) + 17)))
+		return -ENOMEM;
+	for (i = 0, p = in->buf; i < in->count; i++, p += sizeof(u16) + l16) {
+		const u8 *key = p + sizeof(u16);
+		u32 alen, top, j;
+
+		memcpy(&l16, p, sizeof(l16));
+		alen = l16 - 1u;
+		top = key[alen] == alen * 8 ? alen * 8 : 0;
+		for (j = 0; j <= top; j++) {
+			u8 *dst = out->buf + out->len;
+
+			pl = top - j;	/* longest first */
+			if (top && !plen_held(plen4, plen6, alen, pl))
+				continue;
+			memcpy(dst, &l16, sizeof(l16));
+			if (top)
+				kb_key_net(dst + sizeof(u16), key, alen, pl);
+			else
+				memcpy(dst + sizeof(u16), key, l16);
+			out->len += sizeof(u16) + l16;
+			out->line[out->count++] = i;
+		}
+	}
+	return 0;
+}
+
 void bfk_key_text(const struct bfk_batch *b, u32 key_type, u64 i, char *out,
 		  size_t outlen)
 {
@@ -144,6 +200,8 @@ static int bfk_parse_lines(const char *buf, size_t len, bool final,
 		if (!nl && !final)
 			break;
 		l = (size_t)((nl ? nl : end) - p);
+		if (l && p[l - 1] == '\r')	/* CRLF files, as restore */
+			l--;
 		(*line)++;
 		if (l) {
 			ret = bfk_push_text(b, key_type, p, l, *line, &why);

@@ -5,6 +5,7 @@
  * options.  Exit codes: 0 ok / maybe present, 1 absent, 2 usage, 3 system,
  * kernel or file error.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -53,13 +54,17 @@ int bfctl_fail(int code, const char *what, const char *fmt, ...)
 
 int bfctl_parse_u64(const char *s, u64 *v)
 {
-	char *end;
+	bool hex = s && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *digits = hex ? s + 2 : s;
 	unsigned long long x;
+	char *end;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	/* decimal or 0x-hex: no octal "010", no sign, no leading space */
+	if (!s || !(hex ? isxdigit((unsigned char)*digits) :
+			  isdigit((unsigned char)*digits)))
 		return -EINVAL;
 	errno = 0;
-	x = strtoull(s, &end, 0);
+	x = strtoull(digits, &end, hex ? 16 : 10);
 	if (errno || *end)
 		return -EINVAL;
 	*v = x;

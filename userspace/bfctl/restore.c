@@ -14,6 +14,7 @@
 #include "savefmt.h"
 
 #define MAX_FILTER_PARAM	"/sys/module/kbloom/parameters/max_filter_bytes"
+#define MAX_NETNS_PARAM		"/sys/module/kbloom/parameters/max_netns_bytes"
 
 /* nonzero: the payload cap instead of the module's (the fuzz target) */
 u64 bfctl_restore_max_bytes;
@@ -23,25 +24,25 @@ struct restore {
 	struct bfctl_conn conn;
 	bool exist, check;	/* check: -check, parse only */
 	bool conn_up;
-	u64 max_bytes;
+	u64 max_bytes, max_total;	/* module parameters (or defaults) */
+	u64 total;			/* payload bytes of the filter blocks */
 	struct rfilter *v;
 	size_t n, cap, last;	/* last: the filter of the previous add */
 };
 
-static u64 max_filter_bytes(void)
+/* a kbloom module parameter, or def (the module's default) */
+static u64 module_param_u64(const char *path, u64 def)
 {
 	unsigned long long v = 0;
 	FILE *f;
 
-	if (bfctl_restore_max_bytes)
-		return bfctl_restore_max_bytes;
-	f = fopen(MAX_FILTER_PARAM, "re");
+	f = fopen(path, "re");
 	if (f) {
 		if (fscanf(f, "%llu", &v) != 1)
 			v = 0;
 		fclose(f);
 	}
-	return v ? v : 4ULL << 30;	/* the module's default */
+	return v ? v : def;
 }
 
 static struct rfilter *find(struct restore *rs, const char *name)
@@ -157,7 +158,8 @@ static int line_filter(struct restore *rs, char *s)
 	int ret;
 
 	memset(&tmp, 0, sizeof(tmp));
-	ret = parse_block(&rs->r, s, &tmp, rs->max_bytes);
+	ret = parse_block(&rs->r, s, &tmp, rs->max_bytes,
+			  rs->total < rs->max_total ? rs->max_total - rs->total : 0);
 	if (!ret)
 		ret = define(rs, tmp.name, &live, &info);
 	if (!ret && live && !rs->exist) {
@@ -174,6 +176,8 @@ static int line_filter(struct restore *rs, char *s)
 		free(tmp.img);
 		return ret;
 	}
+	/* a few lines must not make a check or a load hold unbounded memory */
+	rs->total += tmp.img_len;
 	tmp.how = RF_IMAGE;
 	*rf = tmp;
 	return new_keys(rs, rf);
@@ -250,8 +254,8 @@ static struct rfilter *same_as_last(struct restore *rs, char *name,
 		n = strlen(rf->name);
 		rf->name_len = n;
 	}
-	/* name is NUL-terminated: memcmp stops being safe only past it */
-	if ((name[n] != ' ' && name[n] != '\t') || memcmp(name, rf->name, n))
+	/* strncmp first: it stops at name's NUL, so name[n] is in bounds */
+	if (strncmp(name, rf->name, n) || (name[n] != ' ' && name[n] != '\t'))
 		return NULL;
 	*key = name + n + 1;
 	return rf;
@@ -432,7 +436,10 @@ int bfctl_restore_main(int argc, char **argv)
 	ret = rl_open(&rs.r, file);
 	if (ret)
 		return bfctl_fail(BFCTL_ERR, "restore", "%s: %s", file, strerror(-ret));
-	rs.max_bytes = max_filter_bytes();
+	rs.max_bytes = bfctl_restore_max_bytes ?:
+		       module_param_u64(MAX_FILTER_PARAM, 4ULL << 30);
+	rs.max_total = bfctl_restore_max_bytes ? 4 * bfctl_restore_max_bytes :
+		       module_param_u64(MAX_NETNS_PARAM, 16ULL << 30);
 	bfc_init(&rs.conn);
 	ret = parse_all(&rs);
 	rl_close(&rs.r);

@@ -205,11 +205,20 @@ int bfctl_save_main(int argc, char **argv)
 	}
 	if (file && strcmp(file, "-")) {
 		/* a crash never leaves a half-written save file behind */
+		int fd;
+
 		snprintf(tmp, sizeof(tmp), "%s.tmp.%d", file, (int)getpid());
-		st.f = fopen(tmp, "we");
-		if (!st.f)
+		/* 0600: a save file holds seeds, secret for siphash filters */
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			  O_CLOEXEC, 0600);
+		st.f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!st.f) {
+			ret = -errno;
+			if (fd >= 0)
+				close(fd);
 			return bfctl_fail(BFCTL_ERR, "save", "%s: %s", tmp,
-					  strerror(errno));
+					  strerror(-ret));
+		}
 	}
 	bfc_init(&conn);
 	fprintf(st.f, "%s\n", SAVE_MAGIC);
@@ -510,7 +519,7 @@ static void image_request(const struct kb_params *p, struct kb_ioc_create *c,
 }
 
 int parse_block(struct rline *r, char *fline, struct rfilter *rf,
-		u64 max_bytes)
+		u64 max_bytes, u64 budget)
 {
 	struct kb_image_hdr *h;
 	struct kb_params p;
@@ -529,6 +538,10 @@ int parse_block(struct rline *r, char *fline, struct rfilter *rf,
 			       "filter %s: bytes=%llu is over max_filter_bytes (%llu)",
 			       rf->name, (unsigned long long)bytes,
 			       (unsigned long long)max_bytes);
+	if (bytes > budget)	/* checked before any payload is held */
+		return rl_fail(r, BFCTL_USAGE,
+			       "filter %s: bytes=%llu makes the file's filters total over max_netns_bytes",
+			       rf->name, (unsigned long long)bytes);
 	rf->key_type = p.key_type;
 	image_request(&p, &rf->c, rf->name);
 	rf->img_len = hl + bytes + KB_IMAGE_TRAILER_LEN;

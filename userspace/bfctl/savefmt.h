@@ -52,9 +52,10 @@ struct rfilter {
 
 /*
  * Parse a block after its "filter" line (fline, modified): fills rf's
- * name, line, key_type, img and c.  max_bytes caps the declared payload.
+ * name, line, key_type, img and c.  max_bytes caps the declared payload,
+ * budget what the file's filters may still declare in all.
  */
 int parse_block(struct rline *r, char *fline, struct rfilter *rf,
-		u64 max_bytes);
+		u64 max_bytes, u64 budget);
 
 #endif /* _BFCTL_SAVEFMT_H */

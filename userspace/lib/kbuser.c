@@ -305,6 +305,8 @@ int kbu_keyset_load(struct kbu_keyset *ks, const char *path, u32 key_type,
 		u8 one[KB_KEY_MAX_LEN + 1];
 		u32 olen;
 
+		if (len && p[len - 1] == '\r')	/* CRLF files */
+			len--;
 		line++;
 		if (!len) {
 			p = nl ? nl + 1 : end;
@@ -429,7 +431,9 @@ int kbu_write_file(const char *path, const void *buf, size_t len)
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
 	    (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* 0600: images hold their seed, a secret for siphash filters */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
 	if (fd < 0)
 		return -errno;
 	ret = kbu_write_all(fd, buf, len);

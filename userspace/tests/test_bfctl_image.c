@@ -75,6 +75,7 @@ FIXTURE_TEARDOWN(bf)
 TEST_F(bf, build_info_test)
 {
 	char out[8192];
+	FILE *f;
 
 	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --items 5000 --fpr 0.01 --seed 9 -file %s/keys -o %s/a.img", dir, dir));
 	ASSERT_EQ(0, run(out, sizeof(out), B " image info %s/a.img -j", dir));
@@ -102,6 +103,18 @@ TEST_F(bf, build_info_test)
 	ASSERT_EQ(0, run(out, sizeof(out), B " image info -j %s/d.img", dir));
 	ASSERT_NE(NULL, strstr(out, "\"m\":65536"));
 	ASSERT_NE(NULL, strstr(out, "\"k\":7"));
+	/* an image is 0600 (its seed), numbers are decimal unless 0x */
+	ASSERT_EQ(0, run(out, sizeof(out), "stat -c %%a %s/a.img", dir));
+	ASSERT_EQ(0, strncmp(out, "600", 3));
+	ASSERT_EQ(0, run(out, sizeof(out), B " image build --kind blocked --items 010 --fpr 0.01 -file %s/keys -o %s/e.img && " B " image info -j %s/e.img", dir, dir, dir));
+	ASSERT_NE(NULL, strstr(out, "\"items\":10,"));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --kind blocked --items ' 10' --fpr 0.01 -file %s/keys -o %s/e.img 2>/dev/null", dir, dir));
+	/* CRLF key files: the keys without the CR */
+	f = fopen(strcat(strcpy((char[128]){ 0 }, dir), "/crlf"), "w");
+	fprintf(f, "alpha\r\nbeta\r\n");
+	fclose(f);
+	ASSERT_EQ(0, run(NULL, 0, B " image build --key-type str --bits-per-key 10 -file %s/crlf -o %s/cr.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image test %s/cr.img alpha beta", dir));
 	/* hex keys */
 	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --bits-per-key 10 --key-format hex -file %s/hexkeys -o %s/h.img", dir, dir));
 	ASSERT_EQ(0, run(NULL, 0, B " image test --key-format hex %s/h.img 00ff10 6869", dir));
@@ -121,6 +134,10 @@ TEST_F(bf, net_keys)
 	ASSERT_NE(NULL, strstr(out, "\"plen6\":[32]"));
 	ASSERT_EQ(0, run(NULL, 0, B " image test %s/n.img 10.0.0.0/8 2001:db8::/32", dir));
 	ASSERT_EQ(1, run(NULL, 0, B " image test %s/n.img 11.0.0.0/8", dir));
+	/* an address: present when a prefix holding it is */
+	ASSERT_EQ(0, run(NULL, 0, B " image test %s/n.img 10.9.8.7 192.168.1.200 2001:db8:ff::1", dir));
+	ASSERT_EQ(1, run(NULL, 0, B " image test %s/n.img 192.168.2.1", dir));
+	ASSERT_EQ(1, run(NULL, 0, B " image test %s/n.img 2001:db9::1", dir));
 	ASSERT_EQ(2, run(NULL, 0, B " image test %s/n.img 10.0.0.1/8 2>/dev/null", dir));
 	/* host bits set in the key file */
 	f = fopen(strcat(strcpy((char[128]){ 0 }, dir), "/badnets"), "w");
