@@ -144,7 +144,9 @@ expect 2 "export without -o" $B export up1
 expect 3 "export of a missing filter" $B export nosuch -o "$TMP/x.img"
 seq 1 100 | sed 's/^/m/' > "$TMP/k100"
 expect 0 "image build offline" $B image build --kind blocked --items 100 --fpr 0.01 --key-type str -file "$TMP/k100" -o "$TMP/b.img"
-expect 0 "upload an offline image" $B upload -exist up1 "$TMP/b.img"
+expect 0 "upload an offline image" $B upload up1 "$TMP/b.img"
+expect 2 "an option upload does not take" $B upload -exist up1 "$TMP/b.img"
+like "names the option" "$err" "option .-exist. is not allowed"
 expect 0 "offline-built keys answer in the kernel" $B test up1 m1 m100
 
 # ---- destroy ----

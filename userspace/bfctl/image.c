@@ -32,7 +32,8 @@ static void image_usage(FILE *f)
 		"  bfctl image export --format leveldb IMG [-o OUT]\n"
 		"  bfctl image import --format leveldb RAW -o OUT.img\n"
 		"key types: bytes str ipv4 ipv6 ip net4 net6 net\n"
-		"P is a fraction (0.01) or a percentage (1%%); KEYS has one key per line\n");
+		"P is a fraction (0.01) or a percentage (1%%); KEYS has one key per line\n"
+		"(keys as text unless --key-format hex); - is stdin or stdout\n");
 }
 
 /* "image build" etc. while a verb runs: what failed, in messages */
@@ -97,7 +98,9 @@ static int write_image(const char *out, const struct kb_filter *f, u64 count)
 		free(buf);
 		return bfctl_fail(BFCTL_ERR, out, "%s", strerror((int)-n));
 	}
-	ret = kbu_write_file(out, buf, (size_t)n);
+	/* "-": stdout, as for export (the summary then goes to stderr) */
+	ret = strcmp(out, "-") ? kbu_write_file(out, buf, (size_t)n) :
+				 kbu_write_all(1, buf, (size_t)n);
 	free(buf);
 	if (ret)
 		return bfctl_fail(BFCTL_ERR, out, "%s", strerror(-ret));
@@ -143,6 +146,7 @@ static int parse_image_args(int argc, char **argv, struct image_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->kind = KB_KIND_BLOCKED;
+	a->json = bfctl_json;	/* bfctl -j image info */
 	bfctl_spec_opts_init(&a->s);
 	optind = 1;
 	opterr = 1;
@@ -315,8 +319,9 @@ static int cmd_build(int argc, char **argv)
 		n_new += kb_filter_test_and_add_many(&f, ks.keys + i, c, NULL);
 	}
 	ret = write_image(a.out, &f, n_new);
-	if (!ret)
-		printf("%s: %s filter, m=%llu k=%u, %llu bytes, %llu keys (%llu new)\n",
+	if (!ret && !bfctl_quiet)
+		fprintf(strcmp(a.out, "-") ? stdout : stderr,
+			"%s: %s filter, m=%llu k=%u, %llu bytes, %llu keys (%llu new)\n",
 		       a.out, kb_kind_name(p.kind), (unsigned long long)p.m,
 		       p.k, (unsigned long long)kb_image_size(&p),
 		       (unsigned long long)ks.n, (unsigned long long)n_new);

@@ -58,18 +58,41 @@ int kusage(const char *verb, const char *fmt, const char *arg)
 	return BFCTL_USAGE;
 }
 
-/* the options of a create request: all a restore "create" line takes */
-static bool spec_opt(int c)
+/* the class of option c (KO_*) */
+static u32 opt_class(int c)
 {
-	return c == OPT_ITEMS || c == OPT_FPR || c == OPT_BPK || c == OPT_BITS ||
-	       c == OPT_HASHES || c == OPT_KEYTYPE || c == OPT_HASH ||
-	       c == OPT_SEED;
+	switch (c) {
+	case OPT_EXIST:
+		return KO_EXIST;
+	case OPT_FILE:
+		return KO_FILE;
+	case 'o':
+		return KO_OUT;
+	case 't':
+		return KO_TERSE;
+	case OPT_KIND:
+		return KO_KIND;
+	case 'j':
+	case 'q':
+		return KO_GLOBAL;
+	case OPT_ITEMS:
+	case OPT_FPR:
+	case OPT_BPK:
+	case OPT_BITS:
+	case OPT_HASHES:
+	case OPT_KEYTYPE:
+	case OPT_HASH:
+	case OPT_SEED:
+		return KO_SPEC;
+	default:
+		return 0;	/* unknown: the parser's own message */
+	}
 }
 
-int kargs_parse(int argc, char **argv, struct kargs *a, bool spec_only)
+int kargs_parse(int argc, char **argv, struct kargs *a, u32 allowed)
 {
 	char msg[128];
-	int c, idx, ret;
+	int c, idx = -1, ret;
 
 	memset(a, 0, sizeof(*a));
 	a->verb = argv[0];
@@ -77,10 +100,29 @@ int kargs_parse(int argc, char **argv, struct kargs *a, bool spec_only)
 	a->kind = -1;
 	optind = 0;	/* full reset: restore parses many create lines */
 	opterr = 0;
-	while ((c = getopt_long_only(argc, argv, "o:jqth", kopts, &idx)) != -1) {
-		if (spec_only && c != '?' && !spec_opt(c))
+	/* idx is only set for long options */
+	while ((idx = -1, c = getopt_long_only(argc, argv, "o:jqth", kopts,
+					       &idx)) != -1) {
+		u32 class = opt_class(c);
+
+		if (class && !(allowed & class)) {
+			/* the option's name, not its value */
+			snprintf(msg, sizeof(msg), "-%s",
+				 idx >= 0 ? kopts[idx].name : (char[]){ (char)c, 0 });
 			return kusage(a->verb, "option '%s' is not allowed here",
-				      argv[optind - 1]);
+				      msg);
+		}
+		if (class == KO_SPEC) {
+			ret = bfctl_spec_opt(&a->s, kopts[idx].name, optarg,
+					     msg, sizeof(msg));
+			/* LevelDB's hash comes with classic, never alone */
+			if (c == OPT_HASH && (ret < 0 || a->s.hash == KB_HASH_LEVELDB))
+				return kusage(a->verb, "unknown hash '%s' (xxh64 or siphash)",
+					      optarg);
+			if (ret < 0)
+				return kusage(a->verb, "%s", msg);
+			continue;
+		}
 		switch (c) {
 		case OPT_EXIST:
 			a->exist = true;
@@ -99,23 +141,6 @@ int kargs_parse(int argc, char **argv, struct kargs *a, bool spec_only)
 			break;
 		case 't':
 			a->terse = true;
-			break;
-		case OPT_ITEMS:
-		case OPT_FPR:
-		case OPT_BPK:
-		case OPT_BITS:
-		case OPT_HASHES:
-		case OPT_KEYTYPE:
-		case OPT_HASH:
-		case OPT_SEED:
-			ret = bfctl_spec_opt(&a->s, kopts[idx].name, optarg,
-					     msg, sizeof(msg));
-			/* LevelDB's hash comes with classic, never alone */
-			if (c == OPT_HASH && (ret < 0 || a->s.hash == KB_HASH_LEVELDB))
-				return kusage(a->verb, "unknown hash '%s' (xxh64 or siphash)",
-					      optarg);
-			if (ret < 0)
-				return kusage(a->verb, "%s", msg);
 			break;
 		case OPT_KIND:
 			a->kind = kb_kind_from_name(optarg);

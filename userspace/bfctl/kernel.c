@@ -434,15 +434,24 @@ static int do_version(struct bfctl_conn *conn, struct kargs *a)
 static const struct {
 	const char *verb;
 	int (*fn)(struct bfctl_conn *conn, struct kargs *a);
+	u32 opts;	/* the option classes it takes besides KO_GLOBAL */
 } kverbs[] = {
-	{ "create", do_create },	{ "destroy", do_names },
-	{ "flush", do_names },		{ "swap", do_names },
-	{ "rename", do_names },		{ "list", do_list },
-	{ "info", do_info },		{ "add", do_keys },
-	{ "del", do_keys },		{ "test", do_keys },
-	{ "test-and-add", do_keys },	{ "rebuild", do_rebuild },
-	{ "upload", do_upload },	{ "export", do_export },
-	{ "monitor", do_monitor },	{ "version", do_version },
+	{ "create", do_create, KO_SPEC | KO_EXIST },
+	{ "destroy", do_names, 0 },
+	{ "flush", do_names, 0 },
+	{ "swap", do_names, 0 },
+	{ "rename", do_names, 0 },
+	{ "list", do_list, KO_TERSE },
+	{ "info", do_info, KO_TERSE },
+	{ "add", do_keys, KO_EXIST | KO_FILE },
+	{ "del", do_keys, KO_EXIST },
+	{ "test", do_keys, 0 },
+	{ "test-and-add", do_keys, 0 },
+	{ "rebuild", do_rebuild, KO_FILE | KO_SPEC | KO_KIND },
+	{ "upload", do_upload, 0 },
+	{ "export", do_export, KO_OUT },
+	{ "monitor", do_monitor, 0 },
+	{ "version", do_version, 0 },
 };
 
 int bfctl_kernel_main(int argc, char **argv)
@@ -452,14 +461,16 @@ int bfctl_kernel_main(int argc, char **argv)
 	size_t i;
 	int ret;
 
-	ret = kargs_parse(argc, argv, &a, false);
+	for (i = 0; i < ARRAY_SIZE(kverbs); i++)
+		if (!strcmp(argv[0], kverbs[i].verb))
+			break;
+	if (i == ARRAY_SIZE(kverbs))
+		return BFCTL_USAGE;
+	ret = kargs_parse(argc, argv, &a, KO_GLOBAL | kverbs[i].opts);
 	if (ret)
 		return ret;
 	bfc_init(&conn);
-	ret = BFCTL_USAGE;
-	for (i = 0; i < ARRAY_SIZE(kverbs); i++)
-		if (!strcmp(argv[0], kverbs[i].verb))
-			ret = kverbs[i].fn(&conn, &a);
+	ret = kverbs[i].fn(&conn, &a);
 	bfc_close(&conn);
 	return ret;
 }

@@ -26,8 +26,18 @@ struct kargs {
 int kusage(const char *verb, const char *fmt, const char *arg);
 /* buf non-NULL: kusage() writes its message there instead (restore) */
 void kusage_capture(char *buf, size_t len);
-/* argv (argv[0] the verb) -> a; spec_only: only create's size/hash options */
-int kargs_parse(int argc, char **argv, struct kargs *a, bool spec_only);
+/* the option classes a verb takes (kargs_parse's allowed) */
+enum {
+	KO_GLOBAL	= 1 << 0,	/* -j -q, anywhere for every verb */
+	KO_EXIST	= 1 << 1,
+	KO_FILE		= 1 << 2,
+	KO_OUT		= 1 << 3,	/* -o */
+	KO_TERSE	= 1 << 4,	/* -t */
+	KO_SPEC		= 1 << 5,	/* sizing, --key-type, --hash, --seed */
+	KO_KIND		= 1 << 6,	/* --kind (rebuild) */
+};
+/* argv (argv[0] the verb) -> a; an option outside allowed is a usage error */
+int kargs_parse(int argc, char **argv, struct kargs *a, u32 allowed);
 /* between min and max (-1: any) positional arguments, else usage */
 int want_pos(const struct kargs *a, int min, int max, const char *use);
 int check_name(const struct kargs *a, const char *name);

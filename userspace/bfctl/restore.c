@@ -200,7 +200,7 @@ static int line_create(struct restore *rs, char *s)
 			return rl_fail(&rs->r, BFCTL_USAGE, "too many words");
 	/* the parser of `bfctl create`, its messages captured */
 	kusage_capture(msg, sizeof(msg));
-	ret = kargs_parse(argc, argv, &a, true) ?: create_request(&a, &c);
+	ret = kargs_parse(argc, argv, &a, KO_SPEC) ?: create_request(&a, &c);
 	kusage_capture(NULL, 0);
 	if (ret)
 		return rl_fail(&rs->r, BFCTL_USAGE, "%s", msg);

@@ -234,9 +234,57 @@ int kbu_key_parse(u32 key_type, int fmt, const char *s, size_t len, u8 *out,
 	return ret;
 }
 
+/* all of fd (a regular file's size is a hint, pipes work) */
+static int read_fd(int fd, u8 **buf, size_t *len)
+{
+	struct stat st;
+	size_t got = 0, cap;
+	u8 *b;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
+	b = aligned_alloc(64, (cap + 63) / 64 * 64);
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (got == cap) {
+			size_t ncap = cap * 2;
+			u8 *nb = aligned_alloc(64, (ncap + 63) / 64 * 64);
+
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			memcpy(nb, b, got);
+			free(b);
+			b = nb;
+			cap = ncap;
+		}
+		r = read(fd, b + got, cap - got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			free(b);
+			return (int)r;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	*buf = b;
+	*len = got;
+	return 0;
+}
+
 void kbu_keyset_free(struct kbu_keyset *ks)
 {
-	if (ks->map && ks->map_len)
+	if (ks->heap)
+		free(ks->map);
+	else if (ks->map && ks->map_len)
 		munmap(ks->map, ks->map_len);
 	free(ks->keys);
 	free(ks->buf);
@@ -255,7 +303,7 @@ int kbu_keyset_load(struct kbu_keyset *ks, const char *path, u32 key_type,
 	int fd, ret;
 
 	memset(ks, 0, sizeof(*ks));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
 	if (fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -264,23 +312,41 @@ int kbu_keyset_load(struct kbu_keyset *ks, const char *path, u32 key_type,
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		close(fd);
+		if (fd)
+			close(fd);
 		return ret;
 	}
-	ks->map_len = (size_t)st.st_size;
-	if (ks->map_len) {
+	if (!S_ISREG(st.st_mode)) {	/* a pipe or stdin: read it whole */
+		u8 *b;
+
+		ret = read_fd(fd, &b, &ks->map_len);
+		if (fd)
+			close(fd);
+		if (ret) {
+			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+			return ret;
+		}
+		ks->map = b;
+		ks->heap = true;
+		fd = -1;
+	} else {
+		ks->map_len = (size_t)st.st_size;
+	}
+	if (fd >= 0 && ks->map_len) {
 		ks->map = mmap(NULL, ks->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (ks->map == MAP_FAILED) {
 			ret = -errno;
 			ks->map = NULL;
 			ks->map_len = 0;
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			close(fd);
+			if (fd)
+				close(fd);
 			return ret;
 		}
 		madvise(ks->map, ks->map_len, MADV_SEQUENTIAL);
 	}
-	close(fd);
+	if (fd > 0)	/* not stdin */
+		close(fd);
 	/* an empty file maps nothing: no arithmetic on a NULL map */
 	p = ks->map;
 	end = p ? p + ks->map_len : p;
@@ -350,59 +416,16 @@ int kbu_keyset_load(struct kbu_keyset *ks, const char *path, u32 key_type,
 
 int kbu_read_file(const char *path, u8 **buf, size_t *len)
 {
-	struct stat st;
-	size_t got = 0, cap;
-	u8 *b;
 	int fd, ret;
 
+	if (!strcmp(path, "-"))
+		return read_fd(0, buf, len);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
-	b = aligned_alloc(64, (cap + 63) / 64 * 64);
-	if (!b) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (got == cap) {
-			size_t ncap = cap * 2;
-			u8 *nb = aligned_alloc(64, (ncap + 63) / 64 * 64);
-
-			if (!nb) {
-				free(b);
-				close(fd);
-				return -ENOMEM;
-			}
-			memcpy(nb, b, got);
-			free(b);
-			b = nb;
-			cap = ncap;
-		}
-		r = read(fd, b + got, cap - got);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			free(b);
-			close(fd);
-			return ret;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
+	ret = read_fd(fd, buf, len);
 	close(fd);
-	*buf = b;
-	*len = got;
-	return 0;
+	return ret;
 }
 
 int kbu_write_all(int fd, const void *buf, size_t len)

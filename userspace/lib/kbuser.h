@@ -38,21 +38,22 @@ int kbu_key_parse(u32 key_type, int fmt, const char *s, size_t len, u8 *out,
 struct kbu_keyset {
 	struct kb_key *keys;
 	u64 n;
-	void *map;		/* the file, mmap()ed */
+	void *map;		/* the file, mmap()ed (or read: heap) */
 	size_t map_len;
+	bool heap;		/* map is malloc()ed: a pipe, stdin */
 	u8 *buf;		/* decoded keys (not for str bytes/str) */
 };
 
 /*
  * Load keys from path (one per line, '\n' separated; a final line without
- * '\n' counts; empty lines are skipped).  0, or -errno with a message in
+ * '\n' counts; empty lines are skipped; "-" is stdin; pipes work).  0, or -errno with a message in
  * err (errlen bytes) naming the line.
  */
 int kbu_keyset_load(struct kbu_keyset *ks, const char *path, u32 key_type,
 		    int fmt, char *err, size_t errlen);
 void kbu_keyset_free(struct kbu_keyset *ks);
 
-/* read a whole file into a 64-byte aligned buffer (free()); 0 or -errno */
+/* read a whole file ("-": stdin) into a 64-byte aligned buffer (free()) */
 int kbu_read_file(const char *path, u8 **buf, size_t *len);
 /* write buf to path via a temporary file and rename; 0 or -errno */
 int kbu_write_file(const char *path, const void *buf, size_t len);

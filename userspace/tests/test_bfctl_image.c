@@ -115,6 +115,11 @@ TEST_F(bf, build_info_test)
 	fclose(f);
 	ASSERT_EQ(0, run(NULL, 0, B " image build --key-type str --bits-per-key 10 -file %s/crlf -o %s/cr.img", dir, dir));
 	ASSERT_EQ(0, run(NULL, 0, B " image test %s/cr.img alpha beta", dir));
+	/* keys from a pipe or stdin, the image to stdout, global -j and -q */
+	ASSERT_EQ(0, run(out, sizeof(out), "printf 'p1\\np2\\n' | " B " -q image build --key-type str --bits-per-key 10 -file - -o - | " B " -j image info -", dir));
+	ASSERT_NE(NULL, strstr(out, "\"count\":2"));
+	ASSERT_EQ(NULL, strstr(out, "keys ("));	/* -q: no summary */
+	ASSERT_EQ(0, run(NULL, 0, "printf 'q1\\nq2\\n' | " B " image build --key-type str --bits-per-key 10 -file /dev/stdin -o %s/pipe.img >/dev/null && " B " image test %s/pipe.img q1 q2", dir, dir));
 	/* hex keys */
 	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --bits-per-key 10 --key-format hex -file %s/hexkeys -o %s/h.img", dir, dir));
 	ASSERT_EQ(0, run(NULL, 0, B " image test --key-format hex %s/h.img 00ff10 6869", dir));
