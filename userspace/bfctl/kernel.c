@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "kbnl.h"
 #include "kverbs.h"
 
@@ -407,6 +408,8 @@ static int do_monitor(struct bfctl_conn *conn, struct kargs *a)
 		return ret;
 	if (!conn->nl)
 		return bfctl_fail(BFCTL_ERR, "monitor", "%s",
+				  access("/sys/module/kbloom", F_OK) ?
+				  "the kbloom module is not loaded" :
 				  "the kbloom netlink family is not available");
 	ret = kbnl_monitor(conn->nl, print_event, NULL, conn->extack,
 			   sizeof(conn->extack));

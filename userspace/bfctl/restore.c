@@ -382,11 +382,12 @@ static int send_keys(struct bfctl_conn *conn, struct rfilter *rf, u32 flags)
 /* one filter: a transaction for those the file defines, else adds */
 static int load_one(struct bfctl_conn *conn, struct rfilter *rf)
 {
-	char what[64];
+	char what[96];
 	u32 why = 0;
 	int ret;
 
-	snprintf(what, sizeof(what), "restore %s", rf->name);
+	snprintf(what, sizeof(what), "restore %s (line %llu)", rf->name,
+		 (unsigned long long)rf->line);
 	if (rf->how == RF_LIVE) {
 		ret = send_keys(conn, rf, 0);
 		return ret ? bfc_fail(conn, what, ret) : 0;

@@ -105,7 +105,9 @@ int bfc_list(struct bfctl_conn *c,
 	if (c->nl)
 		return kbnl_dump(c->nl, cb, arg, c->extack, sizeof(c->extack));
 	/* /dev/kbloom has no way to enumerate filters */
-	snprintf(c->extack, sizeof(c->extack),
+	snprintf(c->extack, sizeof(c->extack), "%s",
+		 access("/sys/module/kbloom", F_OK) ?
+		 "the kbloom module is not loaded" :
 		 "listing all filters needs the kbloom netlink family");
 	return -EOPNOTSUPP;
 }

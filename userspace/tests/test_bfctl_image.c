@@ -224,6 +224,13 @@ TEST_F(bf, bad_files_exit_3)
 
 	ASSERT_EQ(3, run(out, sizeof(out), B " image info %s/missing.img 2>&1", dir));
 	ASSERT_NE(NULL, strstr(out, "bfctl: "));
+	/* the kernel verbs say when the module is missing (never loaded here) */
+	if (access("/sys/module/kbloom", F_OK)) {
+		ASSERT_EQ(3, run(out, sizeof(out), B " list 2>&1"));
+		ASSERT_NE(NULL, strstr(out, "the kbloom module is not loaded"));
+		ASSERT_EQ(3, run(out, sizeof(out), B " monitor 2>&1"));
+		ASSERT_NE(NULL, strstr(out, "the kbloom module is not loaded"));
+	}
 	ASSERT_EQ(3, run(out, sizeof(out), B " image info %s/keys 2>&1", dir));
 	ASSERT_NE(NULL, strstr(out, "malformed image: "));
 	ASSERT_EQ(3, run(NULL, 0, B " image build --bits-per-key 10 -file %s/nokeys -o %s/x.img 2>/dev/null", dir, dir));
