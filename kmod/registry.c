@@ -317,6 +317,19 @@ static void kb_set_count(struct kb_set *s, u64 lookups, u64 hits, u64 adds)
 }
 
 /*
+ * Called with s->lock held, after a lookup: 0 if s is still live, else
+ * unlocks and -ENOENT (destroyed since it was looked up).
+ */
+static int kb_set_unless_dead(struct kb_set *s, struct netlink_ext_ack *extack)
+{
+	if (!s->dead)
+		return 0;
+	mutex_unlock(&s->lock);
+	NL_SET_ERR_MSG_MOD(extack, "the filter was destroyed");
+	return -ENOENT;
+}
+
+/*
  * kb_gen_keys() on the live generation: tests under RCU only, changes
  * under the filter's mutex (so they are serialized; concurrent tests see
  * bits only go 0 -> 1).
@@ -338,11 +351,9 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 	}
 	if (mutex_lock_killable(&s->lock))
 		return -EINTR;
-	if (s->dead) {	/* destroyed since it was looked up */
-		mutex_unlock(&s->lock);
-		NL_SET_ERR_MSG_MOD(extack, "no such filter");
-		return -ENOENT;
-	}
+	ret = kb_set_unless_dead(s, extack);
+	if (ret)
+		return ret;
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
 	mutex_unlock(&s->lock);
@@ -456,11 +467,8 @@ static int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 		return -EINVAL;
 	}
 	mutex_lock(&s->lock);
-	if (s->dead) {
-		mutex_unlock(&s->lock);
-		NL_SET_ERR_MSG_MOD(extack, "the filter was destroyed");
+	if (kb_set_unless_dead(s, extack))
 		return -ENOENT;
-	}
 	old = rcu_replace_pointer(s->gen, g, lockdep_is_held(&s->lock));
 	mutex_unlock(&s->lock);
 	kb_gen_discard(net, old);
@@ -547,10 +555,8 @@ int kb_reg_flush(struct net *net, const char *name,
 		return PTR_ERR(s);
 	}
 	mutex_lock(&s->lock);
-	if (s->dead) {	/* destroyed since it was looked up */
-		mutex_unlock(&s->lock);
+	if (kb_set_unless_dead(s, extack)) {
 		kb_set_put(s);
-		NL_SET_ERR_MSG_MOD(extack, "no such filter");
 		return -ENOENT;
 	}
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));

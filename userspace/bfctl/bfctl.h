@@ -108,13 +108,13 @@ void bfk_reset(struct bfk_batch *b);
 int bfk_reserve(struct bfk_batch *b);
 /*
  * `test` on a net filter: each host key of in (an address without /plen)
- * becomes the keys of its prefixes of the lengths the filter holds (plen4,
- * plen6 from its info), longest first, as the kernel's lookups of
+ * becomes the keys of its prefixes of the lengths the filter holds
+ * (held->plen4/plen6), longest first, as the kernel's lookups of
  * addresses (xt_bloom) test them; other keys are copied.  out->line[j] is
  * the index in in of out's key j.  0 or -ENOMEM.
  */
-int bfk_expand_prefixes(const struct bfk_batch *in, u64 plen4,
-			const u64 plen6[3], struct bfk_batch *out);
+int bfk_expand_prefixes(const struct bfk_batch *in,
+			const struct kb_params *held, struct bfk_batch *out);
 /* the text format of a key type: bytes are hex, the rest text */
 int bfk_format(u32 key_type);
 /* parse text as key_type and append it; 0 or -EINVAL with *why */

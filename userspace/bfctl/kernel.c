@@ -253,12 +253,15 @@ static int test_prefixes(struct bfctl_conn *conn, const char *name,
 			 const struct kb_ioc_info *info,
 			 const struct bfk_batch *b, u64 *res)
 {
-	u64 plen6[3] = { info->plen6[0], info->plen6[1], info->plen6[2] };
+	struct kb_params held = {
+		.plen4 = info->plen4,
+		.plen6 = { info->plen6[0], info->plen6[1], info->plen6[2] },
+	};
 	u64 *xres, done = 0, bad = ~0ULL, j;
 	struct bfk_batch x;
 	int ret;
 
-	if (bfk_expand_prefixes(b, info->plen4, plen6, &x))
+	if (bfk_expand_prefixes(b, &held, &x))
 		return -ENOMEM;
 	xres = calloc((x.count + 63) / 64, sizeof(u64));
 	ret = xres ? 0 : -ENOMEM;

@@ -94,16 +94,8 @@ int bfk_push_text(struct bfk_batch *b, u32 key_type, const char *s,
 	return 0;
 }
 
-/* bit plen of a net filter's prefix bitmap for alen-byte addresses */
-static bool plen_held(u64 plen4, const u64 plen6[3], u32 alen, u32 plen)
-{
-	if (alen == 4)
-		return (plen4 >> plen) & 1;
-	return (plen6[plen / 64] >> (plen % 64)) & 1;
-}
-
-int bfk_expand_prefixes(const struct bfk_batch *in, u64 plen4,
-			const u64 plen6[3], struct bfk_batch *out)
+int bfk_expand_prefixes(const struct bfk_batch *in,
+			const struct kb_params *held, struct bfk_batch *out)
 {
 	const u8 *p;
 	u64 i, n = 0;
@@ -121,7 +113,7 @@ int bfk_expand_prefixes(const struct bfk_batch *in, u64 plen4,
 			continue;
 		}
 		for (pl = 0; pl <= alen * 8; pl++)
-			n += plen_held(plen4, plen6, alen, pl);
+			n += kb_params_has_prefix(held, alen == 4 ? 4 : 6, pl);
 	}
 	if (bfk_init(out, n ? n : 1, (n ? n : 1) * (sizeof(u16) + 17)))
 		return -ENOMEM;
@@ -136,7 +128,7 @@ int bfk_expand_prefixes(const struct bfk_batch *in, u64 plen4,
 			u8 *dst = out->buf + out->len;
 
 			pl = top - j;	/* longest first */
-			if (top && !plen_held(plen4, plen6, alen, pl))
+			if (top && !kb_params_has_prefix(held, alen == 4 ? 4 : 6, pl))
 				continue;
 			memcpy(dst, &l16, sizeof(l16));
 			if (top)
