@@ -487,7 +487,7 @@ static struct kb_gen *kb_image_read(struct net *net, const u8 __user *src,
 	g->count = count;
 	return g;
 fail:
-	kb_gen_discard(net, g);
+	kb_gen_discard(g);
 	return ERR_PTR(ret);
 }
 
@@ -532,7 +532,7 @@ static long kb_ioc_upload(struct file *file, struct kb_file *kf,
 				    a.flags & KB_IMAGE_F_CREATE, NULL);
 	}
 	if (ret)
-		kb_gen_discard(kf->net, g);
+		kb_gen_discard(g);
 	return ret;
 }
 

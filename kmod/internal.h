@@ -14,7 +14,8 @@
  *  - struct kb_gen: a generation: the core filter (params, seed, prefix
  *    bitmaps, payload).  Only its payload changes after publication (bits
  *    0 -> 1, except counting deletes and flush); replaced generations are
- *    freed after a grace period.
+ *    freed after a grace period.  Its payload stays charged to its
+ *    namespace's account (limits.c) until it is freed.
  *  - struct kb_txn: a rebuild in progress: a staging generation nobody
  *    else sees, published by kb_txn_commit().
  *
@@ -44,22 +45,47 @@
 #include "kb_core.h"
 #include "compat.h"
 
-/* module parameters (main.c) */
-extern unsigned int kb_max_filters;
+/* module parameters (limits.c) */
+extern unsigned long long kb_max_filters;
 extern unsigned long long kb_max_filter_bytes;
 extern unsigned long long kb_max_netns_bytes;
+extern unsigned long long kb_max_userns_bytes;
+extern unsigned long long kb_max_total_bytes;
 extern unsigned int kb_net_id;
+
+/*
+ * An account of payload bytes (limits.c): a namespace's, a user's (all the
+ * namespaces of the user namespaces one user created) or the module's.
+ * Charging one charges every account above it.
+ */
+enum kb_acct_level {
+	KB_ACCT_NETNS,
+	KB_ACCT_USER,
+	KB_ACCT_TOTAL,
+};
+
+struct kb_acct {
+	atomic64_t bytes;
+	refcount_t ref;
+	enum kb_acct_level level;
+	struct kb_acct *parent;		/* NULL for the module's */
+	kuid_t uid;			/* KB_ACCT_USER */
+	struct list_head node;		/* KB_ACCT_USER: the user table */
+};
 
 struct kb_net {
 	struct mutex lock;		/* sets, nsets, reg_gen */
 	struct list_head sets;
 	u32 nsets;
 	u64 reg_gen;			/* bumped by create/destroy/rename/swap */
-	atomic64_t bytes;		/* payload bytes: live + staging */
+	struct kb_acct *acct;		/* payload bytes of its generations,
+					 * until each is freed
+					 */
 };
 
 struct kb_gen {
 	struct kb_filter f;
+	struct kb_acct *acct;		/* charged f.bytes until freed */
 	u64 id;				/* unique, increasing */
 	u64 count;			/* keys added (writers only) */
 	u64 seq;			/* bumped by every change of the
@@ -133,6 +159,15 @@ static inline struct kb_net *kb_net(const struct net *net)
 	return net_generic(net, kb_net_id);
 }
 
+/* limits.c */
+void kb_limits_init(void);
+struct kb_acct *kb_acct_netns_new(const struct net *net);
+struct kb_acct *kb_acct_get(struct kb_acct *a);
+void kb_acct_put(struct kb_acct *a);
+int kb_acct_charge(struct kb_acct *a, u64 bytes,
+		   struct netlink_ext_ack *extack);
+void kb_acct_uncharge(struct kb_acct *a, u64 bytes);
+
 /* registry.c */
 int kb_net_init(struct net *net);
 void kb_net_exit(struct net *net);
@@ -141,7 +176,7 @@ int kb_params_from_spec(struct kb_params *p, const struct kb_spec *s,
 			struct netlink_ext_ack *extack);
 struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 			  bool clear, struct netlink_ext_ack *extack);
-void kb_gen_discard(struct net *net, struct kb_gen *g);
+void kb_gen_discard(struct kb_gen *g);
 int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
 		u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack);
 struct kb_set *kb_set_find(struct net *net, const char *name, bool user);

@@ -2,32 +2,18 @@
 /*
  * kbloom: named Bloom filters per network namespace.
  *
- * Module init/exit: module parameters (limits), pernet operations (the
- * registry of each namespace), the generic netlink family "kbloom" and the
+ * Module init/exit: the limits (limits.c), pernet operations (the registry
+ * of each namespace), the generic netlink family "kbloom" and the
  * /dev/kbloom misc device.  The family is registered before the device
  * (registry changes announce themselves to its "events" group) and goes
  * after it.
  */
 #include <linux/module.h>
 #include <linux/init.h>
-#include <linux/moduleparam.h>
 #include <net/net_namespace.h>
 
 #include "kbloom_version.h"
 #include "internal.h"
-
-unsigned int kb_max_filters = 1024;
-module_param_named(max_filters, kb_max_filters, uint, 0644);
-MODULE_PARM_DESC(max_filters, "Most filters per network namespace (1024)");
-
-unsigned long long kb_max_filter_bytes = 4ULL << 30;
-module_param_named(max_filter_bytes, kb_max_filter_bytes, ullong, 0644);
-MODULE_PARM_DESC(max_filter_bytes, "Most payload bytes of one filter (4 GiB)");
-
-unsigned long long kb_max_netns_bytes = 16ULL << 30;
-module_param_named(max_netns_bytes, kb_max_netns_bytes, ullong, 0644);
-MODULE_PARM_DESC(max_netns_bytes,
-		 "Most payload bytes per network namespace, rebuilds in progress included (16 GiB)");
 
 unsigned int kb_net_id __read_mostly;
 
@@ -42,6 +28,7 @@ static int __init kb_module_init(void)
 {
 	int ret;
 
+	kb_limits_init();
 	ret = register_pernet_subsys(&kb_net_ops);
 	if (ret)
 		return ret;

@@ -79,31 +79,18 @@ int kb_params_from_spec(struct kb_params *p, const struct kb_spec *s,
 
 /* ---- generations -------------------------------------------------------- */
 
-static int kb_net_charge(struct net *net, u64 bytes,
-			 struct netlink_ext_ack *extack)
+/* the final free of a generation: its payload is uncharged only now */
+static void kb_gen_release(struct kb_gen *g)
 {
-	struct kb_net *kn = kb_net(net);
-	u64 max = READ_ONCE(kb_max_netns_bytes);
-
-	if (atomic64_add_return(bytes, &kn->bytes) > max) {
-		atomic64_sub(bytes, &kn->bytes);
-		NL_SET_ERR_MSG_MOD(extack, "namespace over max_netns_bytes");
-		return -ENOSPC;
-	}
-	return 0;
-}
-
-static void kb_net_uncharge(struct net *net, u64 bytes)
-{
-	atomic64_sub(bytes, &kb_net(net)->bytes);
+	kb_acct_uncharge(g->acct, g->f.bytes);
+	kb_acct_put(g->acct);
+	kvfree(g->f.payload);
+	kfree(g);
 }
 
 static void kb_gen_free_rcu(struct rcu_head *head)
 {
-	struct kb_gen *g = container_of(head, struct kb_gen, rcu);
-
-	kvfree(g->f.payload);
-	kfree(g);
+	kb_gen_release(container_of(head, struct kb_gen, rcu));
 }
 
 static void kb_gen_free(struct kb_gen *g)
@@ -140,16 +127,18 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 			  bool clear, struct netlink_ext_ack *extack)
 {
 	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
+	struct kb_acct *acct = kb_net(net)->acct;
 	u64 bytes = kb_params_payload_bytes(p);
 	struct kb_gen *g;
 	void *payload;
 	int ret;
 
-	if (bytes > READ_ONCE(kb_max_filter_bytes)) {
+	/* (size_t) for 32-bit kernels, where a u64 size would truncate */
+	if (bytes > READ_ONCE(kb_max_filter_bytes) || (size_t)bytes != bytes) {
 		NL_SET_ERR_MSG_MOD(extack, "filter larger than max_filter_bytes");
 		return ERR_PTR(-E2BIG);
 	}
-	ret = kb_net_charge(net, bytes, extack);
+	ret = kb_acct_charge(acct, bytes, extack);
 	if (ret)
 		return ERR_PTR(ret);
 	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
@@ -157,10 +146,11 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 	if (!g || !payload) {
 		kfree(g);
 		kvfree(payload);
-		kb_net_uncharge(net, bytes);
+		kb_acct_uncharge(acct, bytes);
 		NL_SET_ERR_MSG_MOD(extack, "out of memory for the filter");
 		return ERR_PTR(-ENOMEM);
 	}
+	g->acct = kb_acct_get(acct);
 	g->f.payload = payload;
 	g->f.bytes = bytes;
 	g->f.p = *p;
@@ -168,7 +158,7 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 	if (clear) {
 		ret = kb_filter_init(&g->f, p, payload, bytes);
 		if (ret) {
-			kb_gen_discard(net, g);
+			kb_gen_discard(g);
 			NL_SET_ERR_MSG_MOD(extack, "invalid parameters");
 			return ERR_PTR(ret);
 		}
@@ -176,12 +166,9 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 	return g;
 }
 
-/* uncharge and free (after a grace period) a generation of net */
-void kb_gen_discard(struct net *net, struct kb_gen *g)
+/* free (after a grace period) a generation that is not or no longer live */
+void kb_gen_discard(struct kb_gen *g)
 {
-	if (!g)
-		return;
-	kb_net_uncharge(net, g->f.bytes);
 	kb_gen_free(g);
 }
 
@@ -294,10 +281,8 @@ struct kb_set *kb_set_find(struct net *net, const char *name, bool user)
 static void kb_set_free_rcu(struct rcu_head *head)
 {
 	struct kb_set *s = container_of(head, struct kb_set, rcu);
-	struct kb_gen *g = rcu_dereference_protected(s->gen, true);
 
-	kvfree(g->f.payload);
-	kfree(g);
+	kb_gen_release(rcu_dereference_protected(s->gen, true));
 	free_percpu(s->stats);
 	kfree(s);
 }
@@ -450,7 +435,7 @@ int kb_reg_create(struct net *net, const char *name,
 	ret = kb_set_insert(net, name, g, extack);
 	mutex_unlock(&kn->lock);
 	if (ret)
-		kb_gen_discard(net, g);
+		kb_gen_discard(g);
 	else
 		kb_nl_notify(net, KB_REG_CREATED, name, NULL);
 	return ret;
@@ -471,7 +456,7 @@ static int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 		return -ENOENT;
 	old = rcu_replace_pointer(s->gen, g, lockdep_is_held(&s->lock));
 	mutex_unlock(&s->lock);
-	kb_gen_discard(net, old);
+	kb_gen_discard(old);
 	return 0;
 }
 
@@ -503,13 +488,10 @@ int kb_reg_upload(struct net *net, const char *name, struct kb_gen *g,
 static void kb_set_unlink(struct net *net, struct kb_set *s)
 {
 	struct kb_net *kn = kb_net(net);
-	struct kb_gen *g;
 
 	mutex_lock(&s->lock);
 	s->dead = true;
-	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	mutex_unlock(&s->lock);
-	kb_net_uncharge(net, g->f.bytes);
 	list_del(&s->node);
 	kn->nsets--;
 	kn->reg_gen++;
@@ -712,7 +694,7 @@ int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
 		NL_SET_ERR_MSG_MOD(extack, "the key type of a filter cannot change");
 		return -EINVAL;
 	}
-	kb_gen_discard(t->net, t->gen);
+	kb_gen_discard(t->gen);
 	t->gen = g;
 	return 0;
 }
@@ -745,7 +727,7 @@ int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
 		mutex_unlock(&kn->lock);
 	}
 	if (ret)
-		kb_gen_discard(t->net, t->gen);
+		kb_gen_discard(t->gen);
 	else
 		kb_nl_notify(t->net, t->set ? KB_REG_REBUILT : KB_REG_CREATED,
 			     name, NULL);
@@ -755,7 +737,7 @@ int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
 
 void kb_txn_abort(struct kb_txn *t)
 {
-	kb_gen_discard(t->net, t->gen);
+	kb_gen_discard(t->gen);
 	kb_txn_free(t);
 }
 
@@ -767,8 +749,8 @@ int kb_net_init(struct net *net)
 
 	mutex_init(&kn->lock);
 	INIT_LIST_HEAD(&kn->sets);
-	atomic64_set(&kn->bytes, 0);
-	return 0;
+	kn->acct = kb_acct_netns_new(net);
+	return kn->acct ? 0 : -ENOMEM;
 }
 
 void kb_net_exit(struct net *net)
@@ -780,5 +762,6 @@ void kb_net_exit(struct net *net)
 	list_for_each_entry_safe(s, tmp, &kn->sets, node)
 		kb_set_unlink(net, s);
 	mutex_unlock(&kn->lock);
-	WARN_ON_ONCE(atomic64_read(&kn->bytes));
+	/* filters still held (consumers, RCU) keep the account alive */
+	kb_acct_put(kn->acct);
 }

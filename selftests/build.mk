@@ -4,7 +4,8 @@ ST_BUILD := $(UBUILD)/selftests
 ST_CFLAGS = $(CFLAGS_USER) -I$(KSFT_DIR) -Wno-unused-parameter -Wno-sign-compare
 
 # Programs run in the VM lane, as NAME=COMMAND.
-ST_PROGS := kbloom_load kbloom_ioctl kbloom_image kbloom_txn kbloom_api kbloom_identity
+ST_PROGS := kbloom_load kbloom_ioctl kbloom_image kbloom_txn kbloom_api kbloom_identity \
+	kbloom_limits
 VM_TEST_PROGS += $(addprefix $(ST_BUILD)/,$(ST_PROGS)) $(ST_BUILD)/always_fail
 VM_TESTS += $(foreach p,$(ST_PROGS),$(p)=$(ST_BUILD)/$(p))
 
@@ -18,6 +19,7 @@ $(addprefix $(ST_BUILD)/,$(ST_PROGS)): selftests/kb_test.h uapi/linux/kbloom.h
 KB_GENL_PROGS := kbloom_genl kbloom_genl_dump
 VM_TEST_PROGS += $(addprefix $(ST_BUILD)/,$(KB_GENL_PROGS))
 VM_TESTS += $(foreach p,$(KB_GENL_PROGS),$(p)=$(ST_BUILD)/$(p))
+$(ST_BUILD)/kbloom_limits: selftests/kb_nl.h
 $(addprefix $(ST_BUILD)/,$(KB_GENL_PROGS)): selftests/kb_nl.h selftests/kb_test.h uapi/linux/kbloom.h
 
 # uapi/kbloom.yaml against the kernel, through the kernel's own ynl cli.py
