@@ -69,7 +69,17 @@ modules:
 	@mkdir -p $(KBUILD_DIR)/selftests
 	@cp -rs $(wildcard $(CURDIR)/Kbuild $(CURDIR)/kmod $(CURDIR)/uapi) $(KBUILD_DIR)/
 	@cp -rs $(CURDIR)/selftests/kmod $(KBUILD_DIR)/selftests/
-	$(MAKE) -C $(KDIR) M=$(KBUILD_DIR) modules
+	$(MAKE) -C $(KDIR) M=$(KBUILD_DIR) $(KBUILD_FLAGS) modules
+
+# sparse over every file (C=2) and the W=1 warnings, in a tree of their own
+# so that the ordinary build is not redone; any warning fails.
+.PHONY: sparse
+sparse:
+	@mkdir -p $(BUILD)
+	@set -o pipefail; $(MAKE) --no-print-directory modules \
+		KBUILD_DIR=$(BUILD)/kmod-sparse-$(KVER) KBUILD_FLAGS='C=2 W=1' \
+		2>&1 | tee $(BUILD)/sparse-$(KVER).log
+	@! grep -E 'warning:|error:' $(BUILD)/sparse-$(KVER).log
 
 user: $(USER_PROGS)
 
@@ -130,6 +140,7 @@ DEBUG_VM_TESTS = $(filter-out $(addsuffix =%,$(DEBUG_VM_SKIP)),$(VM_TESTS))
 
 # The runner's module-less initramfs (for kernels with everything built in).
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-mkinitramfs
+NATIVE_TESTS += $(CURDIR)/scripts/tests/test-config
 
 # DKMS: the module sources (no tests, no build output) under
 # $(DESTDIR)/usr/src/kbloom-VERSION, for `dkms install kbloom/VERSION`.
