@@ -27,20 +27,32 @@ CFLAGS_USER := -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 # Appended to by the fragments below.
 USER_PROGS :=
 NATIVE_TESTS :=
-# VM selftests: NAME=COMMAND pairs run inside the guest from the repo root.
-VM_TESTS :=
+# What the VM selftests need built; which tests run in which lane, and how,
+# is selftests/manifest.  TESTS="a b" runs only those (make check-vm).
+VM_TEST_PROGS :=
+TESTS ?=
 # Extra modules to insmod after kbloom.ko (paths relative to KBUILD_DIR).
 VM_MODULES := kmod/kbloom.ko
 # Distribution modules the VM tests need, loaded with modprobe first.
 VM_MODPROBE :=
 
--include userspace/build.mk
--include selftests/build.mk
--include userspace/xtables/build.mk
--include userspace/bfctl/build.mk
-# More VM selftests (stress, fault injection, fuzzing), one fragment each.
--include $(filter-out selftests/build.mk,$(sort $(wildcard selftests/*.mk)))
-BENCH_TARGETS += $(if $(wildcard userspace/build.mk),bench-core)
+# The VM runner with the distribution modules the tests need.
+KB_VM_RUN = $(CURDIR)/scripts/vm-run $(foreach m,$(VM_MODPROBE),--modprobe $(m))
+
+# One VM lane: the manifest's tests of a lane on one kernel.
+# $(call kb_vm_lane,KVER,OUTDIR,MODULE_TREE,LANE[,VM-RUN OPTIONS[,ENV]])
+define kb_vm_lane
+	@mkdir -p $(2)
+	@$(CURDIR)/scripts/manifest $(4) $(BUILD) $(TESTS) > $(2).tests
+	$(6) $(KB_VM_RUN) -k $(1) -o $(2) $(5) \
+		$(foreach m,$(VM_MODULES),--insmod $(3)/$(m)) --tests $(2).tests
+endef
+
+include userspace/build.mk
+include selftests/build.mk
+include userspace/xtables/build.mk
+include userspace/bfctl/build.mk
+BENCH_TARGETS += bench-core
 
 .PHONY: all modules user selftests deps check check-native check-vm \
 	run style bench clean ksft
@@ -100,19 +112,15 @@ check-native: all
 
 # The VM selftests on one kernel: make check-vm KVER=6.1.0-56-amd64
 check-vm: modules user selftests
-	$(CURDIR)/scripts/vm-run -k $(KVER) -o $(BUILD)/results/vm-$(KVER) \
-		$(foreach m,$(VM_MODPROBE),--modprobe $(m)) \
-		$(foreach m,$(VM_MODULES),--insmod $(KBUILD_DIR)/$(m)) \
-		$(foreach t,$(VM_TESTS),--test '$(t)')
+	$(call kb_vm_lane,$(KVER),$(BUILD)/results/vm-$(KVER),$(KBUILD_DIR),vm)
 
 check:
 	@$(CURDIR)/scripts/check
 
 # The product modules only (no test fixtures), and the demonstration.
 run: deps all
-	$(CURDIR)/scripts/vm-run -k $(KVER) -o $(BUILD)/run \
+	$(KB_VM_RUN) -k $(KVER) -o $(BUILD)/run \
 		$(if $(shell [ -t 0 ] && echo y),-i) \
-		$(foreach m,$(VM_MODPROBE),--modprobe $(m)) \
 		--insmod $(KBUILD_DIR)/kmod/kbloom.ko --insmod $(KBUILD_DIR)/kmod/xt_bloom.ko \
 		--run '$(CURDIR)/scripts/demo $(UBUILD)'
 
@@ -129,18 +137,13 @@ clean:
 # and cached outside the repository by scripts/debug-kernel.
 DEBUG_KVER := debug-6.1
 VM_DEBUG_TIMEOUT ?= 2700
-# Under KASAN/lockdep in TCG the CLI scripts bfctl_verbs and bfctl_restore
-# take ~3.5 minutes and mostly exercise bfctl's own parsing; the kernel
-# paths they reach are the ioctl and netlink selftests' (and the fuzzers'),
-# which the debug lane keeps.  The other lanes run the scripts.
-DEBUG_VM_SKIP ?= bfctl_verbs bfctl_restore
-DEBUG_VM_TESTS = $(filter-out $(addsuffix =%,$(DEBUG_VM_SKIP)),$(VM_TESTS))
 
 .PHONY: debug-kernel check-debug check-rt
 
 # The runner's module-less initramfs (for kernels with everything built in).
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-mkinitramfs
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-config
+NATIVE_TESTS += $(CURDIR)/scripts/tests/test-manifest
 
 # DKMS: the module sources (no tests, no build output) under
 # $(DESTDIR)/usr/src/kbloom-VERSION, for `dkms install kbloom/VERSION`.
@@ -155,16 +158,14 @@ NATIVE_TESTS += $(CURDIR)/scripts/tests/test-dkms
 debug-kernel:
 	@$(CURDIR)/scripts/debug-kernel
 
+KB_DEBUG_DIR = $(shell $(CURDIR)/scripts/debug-kernel --key)
 check-debug: selftests
-	@d=$$($(CURDIR)/scripts/debug-kernel) && \
-	$(MAKE) --no-print-directory modules KVER=$(DEBUG_KVER) KDIR=$$d/linux && \
-	KB_TEST_TIMEOUT=1800 $(CURDIR)/scripts/vm-run -k $(DEBUG_KVER) \
-		--kernel $$d/linux/arch/x86/boot/bzImage \
-		--builtin $$d/linux/modules.builtin --kmemleak \
-		-t $(VM_DEBUG_TIMEOUT) -o $(BUILD)/results/vm-$(DEBUG_KVER) \
-		$(foreach m,$(VM_MODPROBE),--modprobe $(m)) \
-		$(foreach m,$(VM_MODULES),--insmod $(BUILD)/kmod-$(DEBUG_KVER)/$(m)) \
-		$(foreach t,$(DEBUG_VM_TESTS),--test '$(t)')
+	@$(CURDIR)/scripts/debug-kernel > /dev/null
+	@$(MAKE) --no-print-directory modules KVER=$(DEBUG_KVER) KDIR=$(KB_DEBUG_DIR)/linux
+	$(call kb_vm_lane,$(DEBUG_KVER),$(BUILD)/results/vm-$(DEBUG_KVER),$(BUILD)/kmod-$(DEBUG_KVER),debug,\
+		--kernel $(KB_DEBUG_DIR)/linux/arch/x86/boot/bzImage \
+		--builtin $(KB_DEBUG_DIR)/linux/modules.builtin --kmemleak \
+		-t $(VM_DEBUG_TIMEOUT),KB_TEST_TIMEOUT=1800)
 
 # Debian's PREEMPT_RT kernel: RCU read sections are preemptible, spinlocks sleep.
 check-rt:

@@ -3,11 +3,10 @@
 ST_BUILD := $(UBUILD)/selftests
 ST_CFLAGS = $(CFLAGS_USER) -I$(KSFT_DIR) -Wno-unused-parameter -Wno-sign-compare
 
-# Programs run in the VM lane, as NAME=COMMAND.
+# The VM selftest programs (selftests/manifest says where and how they run).
 ST_PROGS := kbloom_load kbloom_ioctl kbloom_image kbloom_txn kbloom_api kbloom_identity \
 	kbloom_limits
 VM_TEST_PROGS += $(addprefix $(ST_BUILD)/,$(ST_PROGS)) $(ST_BUILD)/always_fail
-VM_TESTS += $(foreach p,$(ST_PROGS),$(p)=$(ST_BUILD)/$(p))
 
 $(ST_BUILD)/%: selftests/%.c $(KSFT_DIR)/.stamp
 	@mkdir -p $(@D)
@@ -18,7 +17,6 @@ $(addprefix $(ST_BUILD)/,$(ST_PROGS)): selftests/kb_test.h uapi/linux/kbloom.h
 # the generic netlink family (raw AF_NETLINK, selftests/kb_nl.h)
 KB_GENL_PROGS := kbloom_genl kbloom_genl_dump
 VM_TEST_PROGS += $(addprefix $(ST_BUILD)/,$(KB_GENL_PROGS))
-VM_TESTS += $(foreach p,$(KB_GENL_PROGS),$(p)=$(ST_BUILD)/$(p))
 $(ST_BUILD)/kbloom_limits: selftests/kb_nl.h
 $(addprefix $(ST_BUILD)/,$(KB_GENL_PROGS)): selftests/kb_nl.h selftests/kb_test.h uapi/linux/kbloom.h
 
@@ -36,29 +34,17 @@ $(YNL_DIR)/.stamp:
 	fi
 	touch $@
 
-$(ST_BUILD)/kbloom_ynl: selftests/kbloom_ynl.py uapi/kbloom.yaml $(YNL_DIR)/.stamp
-	@mkdir -p $(@D)
-	printf '#!/bin/sh\nexec python3 %s %s %s\n' $(CURDIR)/selftests/kbloom_ynl.py \
-		$(YNL_DIR) $(CURDIR)/uapi/kbloom.yaml > $@
-	chmod +x $@
-
-VM_TEST_PROGS += $(ST_BUILD)/kbloom_ynl
-VM_TESTS += kbloom_ynl=$(ST_BUILD)/kbloom_ynl
+VM_TEST_PROGS += $(YNL_DIR)/.stamp
 
 # The ioctl ABI from 32-bit processes (compat_ptr_ioctl, __aligned_u64
-# layouts): the same tests built with -m32 (gcc-multilib), run through a
-# wrapper that skips them where the kernel has no IA32 emulation.
+# layouts): the same tests built with -m32 (gcc-multilib), run through
+# selftests/m32.sh, which skips them where the kernel has no IA32 emulation.
 ST_M32 := kbloom_ioctl kbloom_image
 $(ST_BUILD)/m32/%: selftests/%.c selftests/kb_test.h uapi/linux/kbloom.h $(KSFT_DIR)/.stamp
 	@mkdir -p $(@D)
 	$(CC) -m32 $(ST_CFLAGS) -o $@ $< -lpthread
 
-$(foreach p,$(ST_M32),$(ST_BUILD)/$(p)_m32): $(ST_BUILD)/%_m32: $(ST_BUILD)/m32/%
-	printf '#!/bin/sh\n[ -e /proc/sys/abi/vsyscall32 ] || { echo "ok 1 # SKIP no IA32 emulation"; exit 0; }\nexec %s\n' $< > $@
-	chmod +x $@
-
-VM_TEST_PROGS += $(foreach p,$(ST_M32),$(ST_BUILD)/m32/$(p) $(ST_BUILD)/$(p)_m32)
-VM_TESTS += $(foreach p,$(ST_M32),$(p)_m32=$(ST_BUILD)/$(p)_m32)
+VM_TEST_PROGS += $(foreach p,$(ST_M32),$(ST_BUILD)/m32/$(p))
 
 # the identity test runs bfctl image build
 $(ST_BUILD)/kbloom_identity: selftests/kbloom_identity.c $(KSFT_DIR)/.stamp $(UBUILD)/bfctl
@@ -86,9 +72,57 @@ $(ST_BUILD)/kbloom_bench: selftests/kbloom_bench.c selftests/kb_test.h
 .PHONY: bench-kmod
 bench-kmod: modules $(ST_BUILD)/kbloom_bench
 	@rm -rf $(KB_BENCH_KMOD_OUT); mkdir -p $(KB_BENCH_KMOD_OUT)
-	$(CURDIR)/scripts/vm-run -k $(KVER) -o $(KB_BENCH_KMOD_OUT) \
-		$(foreach m,$(VM_MODPROBE),--modprobe $(m)) \
+	$(KB_VM_RUN) -k $(KVER) -o $(KB_BENCH_KMOD_OUT) \
 		--insmod $(KBUILD_DIR)/kmod/kbloom.ko \
 		--run '$(ST_BUILD)/kbloom_bench $(if $(BENCH_SMALL),--small) --json $(KB_BENCH_KMOD_OUT)/bench-kmod.json'
 	cp $(KB_BENCH_KMOD_OUT)/bench-kmod.json $(BUILD)/bench-kmod.json
 	@cat $(BUILD)/bench-kmod.json
+
+# ---- fault ----
+# Fault injection walk (failslab, fail_page_alloc, fail-nth): the real walk
+# runs on the debug kernel (make check-debug); kernels without fault
+# injection skip it.
+$(ST_BUILD)/kbloom_fault: selftests/kbloom_fault.c selftests/kb_test.h \
+		selftests/kb_nl.h uapi/linux/kbloom.h $(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(ST_CFLAGS) -DXT_LIBDIR='"$(XT_BUILD)"' -o $@ $<
+
+VM_TEST_PROGS += $(ST_BUILD)/kbloom_fault
+
+# ---- fuzz ----
+# kbloom_fuzz: seeded random ioctls and netlink requests (VM lane).
+# Longer runs: KB_FUZZ_SEED=N KB_FUZZ_ITERS=N or KB_FUZZ_SECONDS=N in the
+# test's command (see the top of selftests/kbloom_fuzz.c).
+FUZZ_SRCS := selftests/kbloom_fuzz.c selftests/kbloom_fuzz_ioc.c \
+	selftests/kbloom_fuzz_nl.c
+VM_TEST_PROGS += $(ST_BUILD)/kbloom_fuzz
+
+$(ST_BUILD)/kbloom_fuzz: $(FUZZ_SRCS) selftests/kb_fuzz.h selftests/kb_test.h \
+		selftests/kb_nl.h uapi/linux/kbloom.h $(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(ST_CFLAGS) -o $@ $(FUZZ_SRCS) -lpthread
+
+# ---- stress ----
+# Stress selftest (issue #7): every role at once for KB_STRESS_SECONDS per
+# variant (plain, xt), 8 s by default (make check).  A long run on one
+# kernel:  make check-stress [KB_STRESS_SECONDS=600] [KVER=...]
+STRESS_BIN := $(ST_BUILD)/kbloom_stress
+VM_TEST_PROGS += $(STRESS_BIN)
+
+STRESS_SRCS := selftests/kbloom_stress.c selftests/kbloom_stress_xt.c
+$(STRESS_BIN): $(STRESS_SRCS) selftests/kbloom_stress.h selftests/kb_test.h \
+		uapi/linux/kbloom.h $(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(ST_CFLAGS) -DXT_LIBDIR='"$(UBUILD)/xtables"' \
+		-DXT_SYSDIR='"$(or $(XTABLES_LIBDIR_SYS),/usr/lib/x86_64-linux-gnu/xtables)"' \
+		-o $@ $(STRESS_SRCS) -lpthread
+
+# Timeouts grow with the duration (two variants, and TCG).
+KB_STRESS_SECONDS ?= 600
+.PHONY: check-stress
+check-stress: modules selftests
+	KB_TEST_TIMEOUT=$$((2 * $(KB_STRESS_SECONDS) + 1200)) \
+	$(KB_VM_RUN) -k $(KVER) -t $$((2 * $(KB_STRESS_SECONDS) + 1800)) \
+		-o $(BUILD)/results/stress-$(KVER) \
+		$(foreach m,$(VM_MODULES),--insmod $(KBUILD_DIR)/$(m)) \
+		--test 'kbloom_stress=KB_STRESS_SECONDS=$(KB_STRESS_SECONDS) $(STRESS_BIN)'

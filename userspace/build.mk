@@ -17,22 +17,22 @@ KB_CORE_OBJS := $(patsubst kmod/core/%.c,$(UBUILD)/core/%.o,$(KB_CORE_SRCS))
 KB_LIB_OBJS := $(patsubst userspace/lib/%.c,$(UBUILD)/lib/%.o,$(KB_LIB_SRCS))
 KB_BFCTL_OBJS := $(patsubst userspace/bfctl/%.c,$(UBUILD)/bfctl.d/%.o,$(KB_BFCTL_SRCS))
 
-$(UBUILD)/core/%.o: kmod/core/%.c
-	@mkdir -p $(@D)
-	$(CC) $(KB_UCFLAGS) -c -o $@ $<
+# One object rule per source directory and build flavour:
+# $(call kb_obj_rule,OUTDIR,SRCDIR,CFLAGS) builds OUTDIR/%.o from SRCDIR/%.c.
+define kb_obj_rule
+$(1)/%.o: $(2)/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $(3) -c -o $$@ $$<
+endef
 
-$(UBUILD)/lib/%.o: userspace/lib/%.c
-	@mkdir -p $(@D)
-	$(CC) $(KB_UCFLAGS) -c -o $@ $<
+$(eval $(call kb_obj_rule,$(UBUILD)/core,kmod/core,$$(KB_UCFLAGS)))
+$(eval $(call kb_obj_rule,$(UBUILD)/lib,userspace/lib,$$(KB_UCFLAGS)))
+$(eval $(call kb_obj_rule,$(UBUILD)/bfctl.d,userspace/bfctl,$$(KB_UCFLAGS)))
 
 $(KB_LIBCORE): $(KB_CORE_OBJS) $(KB_LIB_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@
 	$(AR) rcs $@ $^
-
-$(UBUILD)/bfctl.d/%.o: userspace/bfctl/%.c
-	@mkdir -p $(@D)
-	$(CC) $(KB_UCFLAGS) -c -o $@ $<
 
 $(UBUILD)/bfctl: $(KB_BFCTL_OBJS) $(KB_LIBCORE)
 	$(CC) -o $@ $(KB_BFCTL_OBJS) $(KB_LIBCORE) $(KB_ULIBS)
@@ -79,13 +79,8 @@ KB_BENCH_CFLAGS = -O3 -march=x86-64-v2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 KB_BENCH_CORE_OBJS := $(patsubst kmod/core/%.c,$(UBUILD)/bench/core/%.o,$(KB_CORE_SRCS)) \
 	$(patsubst userspace/lib/%.c,$(UBUILD)/bench/lib/%.o,$(KB_LIB_SRCS))
 
-$(UBUILD)/bench/core/%.o: kmod/core/%.c
-	@mkdir -p $(@D)
-	$(CC) $(KB_BENCH_CFLAGS) -c -o $@ $<
-
-$(UBUILD)/bench/lib/%.o: userspace/lib/%.c
-	@mkdir -p $(@D)
-	$(CC) $(KB_BENCH_CFLAGS) -c -o $@ $<
+$(eval $(call kb_obj_rule,$(UBUILD)/bench/core,kmod/core,$$(KB_BENCH_CFLAGS)))
+$(eval $(call kb_obj_rule,$(UBUILD)/bench/lib,userspace/lib,$$(KB_BENCH_CFLAGS)))
 
 $(UBUILD)/bench/bench_core.o: userspace/bench/bench_core.c
 	@mkdir -p $(@D)
@@ -166,17 +161,9 @@ KB_ASAN_TEST_CFLAGS = $(KB_UCFLAGS) $(KB_ASAN_FLAGS) -I$(KSFT_DIR) \
 	-Wno-unused-parameter -Wno-sign-compare \
 	-DBFCTL_PATH='"$(UBUILD)/asan/bfctl"'
 
-$(UBUILD)/asan/core/%.o: kmod/core/%.c
-	@mkdir -p $(@D)
-	$(CC) $(KB_UCFLAGS) $(KB_ASAN_FLAGS) -c -o $@ $<
-
-$(UBUILD)/asan/lib/%.o: userspace/lib/%.c
-	@mkdir -p $(@D)
-	$(CC) $(KB_UCFLAGS) $(KB_ASAN_FLAGS) -c -o $@ $<
-
-$(UBUILD)/asan/bfctl-obj/%.o: userspace/bfctl/%.c
-	@mkdir -p $(@D)
-	$(CC) $(KB_UCFLAGS) $(KB_ASAN_FLAGS) -c -o $@ $<
+$(eval $(call kb_obj_rule,$(UBUILD)/asan/core,kmod/core,$$(KB_UCFLAGS) $$(KB_ASAN_FLAGS)))
+$(eval $(call kb_obj_rule,$(UBUILD)/asan/lib,userspace/lib,$$(KB_UCFLAGS) $$(KB_ASAN_FLAGS)))
+$(eval $(call kb_obj_rule,$(UBUILD)/asan/bfctl-obj,userspace/bfctl,$$(KB_UCFLAGS) $$(KB_ASAN_FLAGS)))
 
 $(KB_ASAN_LIBCORE): $(KB_ASAN_OBJS)
 	@mkdir -p $(@D)

@@ -38,18 +38,9 @@ $(UBUILD)/tests/test-install: selftests/bfctl/test-install
 
 NATIVE_TESTS += $(UBUILD)/tests/test-install
 
-# ---- VM tests: TAP scripts driving the real bfctl against kbloom.ko ----
-
-KB_BFCTL_VM_TESTS := bfctl_verbs bfctl_restore bfctl_rebuild bfctl_priv bfctl_netns bfctl_monitor
-# One wrapper per script (VM_TESTS entries are NAME=COMMAND without spaces).
-KB_BFCTL_VM_WRAPPERS := $(addprefix $(UBUILD)/selftests/bfctl/,$(KB_BFCTL_VM_TESTS))
-$(KB_BFCTL_VM_WRAPPERS): $(UBUILD)/selftests/bfctl/%: selftests/bfctl/%.sh
-	@mkdir -p $(@D)
-	printf '#!/bin/bash\nexec %s %s "$$@"\n' $(CURDIR)/$< $(UBUILD)/bfctl > $@
-	chmod +x $@
-
-VM_TEST_PROGS += $(UBUILD)/bfctl $(KB_BFCTL_VM_WRAPPERS)
-VM_TESTS += $(foreach t,$(KB_BFCTL_VM_TESTS),$(t)=$(UBUILD)/selftests/bfctl/$(t))
+# ---- VM tests: TAP scripts (selftests/bfctl/*.sh, in selftests/manifest)
+# driving the real bfctl against kbloom.ko ----
+VM_TEST_PROGS += $(UBUILD)/bfctl
 
 # fuzz_savefmt (userspace/build.mk) runs restore, which reads create lines
 # with the kernel verbs' option parser and add lines with the key parser

@@ -23,7 +23,6 @@ $(UBUILD)/selftests/xt_bloom: selftests/xt_bloom.c selftests/kb_test.h $(KSFT_DI
 		-DXT_LIBDIR='"$(XT_BUILD)"' -o $@ $<
 
 VM_TEST_PROGS += $(UBUILD)/selftests/xt_bloom
-VM_TESTS += xt_bloom=$(UBUILD)/selftests/xt_bloom
 VM_MODULES += kmod/xt_bloom.ko
 # iptables-legacy needs its tables loaded up front in the guest.
 VM_MODPROBE += iptable_filter ip6table_filter
@@ -39,8 +38,7 @@ $(UBUILD)/bench/udp_blast: selftests/bench/udp_blast.c
 .PHONY: bench-netfilter
 bench-netfilter: modules user $(UBUILD)/bench/udp_blast
 	@rm -rf $(KB_BENCH_NF_OUT); mkdir -p $(KB_BENCH_NF_OUT)
-	$(CURDIR)/scripts/vm-run -k $(KVER) -o $(KB_BENCH_NF_OUT) -t 3600 \
-		$(foreach m,$(VM_MODPROBE),--modprobe $(m)) \
+	$(KB_VM_RUN) -k $(KVER) -o $(KB_BENCH_NF_OUT) -t 3600 \
 		--insmod $(KBUILD_DIR)/kmod/kbloom.ko --insmod $(KBUILD_DIR)/kmod/xt_bloom.ko \
 		--run 'XTABLES_LIBDIR=$(XT_BUILD):$(XTABLES_LIBDIR_SYS) $(CURDIR)/selftests/bench/netfilter.sh $(UBUILD)/bfctl $(UBUILD)/bench/udp_blast $(KB_BENCH_NF_OUT)/bench-netfilter.json $(if $(BENCH_SMALL),--small)'
 	cp $(KB_BENCH_NF_OUT)/bench-netfilter.json $(BUILD)/bench-netfilter.json
