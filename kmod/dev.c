@@ -294,8 +294,29 @@ static u32 kb_parse_keys(struct kb_batch *b, u32 key_size, u32 avail,
 	return n;
 }
 
+/*
+ * One step of a key batch on kf's transaction: kf->lock is taken per step,
+ * never across the copies from and to the user.  The transaction ended
+ * (or was replaced) since the batch began: ENOENT.
+ */
+static int kb_txn_keys(struct kb_file *kf, const char *name, enum kb_op op,
+		       const struct kb_key *keys, u32 n, u64 *bits, u32 *bad)
+{
+	int ret;
+
+	if (mutex_lock_killable(&kf->lock))
+		return -EINTR;
+	if (!kf->txn || strncmp(kf->txn->name, name, KB_NAME_MAX))
+		ret = -ENOENT;
+	else
+		ret = kb_gen_keys(kf->txn->gen, op, keys, n, bits, bad, NULL);
+	mutex_unlock(&kf->lock);
+	return ret;
+}
+
+/* s: the filter, or NULL for kf's transaction */
 static long kb_keys_run(struct kb_file *kf, struct kb_ioc_keys *a,
-			enum kb_op op, struct kb_set *s, struct kb_gen *g)
+			enum kb_op op, struct kb_set *s)
 {
 	const u8 __user *src = u64_to_user_ptr(a->keys);
 	struct kb_bitw w = { .dst = u64_to_user_ptr(a->result) };
@@ -331,12 +352,12 @@ static long kb_keys_run(struct kb_file *kf, struct kb_ioc_keys *a,
 		if (!n && !bad)
 			bad = true;	/* a key runs past keys_len */
 		if (n) {
-			if (g)
-				r = kb_gen_keys(g, op, b->keys, n, b->bits,
-						&bad_at, NULL);
-			else
+			if (s)
 				r = kb_set_keys(s, op, b->keys, n, b->bits,
 						&bad_at, NULL);
+			else
+				r = kb_txn_keys(kf, a->name, op, b->keys, n,
+						b->bits, &bad_at);
 			if (r < 0 && r != -EINVAL) {
 				ret = r;
 				break;
@@ -415,14 +436,14 @@ static long kb_ioc_keys(struct file *file, struct kb_file *kf,
 			ret = -ENOENT;
 		else if (strncmp(kf->txn->name, a.name, KB_NAME_MAX))
 			ret = -EINVAL;
-		else
-			ret = kb_keys_run(kf, &a, op, NULL, kf->txn->gen);
 		mutex_unlock(&kf->lock);
+		if (!ret)
+			ret = kb_keys_run(kf, &a, op, NULL);
 	} else {
 		s = kb_set_find(kf->net, a.name, false);
 		if (IS_ERR(s))
 			return PTR_ERR(s);
-		ret = kb_keys_run(kf, &a, op, s, NULL);
+		ret = kb_keys_run(kf, &a, op, s);
 		kb_set_put(s);
 	}
 	if (kb_copy_out(u, &a, sizeof(a), usize))
