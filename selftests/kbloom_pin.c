@@ -262,10 +262,11 @@ TEST(stalled_export_blocks_nobody)
 		}
 		usleep(20000);
 	}
-	for (op = 0; op < NOPS; op++)
+	for (op = 0; op < NOPS; op++) {
 		EXPECT_TRUE(done[op])
 			TH_LOG("%s still blocked after 5 s by a stalled export",
 			       opn(op));
+	}
 	/* the stalled exporter dies on SIGKILL */
 	ASSERT_EQ(0, kill(exporter, SIGKILL));
 	t0 = now_ms();
