@@ -34,22 +34,50 @@ static __u64 now_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
+/* VmallocUsed of /proc/meminfo in kB (read directly: polled often) */
 static long vmalloc_kb(void)
 {
-	return kbt_sh_long("awk '/^VmallocUsed:/ {print $2}' /proc/meminfo");
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmallocUsed: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
 }
 
 /* poll VmallocUsed until it is at most max_kb (10 s): the value seen */
 static long vmalloc_settle(long max_kb)
 {
+	__u64 t0 = now_ms();
 	long kb = vmalloc_kb();
-	int i;
 
-	for (i = 0; i < 100 && kb > max_kb; i++) {
+	while (kb > max_kb && now_ms() - t0 < 10000) {
 		usleep(100000);
 		kb = vmalloc_kb();
 	}
 	return kb;
+}
+
+/*
+ * VmallocUsed once steady (two readings 500 ms apart within 1 MiB; 10 s at
+ * most): an earlier test's filter may still be on its way out
+ */
+static long vmalloc_base(void)
+{
+	__u64 t0 = now_ms();
+	long a = vmalloc_kb(), b;
+
+	for (;;) {
+		usleep(500000);
+		b = vmalloc_kb();
+		if (labs(a - b) < 1024 || now_ms() - t0 > 10000)
+			return b;
+		a = b;
+	}
 }
 
 /* an ipv4 filter of items at 1%: its payload bytes, or -errno */
@@ -342,7 +370,8 @@ TEST(unread_export_dump_frees_destroyed)
 	n = kbn_open();
 	ASSERT_NE(NULL, n);
 	ASSERT_NE(NULL, r);
-	base = vmalloc_kb();
+	base = vmalloc_base();
+	ASSERT_LT(0, base);
 	bytes = mkfilter(fd, "pin.n", BIG_ITEMS);
 	ASSERT_LT(32L << 20, bytes);
 	ASSERT_LE(base + bytes / 1024 / 2, vmalloc_kb());
@@ -378,7 +407,8 @@ TEST(open_txn_frees_destroyed)
 	tfd = kbt_open();
 	ASSERT_LE(0, fd);
 	ASSERT_LE(0, tfd);
-	base = vmalloc_kb();
+	base = vmalloc_base();
+	ASSERT_LT(0, base);
 	bytes = mkfilter(fd, "pin.t", BIG_ITEMS);
 	ASSERT_LT(32L << 20, bytes);
 	ASSERT_EQ(0, kbt_ioc(tfd, KB_IOC_TXN_BEGIN, &c));
