@@ -294,8 +294,29 @@ static u32 kb_parse_keys(struct kb_batch *b, u32 key_size, u32 avail,
 	return n;
 }
 
+/*
+ * One step of a key batch on kf's transaction: kf->lock is taken per step,
+ * never across the copies from and to the user.  The transaction ended
+ * (or was replaced) since the batch began: ENOENT.
+ */
+static int kb_txn_keys(struct kb_file *kf, const char *name, enum kb_op op,
+		       const struct kb_key *keys, u32 n, u64 *bits, u32 *bad)
+{
+	int ret;
+
+	if (mutex_lock_killable(&kf->lock))
+		return -EINTR;
+	if (!kf->txn || strncmp(kf->txn->name, name, KB_NAME_MAX))
+		ret = -ENOENT;
+	else
+		ret = kb_gen_keys(kf->txn->gen, op, keys, n, bits, bad, NULL);
+	mutex_unlock(&kf->lock);
+	return ret;
+}
+
+/* s: the filter, or NULL for kf's transaction */
 static long kb_keys_run(struct kb_file *kf, struct kb_ioc_keys *a,
-			enum kb_op op, struct kb_set *s, struct kb_gen *g)
+			enum kb_op op, struct kb_set *s)
 {
 	const u8 __user *src = u64_to_user_ptr(a->keys);
 	struct kb_bitw w = { .dst = u64_to_user_ptr(a->result) };
@@ -331,12 +352,12 @@ static long kb_keys_run(struct kb_file *kf, struct kb_ioc_keys *a,
 		if (!n && !bad)
 			bad = true;	/* a key runs past keys_len */
 		if (n) {
-			if (g)
-				r = kb_gen_keys(g, op, b->keys, n, b->bits,
-						&bad_at, NULL);
-			else
+			if (s)
 				r = kb_set_keys(s, op, b->keys, n, b->bits,
 						&bad_at, NULL);
+			else
+				r = kb_txn_keys(kf, a->name, op, b->keys, n,
+						b->bits, &bad_at);
 			if (r < 0 && r != -EINVAL) {
 				ret = r;
 				break;
@@ -415,14 +436,14 @@ static long kb_ioc_keys(struct file *file, struct kb_file *kf,
 			ret = -ENOENT;
 		else if (strncmp(kf->txn->name, a.name, KB_NAME_MAX))
 			ret = -EINVAL;
-		else
-			ret = kb_keys_run(kf, &a, op, NULL, kf->txn->gen);
 		mutex_unlock(&kf->lock);
+		if (!ret)
+			ret = kb_keys_run(kf, &a, op, NULL);
 	} else {
 		s = kb_set_find(kf->net, a.name, false);
 		if (IS_ERR(s))
 			return PTR_ERR(s);
-		ret = kb_keys_run(kf, &a, op, s, NULL);
+		ret = kb_keys_run(kf, &a, op, s);
 		kb_set_put(s);
 	}
 	if (kb_copy_out(u, &a, sizeof(a), usize))
@@ -536,40 +557,143 @@ static long kb_ioc_upload(struct file *file, struct kb_file *kf,
 	return ret;
 }
 
-/* write g's image to the user; g stable (its writer lock held) */
-static long kb_image_out(struct kb_gen *g, struct kb_ioc_image *a)
+/*
+ * What an export reads: a filter's live generation (set_id) or the file's
+ * transaction (set_id 0).  No lock is held across a copy to the user (a
+ * userfaultfd- or FUSE-backed buffer can stall it for ever, and a GET
+ * waiting on the filter's mutex would hold genetlink's cb_lock): each step
+ * copies a chunk into a kernel buffer under the lock, after checking the
+ * rule of the netlink export (netlink_export.c): same generation id,
+ * change counter and prefix bitmaps as at the first step, else EAGAIN.
+ * No reference is kept between steps either: the filter is re-found by id
+ * (destroyed: ENOENT).
+ */
+struct kb_out {
+	struct kb_file *kf;
+	u64 set_id;
+	struct kb_set *s;		/* between lock and unlock */
+	bool bound;			/* the fields below are set */
+	u64 gen_id;
+	u64 seq;
+	u64 plen4;
+	u64 plen6[3];
+};
+
+static void kb_out_unlock(struct kb_out *o)
 {
-	const struct kb_filter *f = &g->f;
+	if (o->s) {
+		mutex_unlock(&o->s->lock);
+		kb_set_put(o->s);
+		o->s = NULL;
+	} else {
+		mutex_unlock(&o->kf->lock);
+	}
+}
+
+/* lock the source; *gp: its generation, unchanged since the first call */
+static int kb_out_lock(struct kb_out *o, const char *name,
+		       struct kb_gen **gp)
+{
+	struct kb_gen *g;
+	int ret = 0;
+
+	if (o->set_id) {
+		o->s = kb_set_find_id(o->kf->net, o->set_id);
+		if (IS_ERR(o->s)) {
+			ret = PTR_ERR(o->s);
+			o->s = NULL;
+			return ret;
+		}
+		if (mutex_lock_killable(&o->s->lock)) {
+			kb_set_put(o->s);
+			o->s = NULL;
+			return -EINTR;
+		}
+		g = rcu_dereference_protected(o->s->gen,
+					      lockdep_is_held(&o->s->lock));
+		if (o->s->dead)
+			ret = -ENOENT;
+	} else {
+		if (mutex_lock_killable(&o->kf->lock))
+			return -EINTR;
+		if (!o->kf->txn)
+			ret = -ENOENT;
+		else if (strncmp(o->kf->txn->name, name, KB_NAME_MAX))
+			ret = -EINVAL;
+		else
+			g = o->kf->txn->gen;
+	}
+	if (!ret && o->bound &&
+	    (g->id != o->gen_id || g->seq != o->seq ||
+	     g->f.p.plen4 != o->plen4 ||
+	     memcmp(g->f.p.plen6, o->plen6, sizeof(o->plen6))))
+		ret = -EAGAIN;
+	if (ret) {
+		kb_out_unlock(o);
+		return ret;
+	}
+	if (!o->bound) {
+		o->bound = true;
+		o->gen_id = g->id;
+		o->seq = g->seq;
+		o->plen4 = g->f.p.plen4;
+		memcpy(o->plen6, g->f.p.plen6, sizeof(o->plen6));
+	}
+	*gp = g;
+	return 0;
+}
+
+/* write the source's image to the user, one consistent generation */
+static long kb_image_out(struct file *file, struct kb_out *o,
+			 struct kb_ioc_image *a)
+{
 	u8 __user *dst = u64_to_user_ptr(a->image);
-	u64 total = kb_image_size(&f->p), hsz = sizeof(struct kb_image_hdr);
+	u64 hsz = sizeof(struct kb_image_hdr), total, bytes, off, n, i;
 	struct kb_image_hdr h;
+	struct kb_gen *g;
+	bool big_endian;
 	__le32 crc;
-	u64 off, i;
 	u8 *bounce;
-	long ret = 0;
+	long ret;
 	u32 st;
 
+	ret = kb_out_lock(o, a->name, &g);
+	if (ret)
+		return ret;
+	/* a siphash image carries the secret key */
+	if (o->set_id && g->f.p.hash == KB_HASH_SIPHASH &&
+	    !kb_admin(file, o->kf)) {
+		kb_out_unlock(o);
+		return -EPERM;
+	}
+	bytes = g->f.bytes;
+	total = kb_image_size(&g->f.p);
+	big_endian = KB_BIG_ENDIAN && g->f.p.kind != KB_KIND_CLASSIC;
+	kb_image_fill_header(&h, &g->f.p, g->count);
+	kb_out_unlock(o);
 	if (a->image_len < total) {
 		a->image_len = total;
 		return -ENOSPC;
 	}
 	/* a small filter needs no 1 MiB bounce buffer (and no high order) */
-	bounce = kvmalloc(min_t(u64, max_t(u64, f->bytes, 1), KB_IMG_CHUNK),
+	bounce = kvmalloc(min_t(u64, max_t(u64, bytes, 1), KB_IMG_CHUNK),
 			  GFP_KERNEL);
 	if (!bounce)
 		return -ENOMEM;
-	kb_image_fill_header(&h, &f->p, g->count);
 	st = kb_image_crc_update(kb_image_crc_init(), &h, hsz);
 	if (copy_to_user(dst, &h, hsz)) {
 		ret = -EFAULT;
 		goto out;
 	}
-	for (off = 0; off < f->bytes; off += KB_IMG_CHUNK) {
-		u64 n = min_t(u64, f->bytes - off, KB_IMG_CHUNK);
-
-		memcpy(bounce, (u8 *)f->payload + off, n);
+	for (off = 0; off < bytes; off += n) {
+		n = min_t(u64, bytes - off, KB_IMG_CHUNK);
+		ret = kb_out_lock(o, a->name, &g);
+		if (ret)
+			goto out;
+		memcpy(bounce, (u8 *)g->f.payload + off, n);
+		kb_out_unlock(o);
 		/* payload words are little-endian in images */
-		if (KB_BIG_ENDIAN && f->p.kind != KB_KIND_CLASSIC)
+		if (big_endian)
 			for (i = 0; i < n / 8; i++)
 				((u64 *)bounce)[i] = swab64(((u64 *)bounce)[i]);
 		st = kb_image_crc_update(st, bounce, n);
@@ -584,7 +708,7 @@ static long kb_image_out(struct kb_gen *g, struct kb_ioc_image *a)
 		cond_resched();
 	}
 	crc = cpu_to_le32(kb_image_crc_final(st));
-	if (copy_to_user(dst + hsz + f->bytes, &crc, sizeof(crc)))
+	if (copy_to_user(dst + hsz + bytes, &crc, sizeof(crc)))
 		ret = -EFAULT;
 	a->image_len = total;
 out:
@@ -595,9 +719,9 @@ out:
 static long kb_ioc_export(struct file *file, struct kb_file *kf,
 			  void __user *u)
 {
+	struct kb_out o = { .kf = kf };
 	struct kb_ioc_image a;
 	struct kb_set *s;
-	struct kb_gen *g;
 	u32 usize;
 	long ret;
 
@@ -609,30 +733,14 @@ static long kb_ioc_export(struct file *file, struct kb_file *kf,
 	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	a.why = 0;
-	if (a.flags & KB_IMAGE_F_TXN) {
-		mutex_lock(&kf->lock);
-		if (!kf->txn)
-			ret = -ENOENT;
-		else if (strncmp(kf->txn->name, a.name, KB_NAME_MAX))
-			ret = -EINVAL;
-		else
-			ret = kb_image_out(kf->txn->gen, &a);
-		mutex_unlock(&kf->lock);
-	} else {
+	if (!(a.flags & KB_IMAGE_F_TXN)) {
 		s = kb_set_find(kf->net, a.name, false);
 		if (IS_ERR(s))
 			return PTR_ERR(s);
-		mutex_lock(&s->lock);
-		g = rcu_dereference_protected(s->gen,
-					      lockdep_is_held(&s->lock));
-		/* a siphash image carries the secret key */
-		if (g->f.p.hash == KB_HASH_SIPHASH && !kb_admin(file, kf))
-			ret = -EPERM;
-		else
-			ret = kb_image_out(g, &a);
-		mutex_unlock(&s->lock);
+		o.set_id = s->id;
 		kb_set_put(s);
 	}
+	ret = kb_image_out(file, &o, &a);
 	if ((!ret || ret == -ENOSPC) && kb_copy_out(u, &a, sizeof(a), usize))
 		return -EFAULT;
 	return ret;

@@ -104,6 +104,11 @@ struct kb_pcpu {
 struct kb_set {
 	struct list_head node;		/* kb_net.sets */
 	char name[KB_NAME_MAX];		/* under kb_net.lock */
+	u64 id;				/* unique, never reused: holders
+					 * that must not pin the filter
+					 * (dumps, transactions) re-find
+					 * it by id
+					 */
 	u32 key_type;			/* never changes */
 	bool dead;			/* unlinked: under kb_set.lock */
 	struct kb_gen __rcu *gen;
@@ -149,7 +154,10 @@ enum kb_op {
 
 struct kb_txn {
 	struct net *net;
-	struct kb_set *set;		/* NULL: create at commit */
+	u64 set_id;			/* kb_set.id, 0: create at commit;
+					 * no reference: an open transaction
+					 * must not pin a destroyed filter
+					 */
 	char name[KB_NAME_MAX];
 	struct kb_gen *gen;
 };
@@ -180,6 +188,7 @@ void kb_gen_discard(struct kb_gen *g);
 int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
 		u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack);
 struct kb_set *kb_set_find(struct net *net, const char *name, bool user);
+struct kb_set *kb_set_find_id(struct net *net, u64 id);
 void kb_set_put(struct kb_set *s);
 int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack);

@@ -3,9 +3,12 @@
  * kbloom: KB_CMD_EXPORT, a filter's image (uapi section 2) as a dump of
  * chunks (uapi section 4).
  *
- * ->start binds the export to the filter's generation id, change counter
- * (kb_gen.seq) and prefix bitmaps and builds the image header.  Every dump
- * step takes the filter's mutex (writers are excluded while it copies),
+ * ->start binds the export to the filter's id (kb_set.id), generation id,
+ * change counter (kb_gen.seq) and prefix bitmaps and builds the image
+ * header.  No reference is held between steps (an idle dump socket must not
+ * pin a destroyed filter's memory): every dump step re-finds the filter by
+ * id (gone: the dump ends with ENOENT), takes its mutex (writers are
+ * excluded while it copies),
  * checks that none of those changed (else the dump ends with EAGAIN:
  * "filter changed during export, retry"), and fills the skb with chunks,
  * computing the CRC trailer on the way.  So a completed export is one
@@ -20,7 +23,7 @@
 #include "netlink.h"
 
 struct kb_export {
-	struct kb_set *s;
+	u64 set_id;			/* kb_set.id; 0: start failed */
 	u64 gen_id;
 	u64 seq;
 	u64 plen4;
@@ -80,7 +83,7 @@ static int kb_nl_export_begin(struct netlink_callback *cb,
 				    "kbloom: exporting a siphash filter needs CAP_NET_ADMIN");
 		return -EPERM;
 	}
-	x->s = s;
+	x->set_id = s->id;
 	x->gen_id = g->id;
 	x->seq = g->seq;
 	x->plen4 = g->f.p.plen4;
@@ -88,6 +91,7 @@ static int kb_nl_export_begin(struct netlink_callback *cb,
 	x->total = kb_image_size(&g->f.p);
 	kb_image_fill_header(&x->h, &g->f.p, g->count);
 	mutex_unlock(&s->lock);
+	kb_set_put(s);
 	x->crc = kb_image_crc_init();
 	return 0;
 }
@@ -122,11 +126,7 @@ int kb_nl_export_done(struct netlink_callback *cb)
 {
 	struct kb_export *x = (struct kb_export *)cb->args[0];
 
-	if (x) {
-		if (x->s)
-			kb_set_put(x->s);
-		kfree(x);
-	}
+	kfree(x);
 	return 0;
 }
 
@@ -167,8 +167,8 @@ static void kb_nl_export_copy(struct kb_export *x, const struct kb_gen *g,
 int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct kb_export *x = (struct kb_export *)cb->args[0];
-	struct kb_set *s = x->s;
 	struct nlattr *chunk;
+	struct kb_set *s;
 	struct kb_gen *g;
 	int ret = 0, room;
 	void *hdr;
@@ -180,16 +180,32 @@ int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	if (x->off >= x->total)
 		return 0;
-	if (mutex_lock_killable(&s->lock))
+	s = kb_set_find_id(sock_net(cb->skb->sk), x->set_id);
+	if (IS_ERR(s)) {
+		NL_SET_ERR_MSG(cb->extack,
+			       "kbloom: filter destroyed during export");
+		return PTR_ERR(s);
+	}
+	if (mutex_lock_killable(&s->lock)) {
+		kb_set_put(s);
 		return -EINTR;
+	}
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
-	if (s->dead || g->id != x->gen_id || g->seq != x->seq ||
-	    g->f.p.plen4 != x->plen4 ||
-	    memcmp(g->f.p.plen6, x->plen6, sizeof(x->plen6))) {
-		mutex_unlock(&s->lock);
+	if (s->dead) {
+		ret = -ENOENT;
+		NL_SET_ERR_MSG(cb->extack,
+			       "kbloom: filter destroyed during export");
+	} else if (g->id != x->gen_id || g->seq != x->seq ||
+		   g->f.p.plen4 != x->plen4 ||
+		   memcmp(g->f.p.plen6, x->plen6, sizeof(x->plen6))) {
+		ret = -EAGAIN;
 		NL_SET_ERR_MSG(cb->extack,
 			       "kbloom: filter changed during export, retry");
-		return -EAGAIN;
+	}
+	if (ret) {
+		mutex_unlock(&s->lock);
+		kb_set_put(s);
+		return ret;
 	}
 	while (x->off < x->total) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
@@ -219,6 +235,7 @@ int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		genlmsg_end(skb, hdr);
 	}
 	mutex_unlock(&s->lock);
+	kb_set_put(s);
 	if (!skb->len)
 		ret = -EMSGSIZE;
 	return ret ?: skb->len;

@@ -14,6 +14,7 @@
 #include "internal.h"
 
 static atomic64_t kb_gen_seq = ATOMIC64_INIT(0);
+static atomic64_t kb_set_ids = ATOMIC64_INIT(0);
 
 /* payloads of 2 MiB and more get huge vmalloc mappings where possible */
 #define KB_HUGE_MIN	(2UL << 20)
@@ -278,6 +279,28 @@ struct kb_set *kb_set_find(struct net *net, const char *name, bool user)
 	return s ?: ERR_PTR(-ENOENT);
 }
 
+/*
+ * A referenced filter by id (kb_set.id), or ERR_PTR(-ENOENT) once it is
+ * destroyed.  For holders that must not pin a filter between steps: a walk
+ * of at most max_filters entries.
+ */
+struct kb_set *kb_set_find_id(struct net *net, u64 id)
+{
+	struct kb_net *kn = kb_net(net);
+	struct kb_set *s, *found = NULL;
+
+	mutex_lock(&kn->lock);
+	list_for_each_entry(s, &kn->sets, node) {
+		if (s->id == id) {
+			refcount_inc(&s->ref);
+			found = s;
+			break;
+		}
+	}
+	mutex_unlock(&kn->lock);
+	return found ?: ERR_PTR(-ENOENT);
+}
+
 static void kb_set_free_rcu(struct rcu_head *head)
 {
 	struct kb_set *s = container_of(head, struct kb_set, rcu);
@@ -398,6 +421,7 @@ static int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
 		return -ENOMEM;
 	}
 	strscpy(s->name, name, KB_NAME_MAX);
+	s->id = atomic64_inc_return(&kb_set_ids);
 	s->key_type = g->f.p.key_type;
 	mutex_init(&s->lock);
 	refcount_set(&s->ref, 1);
@@ -657,29 +681,28 @@ struct kb_txn *kb_txn_begin(struct net *net, const char *name,
 	struct kb_set *s = kb_set_find(net, name, false);
 	struct kb_txn *t;
 	struct kb_gen *g;
+	u64 id = 0;		/* 0: created at commit */
 
-	if (IS_ERR(s))
-		s = NULL;	/* created at commit */
-	if (s && s->key_type != p->key_type) {
+	if (!IS_ERR(s)) {
+		id = s->id;
+		if (s->key_type != p->key_type) {
+			kb_set_put(s);
+			NL_SET_ERR_MSG_MOD(extack, "the key type of a filter cannot change");
+			return ERR_PTR(-EINVAL);
+		}
+		/* only the id is kept: no reference pins it until commit */
 		kb_set_put(s);
-		NL_SET_ERR_MSG_MOD(extack, "the key type of a filter cannot change");
-		return ERR_PTR(-EINVAL);
 	}
 	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
-	if (!t) {
-		if (s)
-			kb_set_put(s);
+	if (!t)
 		return ERR_PTR(-ENOMEM);
-	}
 	g = kb_gen_new(net, p, true, extack);
 	if (IS_ERR(g)) {
-		if (s)
-			kb_set_put(s);
 		kfree(t);
 		return ERR_CAST(g);
 	}
 	t->net = get_net(net);
-	t->set = s;
+	t->set_id = id;
 	t->gen = g;
 	strscpy(t->name, name, KB_NAME_MAX);
 	return t;
@@ -689,8 +712,8 @@ struct kb_txn *kb_txn_begin(struct net *net, const char *name,
 int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
 		   struct netlink_ext_ack *extack)
 {
-	if (g->f.p.key_type != (t->set ? t->set->key_type :
-				t->gen->f.p.key_type)) {
+	/* the staging generation has the filter's key type (begin checks) */
+	if (g->f.p.key_type != t->gen->f.p.key_type) {
 		NL_SET_ERR_MSG_MOD(extack, "the key type of a filter cannot change");
 		return -EINVAL;
 	}
@@ -701,8 +724,6 @@ int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
 
 static void kb_txn_free(struct kb_txn *t)
 {
-	if (t->set)
-		kb_set_put(t->set);
 	put_net(t->net);
 	kfree(t);
 }
@@ -712,15 +733,23 @@ int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
 {
 	struct kb_net *kn = kb_net(t->net);
 	char name[KB_NAME_MAX];
+	struct kb_set *s;
 	int ret;
 
 	strscpy(name, t->name, sizeof(name));
-	if (t->set) {
-		ret = kb_set_replace(t->net, t->set, t->gen, extack);
-		/* the event names the filter as it is called now (a rename) */
-		mutex_lock(&kn->lock);
-		strscpy(name, t->set->name, sizeof(name));
-		mutex_unlock(&kn->lock);
+	if (t->set_id) {
+		s = kb_set_find_id(t->net, t->set_id);
+		if (IS_ERR(s)) {
+			NL_SET_ERR_MSG_MOD(extack, "the filter was destroyed");
+			ret = PTR_ERR(s);
+		} else {
+			ret = kb_set_replace(t->net, s, t->gen, extack);
+			/* the event names the filter as it is called now */
+			mutex_lock(&kn->lock);
+			strscpy(name, s->name, sizeof(name));
+			mutex_unlock(&kn->lock);
+			kb_set_put(s);
+		}
 	} else {
 		mutex_lock(&kn->lock);
 		ret = kb_set_insert(t->net, t->name, t->gen, extack);
@@ -729,8 +758,8 @@ int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
 	if (ret)
 		kb_gen_discard(t->gen);
 	else
-		kb_nl_notify(t->net, t->set ? KB_REG_REBUILT : KB_REG_CREATED,
-			     name, NULL);
+		kb_nl_notify(t->net, t->set_id ? KB_REG_REBUILT :
+			     KB_REG_CREATED, name, NULL);
 	kb_txn_free(t);
 	return ret;
 }

@@ -46,6 +46,16 @@ $(ST_BUILD)/m32/%: selftests/%.c selftests/kb_test.h uapi/linux/kbloom.h $(KSFT_
 
 VM_TEST_PROGS += $(foreach p,$(ST_M32),$(ST_BUILD)/m32/$(p))
 
+# exports and references that must not pin locks or memory; one test
+# inserts an iptables -m bloom rule (libxt_bloom from the build)
+$(ST_BUILD)/kbloom_pin: selftests/kbloom_pin.c selftests/kb_test.h selftests/kb_nl.h \
+		uapi/linux/kbloom.h $(KSFT_DIR)/.stamp $(UBUILD)/xtables/libxt_bloom.so
+	@mkdir -p $(@D)
+	$(CC) $(ST_CFLAGS) -DXT_LIBDIR='"$(UBUILD)/xtables"' -o $@ $< -lpthread
+
+VM_TEST_PROGS += $(ST_BUILD)/kbloom_pin
+VM_TESTS += kbloom_pin=$(ST_BUILD)/kbloom_pin
+
 # the identity test runs bfctl image build
 $(ST_BUILD)/kbloom_identity: selftests/kbloom_identity.c $(KSFT_DIR)/.stamp $(UBUILD)/bfctl
 	@mkdir -p $(@D)

@@ -169,6 +169,8 @@ static bool ioc_errno_ok(int ci, int e)
 		return true;
 	case EOPNOTSUPP:
 		return cmds[ci].cmd == KB_IOC_DEL;
+	case EAGAIN:	/* changed while copied out (no lock held) */
+		return cmds[ci].cmd == KB_IOC_EXPORT;
 	case ERANGE:	/* the core's "cannot reach that FPR" (sizing) */
 		return cmds[ci].cmd == KB_IOC_CREATE ||
 		       cmds[ci].cmd == KB_IOC_TXN_BEGIN;

@@ -123,7 +123,12 @@ static int open_dev(void)
 	return fd;
 }
 
-/* an image; ENOSPC again when a rebuild or swap made the filter grow */
+/*
+ * an image; ENOSPC again when a rebuild or swap made the filter grow.  A
+ * live filter's export copies out without its lock: EAGAIN when a writer
+ * changed it in between (retried; accepted if it keeps changing).  A
+ * transaction's staging filter changes only by this thread: no EAGAIN.
+ */
 static long export(int fd, const char *name, __u32 flags, void **img)
 {
 	long len;
@@ -131,8 +136,10 @@ static long export(int fd, const char *name, __u32 flags, void **img)
 
 	do
 		len = kbt_export(fd, name, flags, img);
-	while (len == -ENOSPC && ++i < 100);
-	return kbs_chk(len < 0 ? len : 0, 0, "export", name) ? -1 : len;
+	while ((len == -ENOSPC || len == -EAGAIN) && ++i < 100);
+	return kbs_chk(len < 0 ? len : 0,
+		       flags & KB_IMAGE_F_TXN ? 0 : E(EAGAIN), "export",
+		       name) ? -1 : len;
 }
 
 /* n keys of a key type: bytes (16), ipv4 (4) or net4 (/24, 5 bytes) */

@@ -339,7 +339,9 @@ struct kb_ioc_keys {
  * KB_IOC_EXPORT: write the image of the filter (or with KB_IMAGE_F_TXN of
  * the staging generation) to image, a buffer of image_len bytes.  If it is
  * too small (e.g. 0), ENOSPC and image_len = the size needed; on success
- * image_len = the image's length.
+ * image_len = the image's length.  The image is copied out in chunks with
+ * no lock held (a slow buffer stalls nobody): EAGAIN if the filter changed
+ * meanwhile (retry), ENOENT if it was destroyed.
  */
 #define KB_IMAGE_F_CREATE	(1U << 0)
 #define KB_IMAGE_F_TXN		(1U << 1)
@@ -465,9 +467,10 @@ struct kb_ioc_txn {
  *	cover the image exactly.  Consistency: the export is bound to the
  *	filter's generation and change counter when it starts; if the filter
  *	is changed (keys added or deleted, flushed, swapped, rebuilt,
- *	uploaded, destroyed) before the last chunk, the dump ends with
- *	EAGAIN in NLMSG_DONE and the extack message "filter changed during
- *	export, retry": discard what was received.  A completed dump is a
+ *	uploaded) before the last chunk, the dump ends with EAGAIN in
+ *	NLMSG_DONE and the extack message "filter changed during export,
+ *	retry"; destroyed, with ENOENT ("filter destroyed during export"):
+ *	discard what was received.  A completed dump is a
  *	consistent image (its CRC checks).  Request errors (ENOENT, EPERM for
  *	a siphash filter without CAP_NET_ADMIN, EINVAL) come as the request's
  *	NLMSG_ERROR on kernels that give dump starts an extended ACK (6.12)

@@ -203,6 +203,10 @@ int do_export(struct bfctl_conn *conn, struct kargs *a)
 	ret = bfc_dev(conn);
 	if (ret >= 0)
 		ret = kbdev_export(conn->dev, 0, a->pos[0], &img, &len);
+	if (ret == -EAGAIN)
+		return bfctl_fail(BFCTL_ERR, what2("export", a->pos[0]),
+				  "the filter kept changing during %d tries, try again later",
+				  KBDEV_EXPORT_TRIES);
 	if (ret)
 		return bfc_fail(conn, what2("export", a->pos[0]), ret);
 	if (!strcmp(a->out, "-"))

@@ -165,6 +165,10 @@ static int save_one(struct bfctl_conn *conn, FILE *f, const char *name)
 		char what[64];
 
 		snprintf(what, sizeof(what), "save %s", name);
+		if (ret == -EAGAIN)
+			return bfctl_fail(BFCTL_ERR, what,
+					  "the filter kept changing during %d tries, try again later",
+					  KBDEV_EXPORT_TRIES);
 		return bfc_fail(conn, what, ret);
 	}
 	ret = save_image(f, name, img, len);

@@ -157,9 +157,15 @@ int kbdev_export(int fd, u32 flags, const char *name, u8 **img, u64 *len)
 	a.flags = flags;
 	if (kbdev_set_name(a.name, name))
 		return -EINVAL;
-	/* ask for the size, then retry if the filter grew in between */
-	for (tries = 0; tries < 8; tries++) {
+	/*
+	 * ask for the size, then retry if the filter grew in between; the
+	 * kernel copies out without locks and answers EAGAIN when the filter
+	 * changed during the copy: retry that too, a bounded number of times
+	 */
+	for (tries = 0; tries < KBDEV_EXPORT_TRIES; tries++) {
 		ret = ioc(fd, KB_IOC_EXPORT, &a);
+		if (ret == -EAGAIN)
+			continue;
 		if (ret != -ENOSPC)
 			break;
 		free(buf);

@@ -37,6 +37,8 @@ int kbdev_keys(int fd, unsigned long cmd, u32 flags, const char *name,
 int kbdev_upload(int fd, u32 flags, const char *name, const void *img,
 		 u64 len, u32 *why);
 /* export the image of name (flags KB_IMAGE_F_TXN: the staging one) */
+/* -EAGAIN: the filter changed during each of KBDEV_EXPORT_TRIES tries */
+#define KBDEV_EXPORT_TRIES	8
 int kbdev_export(int fd, u32 flags, const char *name, u8 **img, u64 *len);
 
 /* transactions: begin takes the new parameters (c->name = the filter) */
