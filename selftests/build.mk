@@ -54,7 +54,6 @@ $(ST_BUILD)/kbloom_pin: selftests/kbloom_pin.c selftests/kb_test.h selftests/kb_
 	$(CC) $(ST_CFLAGS) -DXT_LIBDIR='"$(UBUILD)/xtables"' -o $@ $< -lpthread
 
 VM_TEST_PROGS += $(ST_BUILD)/kbloom_pin
-VM_TESTS += kbloom_pin=$(ST_BUILD)/kbloom_pin
 
 # the identity test runs bfctl image build
 $(ST_BUILD)/kbloom_identity: selftests/kbloom_identity.c $(KSFT_DIR)/.stamp $(UBUILD)/bfctl

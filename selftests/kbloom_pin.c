@@ -111,6 +111,16 @@ struct stall {
 	pthread_t th;
 };
 
+/* kernels built without CONFIG_USERFAULTFD (the debug kernel) skip */
+static bool uffd_missing(void)
+{
+	int fd = syscall(__NR_userfaultfd, O_CLOEXEC);
+
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 && errno == ENOSYS;
+}
+
 static int stall_prepare(struct stall *s, int fd, const char *name)
 {
 	struct uffdio_api api = { .api = UFFD_API };
@@ -246,6 +256,9 @@ TEST(stalled_export_blocks_nobody)
 	char c;
 	int fd;
 
+	if (uffd_missing())
+		SKIP(return, "no userfaultfd in this kernel");
+
 	setenv("XTABLES_LIBDIR", XT_LIBDIR ":/usr/lib/x86_64-linux-gnu/xtables", 1);
 	ASSERT_EQ(0, unshare(CLONE_NEWNET));
 	fd = kbt_open();
@@ -318,6 +331,9 @@ TEST(stalled_export_changed_eagain)
 	struct stall s;
 	int fd;
 
+	if (uffd_missing())
+		SKIP(return, "no userfaultfd in this kernel");
+
 	ASSERT_EQ(0, unshare(CLONE_NEWNET));
 	fd = kbt_open();
 	ASSERT_LE(0, fd);
@@ -340,6 +356,9 @@ TEST(stalled_export_destroyed_enoent)
 {
 	struct stall s;
 	int fd;
+
+	if (uffd_missing())
+		SKIP(return, "no userfaultfd in this kernel");
 
 	ASSERT_EQ(0, unshare(CLONE_NEWNET));
 	fd = kbt_open();
