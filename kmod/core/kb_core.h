@@ -357,6 +357,9 @@ u64 kb_fill_bytes(const struct kb_params *p);
  */
 void kb_fill_init(struct kb_fill *fill, struct kb_filter *f);
 
+/* the same for a payload known to be empty (just initialized): no scan */
+void kb_fill_init_empty(struct kb_fill *fill, struct kb_filter *f);
+
 /*
  * kb_filter_stats() from f's fill counters (f->fill != NULL) without
  * reading the payload: the same results.  A reader of the counters: it

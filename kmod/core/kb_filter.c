@@ -145,21 +145,30 @@ u64 kb_fill_bytes(const struct kb_params *p)
 	return sizeof(struct kb_fill) + n * sizeof(u64);
 }
 
-/* term[u] = (u / B)^k in Q62 for u = 0..B, 2^shift = 2^62 / B */
-void kb_fill_terms(struct kb_fill *fl, u32 nterms, u32 shift, u32 k)
+/*
+ * Zero counters and term[u] = (u / B)^k in Q62 for u = 0..B, the per-block
+ * term of KB_DEFINE_BLOCK_STATS (2^shift = 2^62 / B); none for classic.
+ */
+static void kb_fill_reset(struct kb_fill *fl, const struct kb_filter *f)
 {
-	u32 u;
+	u32 u, shift = f->p.kind == KB_KIND_BLOCKED ? 53 : 55;
 
-	fl->nterms = nterms;
-	fl->term[0] = 0;
-	for (u = 1; u < nterms; u++)
-		fl->term[u] = kb_q62_pow((u64)u << shift, k);
+	memset(fl, 0, sizeof(*fl));
+	fl->nterms = (u32)((kb_fill_bytes(&f->p) - sizeof(*fl)) / sizeof(u64));
+	for (u = 1; u < fl->nterms; u++)
+		fl->term[u] = kb_q62_pow((u64)u << shift, f->p.k);
 }
 
 void kb_fill_init(struct kb_fill *fill, struct kb_filter *f)
 {
-	memset(fill, 0, sizeof(*fill));
+	kb_fill_reset(fill, f);
 	f->ops->fill_scan(f, fill);
+	f->fill = fill;
+}
+
+void kb_fill_init_empty(struct kb_fill *fill, struct kb_filter *f)
+{
+	kb_fill_reset(fill, f);
 	f->fill = fill;
 }
 

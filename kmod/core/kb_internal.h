@@ -127,9 +127,6 @@ static KB_ALWAYS_INLINE u64 *kb_block_pfw(const struct kb_filter *f, u64 h)
 /* payload words between two kb_cond_resched() calls of a scan (1 MiB) */
 #define KB_RESCHED_WORDS	(1U << 17)
 
-/* what kb_fill_init() and the fill writers need of a kind */
-void kb_fill_terms(struct kb_fill *fl, u32 nterms, u32 shift, u32 k);
-
 /*
  * A block's count went from before to after: move the fill counters.  The
  * 128-bit FPR sum gets term[after] and loses term[before] (wrapping).
@@ -150,8 +147,9 @@ static KB_ALWAYS_INLINE void kb_fill_move(struct kb_fill *fl, u32 before,
  * bits_set and est_fpr_q62 of a kind of 64-byte blocks: usedf(word) counts
  * a word's set bits or nonzero counters, 2^shift = 2^62 / (bits or
  * counters per block).  The estimated FPR is the mean over blocks of
- * (used / per block)^k.  pfx##_fill_scan() computes the same into a fill
- * (kb_fill_init()); pfx##_block_used() is a block's count for the writers.
+ * (used / per block)^k.  pfx##_fill_scan() adds the same up in a fill
+ * whose terms are set (kb_fill_init()); pfx##_block_used() is a block's
+ * count for the writers.
  */
 #define KB_DEFINE_BLOCK_STATS(pfx, usedf, shift)			\
 static KB_ALWAYS_INLINE u32 pfx##_block_used(const u64 *b)		\
@@ -198,7 +196,6 @@ static void pfx##_fill_scan(struct kb_filter *f, struct kb_fill *fl)	\
 	const u64 *w = f->payload;					\
 	u64 b;								\
 									\
-	kb_fill_terms(fl, (1U << (62 - (shift))) + 1, shift, f->p.k);	\
 	for (b = 0; b < f->nblocks; b++) {				\
 		kb_fill_move(fl, 0, pfx##_block_used(w + b * 8));	\
 		if (!((b + 1) % (KB_RESCHED_WORDS / 8)))		\
