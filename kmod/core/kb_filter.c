@@ -155,8 +155,8 @@ static void kb_fill_reset(struct kb_fill *fl, const struct kb_filter *f)
 
 	memset(fl, 0, sizeof(*fl));
 	fl->nterms = (u32)((kb_fill_bytes(&f->p) - sizeof(*fl)) / sizeof(u64));
-	for (u = 1; u < fl->nterms; u++)
-		fl->term[u] = kb_q62_pow((u64)u << shift, f->p.k);
+	for (u = 0; u < fl->nterms; u++)
+		fl->term[u] = u ? kb_q62_pow((u64)u << shift, f->p.k) : 0;
 }
 
 void kb_fill_init(struct kb_fill *fill, struct kb_filter *f)

@@ -66,8 +66,10 @@ TEST(fill_equals_scan)
 			if (kind == KB_KIND_CLASSIC && h)
 				goto next;	/* classic has one hash */
 			ASSERT_NE(NULL, pl);
-			fl = calloc(1, kb_fill_bytes(&f.p));
+			/* garbage in: the core sets every field and term */
+			fl = malloc(kb_fill_bytes(&f.p));
 			ASSERT_NE(NULL, fl);
+			memset(fl, 0xa5, kb_fill_bytes(&f.p));
 			/* both ways of binding to a new filter */
 			if ((ki + h) & 1)
 				kb_fill_init_empty(fl, &f);
@@ -132,8 +134,9 @@ TEST(fill_equals_scan)
 			memcpy(pl2, pl, f.bytes);
 			ASSERT_EQ(0, kb_filter_attach(&g, &f.p, pl2, f.bytes));
 			ASSERT_EQ(NULL, g.fill);
-			fl2 = calloc(1, kb_fill_bytes(&g.p));
+			fl2 = malloc(kb_fill_bytes(&g.p));
 			ASSERT_NE(NULL, fl2);
+			memset(fl2, 0x5a, kb_fill_bytes(&g.p));
 			kb_fill_init(fl2, &g);
 			check_equal(_metadata, &g, "attached");
 			ASSERT_EQ(fl->bits_set, fl2->bits_set);
