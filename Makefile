@@ -91,6 +91,7 @@ check-native: all
 # The VM selftests on one kernel: make check-vm KVER=6.1.0-56-amd64
 check-vm: modules user selftests
 	$(CURDIR)/scripts/vm-run -k $(KVER) -o $(BUILD)/results/vm-$(KVER) \
+		$(if $(VM_CMDLINE),--cmdline '$(VM_CMDLINE)') \
 		$(foreach m,$(VM_MODPROBE),--modprobe $(m)) \
 		$(foreach m,$(VM_MODULES),--insmod $(KBUILD_DIR)/$(m)) \
 		$(foreach t,$(VM_TESTS),--test '$(t)')
@@ -119,6 +120,10 @@ clean:
 # and cached outside the repository by scripts/debug-kernel.
 DEBUG_KVER := debug-6.1
 VM_DEBUG_TIMEOUT ?= 2700
+# Tight lockup detection in the debug lane: a soft lockup after 2 s without
+# a scheduling point, a task blocked uninterruptibly for 30 s, both panic.
+VM_DEBUG_CMDLINE ?= watchdog_thresh=1 hung_task_panic=1 \
+	sysctl.kernel.hung_task_timeout_secs=30
 # Under KASAN/lockdep in TCG the CLI scripts bfctl_verbs and bfctl_restore
 # take ~3.5 minutes and mostly exercise bfctl's own parsing; the kernel
 # paths they reach are the ioctl and netlink selftests' (and the fuzzers'),
@@ -150,6 +155,7 @@ check-debug: selftests
 	KB_TEST_TIMEOUT=1800 $(CURDIR)/scripts/vm-run -k $(DEBUG_KVER) \
 		--kernel $$d/linux/arch/x86/boot/bzImage \
 		--builtin $$d/linux/modules.builtin --kmemleak \
+		--cmdline '$(VM_DEBUG_CMDLINE)' \
 		-t $(VM_DEBUG_TIMEOUT) -o $(BUILD)/results/vm-$(DEBUG_KVER) \
 		$(foreach m,$(VM_MODPROBE),--modprobe $(m)) \
 		$(foreach m,$(VM_MODULES),--insmod $(BUILD)/kmod-$(DEBUG_KVER)/$(m)) \
