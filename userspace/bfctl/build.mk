@@ -40,7 +40,8 @@ NATIVE_TESTS += $(UBUILD)/tests/test-install
 
 # ---- VM tests: TAP scripts driving the real bfctl against kbloom.ko ----
 
-KB_BFCTL_VM_TESTS := bfctl_verbs bfctl_restore bfctl_rebuild bfctl_priv bfctl_netns bfctl_monitor
+KB_BFCTL_VM_TESTS := bfctl_verbs bfctl_restore bfctl_rebuild bfctl_priv bfctl_netns bfctl_monitor \
+	bfctl_bounded bfctl_lockup
 # One wrapper per script (VM_TESTS entries are NAME=COMMAND without spaces).
 KB_BFCTL_VM_WRAPPERS := $(addprefix $(UBUILD)/selftests/bfctl/,$(KB_BFCTL_VM_TESTS))
 $(KB_BFCTL_VM_WRAPPERS): $(UBUILD)/selftests/bfctl/%: selftests/bfctl/%.sh
