@@ -45,6 +45,7 @@ define kb_vm_lane
 	@mkdir -p $(2)
 	@$(CURDIR)/scripts/manifest $(4) $(BUILD) $(TESTS) > $(2).tests
 	$(6) $(KB_VM_RUN) -k $(1) -o $(2) $(5) \
+		$(if $(VM_CMDLINE),--append '$(VM_CMDLINE)') \
 		$(foreach m,$(VM_MODULES),--insmod $(3)/$(m)) --tests $(2).tests
 endef
 
@@ -137,6 +138,12 @@ clean:
 # and cached outside the repository by scripts/debug-kernel.
 DEBUG_KVER := debug-6.1
 VM_DEBUG_TIMEOUT ?= 2700
+# Tight lockup detection in the debug lane: a soft lockup after 4 s without
+# a scheduling point, a task blocked uninterruptibly for 30 s, both panic.
+# (watchdog_thresh=1, 2 s, gave a false soft lockup in the RCU kthread of a
+# TCG guest on a host with load 9: the vCPU thread was not scheduled.)
+VM_DEBUG_CMDLINE ?= watchdog_thresh=2 hung_task_panic=1 \
+	sysctl.kernel.hung_task_timeout_secs=30
 
 .PHONY: debug-kernel check-debug check-rt
 
@@ -165,6 +172,7 @@ check-debug: selftests
 	$(call kb_vm_lane,$(DEBUG_KVER),$(BUILD)/results/vm-$(DEBUG_KVER),$(BUILD)/kmod-$(DEBUG_KVER),debug,\
 		--kernel $(KB_DEBUG_DIR)/linux/arch/x86/boot/bzImage \
 		--builtin $(KB_DEBUG_DIR)/linux/modules.builtin --kmemleak \
+		--append '$(VM_DEBUG_CMDLINE)' \
 		-t $(VM_DEBUG_TIMEOUT),KB_TEST_TIMEOUT=1800)
 
 # Debian's PREEMPT_RT kernel: RCU read sections are preemptible, spinlocks sleep.

@@ -181,8 +181,10 @@ static long kb_ioc_info(struct file *file, struct kb_file *kf,
 	s = kb_set_find(kf->net, a.name, false);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	kb_set_info(s, &info);
+	ret = kb_set_info(s, &info);
 	kb_set_put(s);
+	if (ret)
+		return ret;
 	memset(&a, 0, sizeof(a));
 	a.size = usize;
 	memcpy(a.name, name, KB_NAME_MAX);
@@ -505,6 +507,7 @@ static struct kb_gen *kb_image_read(struct net *net, const u8 __user *src,
 	*why = e;
 	if (ret)
 		goto fail;
+	kb_gen_fill(g);
 	g->count = count;
 	return g;
 fail:

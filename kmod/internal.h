@@ -84,7 +84,8 @@ struct kb_net {
 };
 
 struct kb_gen {
-	struct kb_filter f;
+	struct kb_filter f;		/* f.fill = fill once bound */
+	struct kb_fill *fill;		/* statistics without a payload scan */
 	struct kb_acct *acct;		/* charged f.bytes until freed */
 	u64 id;				/* unique, increasing */
 	u64 count;			/* keys added (writers only) */
@@ -192,7 +193,8 @@ struct kb_set *kb_set_find_id(struct net *net, u64 id);
 void kb_set_put(struct kb_set *s);
 int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack);
-void kb_set_info(struct kb_set *s, struct kb_info *info);
+int kb_set_info(struct kb_set *s, struct kb_info *info);
+void kb_gen_fill(struct kb_gen *g);
 int kb_reg_create(struct net *net, const char *name,
 		  const struct kb_params *p, struct netlink_ext_ack *extack);
 int kb_reg_upload(struct net *net, const char *name, struct kb_gen *g,
@@ -214,15 +216,19 @@ int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack);
 void kb_txn_abort(struct kb_txn *t);
 
 /*
- * Walk the filters of net from position *pos (0 = first) under kb_net.lock:
- * fn(s, arg) for each (s->name is stable, kb_set_info() may be called);
- * fn returning nonzero stops the walk before that filter (*pos names it:
- * the next walk resumes there) and is returned.  *reg_gen = the
- * namespace's kb_net.reg_gen (changes when filters come, go, are renamed
- * or swapped: a dump's consistency check).  Returns 0 at the end.
+ * Walk the filters of net from position *pos (0 = first): fn(s, name, arg)
+ * for each, called WITHOUT kb_net.lock (references and names are taken
+ * under it a batch at a time, so that nothing per filter runs under the
+ * lock every lookup by name needs); name is the filter's name when it was
+ * taken.  fn may sleep and call kb_set_info().  fn returning nonzero stops
+ * the walk before that filter (*pos names it: the next walk resumes there)
+ * and is returned.  *reg_gen = the namespace's kb_net.reg_gen at the last
+ * batch (changes when filters come, go, are renamed or swapped: a dump's
+ * consistency check).  Returns 0 at the end, -EINTR if killed.
  */
 int kb_reg_walk(struct net *net, unsigned long *pos, u64 *reg_gen,
-		int (*fn)(struct kb_set *s, void *arg), void *arg);
+		int (*fn)(struct kb_set *s, const char *name, void *arg),
+		void *arg);
 
 /*
  * Registry events (netlink.c): announced to the "events" multicast group

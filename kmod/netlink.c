@@ -125,8 +125,11 @@ static int kb_nl_fill_info(struct sk_buff *skb, struct kb_set *s,
 {
 	struct kb_info i;
 	u64 seed[2] = {};
+	int ret;
 
-	kb_set_info(s, &i);
+	ret = kb_set_info(s, &i);
+	if (ret)
+		return ret;
 	if (i.p.hash != KB_HASH_SIPHASH || admin)
 		memcpy(seed, i.p.seed, sizeof(seed));
 	if (nla_put_string(skb, KB_A_NAME, name) ||
@@ -346,11 +349,12 @@ struct kb_dump_arg {
 	bool admin;
 };
 
-static int kb_nl_dump_one(struct kb_set *s, void *arg)
+static int kb_nl_dump_one(struct kb_set *s, const char *name, void *arg)
 {
 	struct kb_dump_arg *a = arg;
 	struct netlink_callback *cb = a->cb;
 	void *hdr;
+	int ret;
 
 	/* +1: nl_dump_check_consistent() ignores a previous seq of 0 */
 	cb->seq = (unsigned int)*a->reg_gen + 1;
@@ -360,9 +364,10 @@ static int kb_nl_dump_one(struct kb_set *s, void *arg)
 	if (!hdr)
 		return -EMSGSIZE;
 	genl_dump_check_consistent(cb, hdr);
-	if (kb_nl_fill_info(a->skb, s, s->name, a->admin)) {
+	ret = kb_nl_fill_info(a->skb, s, name, a->admin);
+	if (ret) {
 		genlmsg_cancel(a->skb, hdr);
-		return -EMSGSIZE;
+		return ret;
 	}
 	genlmsg_end(a->skb, hdr);
 	return 0;
@@ -387,6 +392,8 @@ static int kb_nl_get_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	 */
 	cb->seq = (unsigned int)reg_gen + 1;
 	cb->args[0] = pos;
+	if (ret == -EINTR)
+		return ret;
 	/* a filter that fits no skb at all cannot happen: ~300 bytes */
 	if (ret == -EMSGSIZE && !skb->len)
 		return -EMSGSIZE;

@@ -86,6 +86,7 @@ static void kb_gen_release(struct kb_gen *g)
 	kb_acct_uncharge(g->acct, g->f.bytes);
 	kb_acct_put(g->acct);
 	kvfree(g->f.payload);
+	kfree(g->fill);
 	kfree(g);
 }
 
@@ -120,9 +121,11 @@ static void *kb_payload_alloc(u64 bytes, gfp_t gfp)
 }
 
 /*
- * A new generation for p, charged to net.  clear: an empty filter; else
- * the caller fills g->f.payload (g->f.bytes long) and binds it with
- * kb_filter_attach(&g->f, ...).
+ * A new generation for p, charged to net.  clear: an empty filter (zeroed
+ * by the allocator, page by page with rescheduling points, not by one
+ * memset); else the caller fills g->f.payload (g->f.bytes long), binds it
+ * with kb_filter_attach(&g->f, ...) and counts it with kb_gen_fill().  The
+ * fill tracker (~4 KiB) is not charged to the namespace: it is not payload.
  */
 struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 			  bool clear, struct netlink_ext_ack *extack)
@@ -130,6 +133,7 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
 	struct kb_acct *acct = kb_net(net)->acct;
 	u64 bytes = kb_params_payload_bytes(p);
+	struct kb_fill *fill;
 	struct kb_gen *g;
 	void *payload;
 	int ret;
@@ -143,10 +147,12 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 	if (ret)
 		return ERR_PTR(ret);
 	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
-	payload = kb_payload_alloc(bytes, gfp);
-	if (!g || !payload) {
+	payload = kb_payload_alloc(bytes, clear ? gfp | __GFP_ZERO : gfp);
+	fill = kmalloc(kb_fill_bytes(p), GFP_KERNEL_ACCOUNT);
+	if (!g || !payload || !fill) {
 		kfree(g);
 		kvfree(payload);
+		kfree(fill);
 		kb_acct_uncharge(acct, bytes);
 		NL_SET_ERR_MSG_MOD(extack, "out of memory for the filter");
 		return ERR_PTR(-ENOMEM);
@@ -155,16 +161,27 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 	g->f.payload = payload;
 	g->f.bytes = bytes;
 	g->f.p = *p;
+	g->fill = fill;
 	g->id = atomic64_inc_return(&kb_gen_seq);
 	if (clear) {
-		ret = kb_filter_init(&g->f, p, payload, bytes);
+		ret = kb_filter_init_zeroed(&g->f, p, payload, bytes);
 		if (ret) {
 			kb_gen_discard(g);
 			NL_SET_ERR_MSG_MOD(extack, "invalid parameters");
 			return ERR_PTR(ret);
 		}
+		kb_fill_init_empty(g->fill, &g->f);
 	}
 	return g;
+}
+
+/*
+ * Count an attached payload (an upload) into g's fill tracker: one scan,
+ * yielding, before g is published and outside any lock.
+ */
+void kb_gen_fill(struct kb_gen *g)
+{
+	kb_fill_init(g->fill, &g->f);
 }
 
 /* free (after a grace period) a generation that is not or no longer live */
@@ -262,13 +279,17 @@ static struct kb_set *kb_set_lookup(struct kb_net *kn, const char *name)
 	return NULL;
 }
 
-/* a referenced filter by name (user: a consumer reference), or ERR_PTR */
+/*
+ * A referenced filter by name (user: a consumer reference), or ERR_PTR
+ * (-ENOENT, -EINTR when killed waiting for the registry lock).
+ */
 struct kb_set *kb_set_find(struct net *net, const char *name, bool user)
 {
 	struct kb_net *kn = kb_net(net);
 	struct kb_set *s;
 
-	mutex_lock(&kn->lock);
+	if (mutex_lock_killable(&kn->lock))
+		return ERR_PTR(-EINTR);
 	s = kb_set_lookup(kn, name);
 	if (s) {
 		refcount_inc(&s->ref);
@@ -372,8 +393,15 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 	return ret;
 }
 
-void kb_set_info(struct kb_set *s, struct kb_info *info)
+/*
+ * The statistics come from the generation's fill tracker, copied under the
+ * filter mutex (writers update it under that mutex) and computed after:
+ * no payload scan, and a critical section of a few copies.
+ */
+int kb_set_info(struct kb_set *s, struct kb_info *info)
 {
+	struct kb_filter f;
+	struct kb_fill fill;
 	struct kb_gen *g;
 	int cpu;
 
@@ -386,14 +414,20 @@ void kb_set_info(struct kb_set *s, struct kb_info *info)
 		info->adds += READ_ONCE(c->adds);
 	}
 	info->refs = atomic_read(&s->users);
-	/* the mutex keeps the generation and its params stable */
-	mutex_lock(&s->lock);
+	/* the mutex keeps the generation, its params and fill stable */
+	if (mutex_lock_killable(&s->lock))
+		return -EINTR;
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	info->p = g->f.p;
 	info->count = g->count;
 	info->gen_id = g->id;
-	kb_filter_stats(&g->f, &info->st);
+	f = g->f;
+	/* the counters only: kb_filter_stats_fill() reads no term */
+	fill = *g->fill;
 	mutex_unlock(&s->lock);
+	f.fill = &fill;
+	kb_filter_stats_fill(&f, &info->st);
+	return 0;
 }
 
 /* insert a new filter holding generation g (charged); kn->lock held */
@@ -440,7 +474,8 @@ int kb_reg_create(struct net *net, const char *name,
 	int ret;
 
 	/* cheap checks first, so that a doomed create allocates nothing */
-	mutex_lock(&kn->lock);
+	if (mutex_lock_killable(&kn->lock))
+		return -EINTR;
 	ret = kb_set_lookup(kn, name) ? -EEXIST : 0;
 	if (!ret && kn->nsets >= READ_ONCE(kb_max_filters))
 		ret = -ENOSPC;
@@ -455,9 +490,11 @@ int kb_reg_create(struct net *net, const char *name,
 	g = kb_gen_new(net, p, true, extack);
 	if (IS_ERR(g))
 		return PTR_ERR(g);
-	mutex_lock(&kn->lock);
-	ret = kb_set_insert(net, name, g, extack);
-	mutex_unlock(&kn->lock);
+	ret = mutex_lock_killable(&kn->lock);
+	if (!ret) {
+		ret = kb_set_insert(net, name, g, extack);
+		mutex_unlock(&kn->lock);
+	}
 	if (ret)
 		kb_gen_discard(g);
 	else
@@ -475,7 +512,8 @@ static int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 		NL_SET_ERR_MSG_MOD(extack, "the key type of a filter cannot change");
 		return -EINVAL;
 	}
-	mutex_lock(&s->lock);
+	if (mutex_lock_killable(&s->lock))
+		return -EINTR;
 	if (kb_set_unless_dead(s, extack))
 		return -ENOENT;
 	old = rcu_replace_pointer(s->gen, g, lockdep_is_held(&s->lock));
@@ -491,7 +529,8 @@ int kb_reg_upload(struct net *net, const char *name, struct kb_gen *g,
 	struct kb_set *s;
 	int ret;
 
-	mutex_lock(&kn->lock);
+	if (mutex_lock_killable(&kn->lock))
+		return -EINTR;
 	s = kb_set_lookup(kn, name);
 	if (!s && create)
 		ret = kb_set_insert(net, name, g, extack);
@@ -529,7 +568,8 @@ int kb_reg_destroy(struct net *net, const char *name,
 	struct kb_set *s;
 	int ret = 0;
 
-	mutex_lock(&kn->lock);
+	if (mutex_lock_killable(&kn->lock))
+		return -EINTR;
 	s = kb_set_lookup(kn, name);
 	if (!s) {
 		NL_SET_ERR_MSG_MOD(extack, "no such filter");
@@ -557,10 +597,14 @@ int kb_reg_flush(struct net *net, const char *name,
 	u32 i;
 
 	if (IS_ERR(s)) {
-		NL_SET_ERR_MSG_MOD(extack, "no such filter");
+		if (PTR_ERR(s) == -ENOENT)
+			NL_SET_ERR_MSG_MOD(extack, "no such filter");
 		return PTR_ERR(s);
 	}
-	mutex_lock(&s->lock);
+	if (mutex_lock_killable(&s->lock)) {
+		kb_set_put(s);
+		return -EINTR;
+	}
 	if (kb_set_unless_dead(s, extack)) {
 		kb_set_put(s);
 		return -ENOENT;
@@ -586,7 +630,8 @@ int kb_reg_swap(struct net *net, const char *a, const char *b,
 	struct kb_gen *ga, *gb;
 	int ret = 0;
 
-	mutex_lock(&kn->lock);
+	if (mutex_lock_killable(&kn->lock))
+		return -EINTR;
 	sa = kb_set_lookup(kn, a);
 	sb = kb_set_lookup(kn, b);
 	if (!sa || !sb) {
@@ -604,8 +649,15 @@ int kb_reg_swap(struct net *net, const char *a, const char *b,
 	/* both live (kn->lock): lock the two filters in address order */
 	first = sa < sb ? sa : sb;
 	second = sa < sb ? sb : sa;
-	mutex_lock(&first->lock);
-	mutex_lock_nested(&second->lock, SINGLE_DEPTH_NESTING);
+	if (mutex_lock_killable(&first->lock)) {
+		ret = -EINTR;
+		goto out;
+	}
+	if (mutex_lock_killable_nested(&second->lock, SINGLE_DEPTH_NESTING)) {
+		mutex_unlock(&first->lock);
+		ret = -EINTR;
+		goto out;
+	}
 	ga = rcu_dereference_protected(sa->gen, lockdep_is_held(&sa->lock));
 	gb = rcu_dereference_protected(sb->gen, lockdep_is_held(&sb->lock));
 	rcu_assign_pointer(sa->gen, gb);
@@ -628,7 +680,8 @@ int kb_reg_rename(struct net *net, const char *from, const char *to,
 	struct kb_set *s;
 	int ret = 0;
 
-	mutex_lock(&kn->lock);
+	if (mutex_lock_killable(&kn->lock))
+		return -EINTR;
 	s = kb_set_lookup(kn, from);
 	if (!s) {
 		NL_SET_ERR_MSG_MOD(extack, "no such filter");
@@ -650,26 +703,46 @@ int kb_reg_rename(struct net *net, const char *from, const char *to,
 	return ret;
 }
 
+/* filters taken per kb_net.lock section of a walk */
+#define KB_WALK_BATCH	8
+
 int kb_reg_walk(struct net *net, unsigned long *pos, u64 *reg_gen,
-		int (*fn)(struct kb_set *s, void *arg), void *arg)
+		int (*fn)(struct kb_set *s, const char *name, void *arg),
+		void *arg)
 {
 	struct kb_net *kn = kb_net(net);
-	unsigned long i = 0;
+	struct kb_set *batch[KB_WALK_BATCH];
+	char names[KB_WALK_BATCH][KB_NAME_MAX];
 	struct kb_set *s;
 	int ret = 0;
 
-	mutex_lock(&kn->lock);
-	*reg_gen = kn->reg_gen;
-	list_for_each_entry(s, &kn->sets, node) {
-		if (i++ < *pos)
-			continue;
-		ret = fn(s, arg);
-		if (ret)
-			break;
-		(*pos)++;
+	for (;;) {
+		unsigned long i = 0;
+		u32 n = 0, j;
+
+		if (mutex_lock_killable(&kn->lock))
+			return -EINTR;
+		*reg_gen = kn->reg_gen;
+		list_for_each_entry(s, &kn->sets, node) {
+			if (i++ < *pos)
+				continue;
+			refcount_inc(&s->ref);
+			strscpy(names[n], s->name, KB_NAME_MAX);
+			batch[n++] = s;
+			if (n == KB_WALK_BATCH)
+				break;
+		}
+		mutex_unlock(&kn->lock);
+		for (j = 0; j < n; j++) {
+			if (!ret)
+				ret = fn(batch[j], names[j], arg);
+			if (!ret)
+				(*pos)++;
+			kb_set_put(batch[j]);
+		}
+		if (ret || n < KB_WALK_BATCH)
+			return ret;
 	}
-	mutex_unlock(&kn->lock);
-	return ret;
 }
 
 /* ---- transactions ------------------------------------------------------- */
@@ -683,6 +756,8 @@ struct kb_txn *kb_txn_begin(struct net *net, const char *name,
 	struct kb_gen *g;
 	u64 id = 0;		/* 0: created at commit */
 
+	if (PTR_ERR(s) == -EINTR)
+		return ERR_CAST(s);
 	if (!IS_ERR(s)) {
 		id = s->id;
 		if (s->key_type != p->key_type) {
@@ -751,9 +826,11 @@ int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
 			kb_set_put(s);
 		}
 	} else {
-		mutex_lock(&kn->lock);
-		ret = kb_set_insert(t->net, t->name, t->gen, extack);
-		mutex_unlock(&kn->lock);
+		ret = mutex_lock_killable(&kn->lock);
+		if (!ret) {
+			ret = kb_set_insert(t->net, t->name, t->gen, extack);
+			mutex_unlock(&kn->lock);
+		}
 	}
 	if (ret)
 		kb_gen_discard(t->gen);

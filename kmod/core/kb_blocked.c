@@ -137,15 +137,36 @@ static void blk_add(struct kb_filter *f, u64 h)
 	blk_add_i(f, h, kb_block(f, h));
 }
 
-KB_DEFINE_SEEDED_BATCH_OPS(blk, kb_block_pf, kb_block_pfw,
-			   blk_test_i, blk_add_i, NULL)
-
 static KB_ALWAYS_INLINE u32 blk_used(u64 w)
 {
 	return kb_popcount64(w);
 }
 
 KB_DEFINE_BLOCK_STATS(blk, blk_used, 53)	/* 2^62 / 512 bits */
+
+/*
+ * Add with fill tracking: only a key that tests absent changes bits, and
+ * then its block (in cache) is counted before and after.
+ */
+static KB_ALWAYS_INLINE void blk_add_fill_i(struct kb_filter *f, u64 h,
+					    u64 *b)
+{
+	u32 before;
+
+	if (blk_test_i(f, h, b))
+		return;
+	before = blk_block_used(b);
+	blk_add_i(f, h, b);
+	kb_fill_move(f->fill, before, blk_block_used(b));
+}
+
+static void blk_add_fill(struct kb_filter *f, u64 h)
+{
+	blk_add_fill_i(f, h, kb_block(f, h));
+}
+
+KB_DEFINE_SEEDED_BATCH_OPS(blk, kb_block_pf, kb_block_pfw,
+			   blk_test_i, blk_add_i, NULL, blk_add_fill_i, NULL)
 
 const struct kb_kind_ops kb_blocked_ops = {
 	.name = "blocked",
@@ -161,4 +182,7 @@ const struct kb_kind_ops kb_blocked_ops = {
 	.del_many = NULL,
 	.bits_set = blk_bits_set,
 	.est_fpr_q62 = blk_est_fpr_q62,
+	.add_fill = blk_add_fill,
+	.del_fill = NULL,
+	.fill_scan = blk_fill_scan,
 };

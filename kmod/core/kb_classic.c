@@ -120,20 +120,36 @@ static KB_ALWAYS_INLINE bool cls_test_i(const struct kb_filter *f, u64 hv,
 	return true;
 }
 
-static KB_ALWAYS_INLINE void cls_add_i(struct kb_filter *f, u64 hv,
-				      u64 *loc KB_UNUSED)
+/* add; returns the number of bits it set (for the fill tracker) */
+static KB_ALWAYS_INLINE u32 cls_add_n(struct kb_filter *f, u64 hv)
 {
 	u8 *a = f->payload;
-	u32 h = (u32)hv, delta = (h >> 17) | (h << 15), j;
+	u32 h = (u32)hv, delta = (h >> 17) | (h << 15), j, n = 0;
 
 	for (j = 0; j < f->p.k; j++) {
 		u32 pos = cls_pos(h, f->cbits);
 		u8 v = KB_READ_ONCE(a[pos / 8]), bit = 1U << (pos % 8);
 
-		if (!(v & bit))
+		if (!(v & bit)) {
 			KB_WRITE_ONCE(a[pos / 8], v | bit);
+			n++;
+		}
 		h += delta;
 	}
+	return n;
+}
+
+static KB_ALWAYS_INLINE void cls_add_i(struct kb_filter *f, u64 hv,
+				      u64 *loc KB_UNUSED)
+{
+	cls_add_n(f, hv);
+}
+
+/* probes of one key can hit one bit twice: count what each one sets */
+static KB_ALWAYS_INLINE void cls_add_fill_i(struct kb_filter *f, u64 hv,
+					    u64 *loc KB_UNUSED)
+{
+	f->fill->bits_set += cls_add_n(f, hv);
 }
 
 static void cls_prefetch(const struct kb_filter *f, u64 h)
@@ -151,17 +167,40 @@ static void cls_add(struct kb_filter *f, u64 h)
 	cls_add_i(f, h, NULL);
 }
 
-KB_DEFINE_BATCH_OPS(cls, cls_hash_i, cls_prefetch_i, cls_prefetch_i,
-		    cls_test_i, cls_add_i, NULL)
+static void cls_add_fill(struct kb_filter *f, u64 h)
+{
+	cls_add_fill_i(f, h, NULL);
+}
 
+KB_DEFINE_BATCH_OPS(cls, cls_hash_i, cls_prefetch_i, cls_prefetch_i,
+		    cls_test_i, cls_add_i, NULL, cls_add_fill_i, NULL)
+
+/*
+ * The bytes before the trailing k byte, a word at a time when the payload
+ * is 8-byte aligned (always in the kernel; userspace callers may bind any
+ * address to a classic filter).
+ */
 static u64 cls_bits_set(const struct kb_filter *f)
 {
 	const u8 *a = f->payload;
-	u64 i, n = f->bytes - 1, s = 0;
+	const u64 *w = f->payload;
+	u64 i = 0, n = f->bytes - 1, s = 0;
 
-	for (i = 0; i < n; i++)
+	if (!((unsigned long)a & 7)) {
+		for (; i + 8 <= n; i += 8) {
+			s += kb_popcount64(KB_READ_ONCE(w[i / 8]));
+			if (!((i / 8 + 1) % KB_RESCHED_WORDS))
+				kb_cond_resched();
+		}
+	}
+	for (; i < n; i++)
 		s += kb_popcount64(KB_READ_ONCE(a[i]));
 	return s;
+}
+
+static void cls_fill_scan(struct kb_filter *f, struct kb_fill *fl)
+{
+	fl->bits_set = cls_bits_set(f);
 }
 
 /* (X / m)^k; every probe is uniform over the whole bitset */
@@ -188,6 +227,9 @@ const struct kb_kind_ops kb_classic_ops = {
 	.del_many = NULL,
 	.bits_set = cls_bits_set,
 	.est_fpr_q62 = cls_est_fpr_q62,
+	.add_fill = cls_add_fill,
+	.del_fill = NULL,
+	.fill_scan = cls_fill_scan,
 };
 
 int kb_leveldb_import(struct kb_params *p, const void *raw, u64 len,
@@ -233,7 +275,10 @@ s64 kb_leveldb_export(const struct kb_filter *f, void *buf, u64 buf_len)
 		return -EINVAL;
 	if (buf_len < f->bytes)
 		return -E2BIG;
-	for (i = 0; i < f->bytes; i++)
+	for (i = 0; i < f->bytes; i++) {
 		d[i] = KB_READ_ONCE(a[i]);
+		if (!((i + 1) % ((u64)KB_RESCHED_WORDS * 8)))
+			kb_cond_resched();
+	}
 	return (s64)f->bytes;
 }

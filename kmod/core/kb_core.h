@@ -187,6 +187,7 @@ u32 kb_model_best_k(u32 kind, u64 m, u64 n);
 /* ---- filters ------------------------------------------------------------ */
 
 struct kb_filter;
+struct kb_fill;
 
 /*
  * Kind operations.  hash() maps a key to the 64-bit value the probes use
@@ -213,6 +214,11 @@ struct kb_kind_ops {
 	u64 (*bits_set)(const struct kb_filter *f);
 	/* sum over blocks of (fill of block)^k, in units of 2^-62 / nblocks */
 	u64 (*est_fpr_q62)(const struct kb_filter *f);
+	/* add/del updating f->fill (f->fill != NULL) */
+	void (*add_fill)(struct kb_filter *f, u64 h);
+	int (*del_fill)(struct kb_filter *f, u64 h);
+	/* terms and counts of the current payload into fl (kb_fill_init) */
+	void (*fill_scan)(struct kb_filter *f, struct kb_fill *fl);
 };
 
 /* ops for a kind, NULL if unknown */
@@ -230,6 +236,7 @@ struct kb_filter {
 	u64 bytes;		/* kb_params_payload_bytes(&p) */
 	u64 nblocks;		/* blocked/counting: payload blocks */
 	u32 cbits;		/* classic: m if m < 2^32, else 0 */
+	struct kb_fill *fill;	/* kb_fill_init(), NULL: no fill tracking */
 };
 
 /*
@@ -247,6 +254,14 @@ int kb_filter_init(struct kb_filter *f, const struct kb_params *p,
  */
 int kb_filter_attach(struct kb_filter *f, const struct kb_params *p,
 		     void *payload, u64 payload_len);
+
+/*
+ * Like kb_filter_init() for a payload the caller knows is all zero (e.g.
+ * from a zeroing allocator): nothing is written but classic's k byte, so
+ * that creating a big filter does not touch every page twice.
+ */
+int kb_filter_init_zeroed(struct kb_filter *f, const struct kb_params *p,
+			  void *payload, u64 payload_len);
 
 /* zero the bitset (classic keeps its k byte); a writer operation */
 void kb_filter_clear(struct kb_filter *f);
@@ -309,8 +324,48 @@ struct kb_stats {
 	u32 reserved;
 };
 
-/* integer math only; lockless reader */
+/* integer math only; lockless reader; scans the whole payload */
 void kb_filter_stats(const struct kb_filter *f, struct kb_stats *st);
+
+/*
+ * Fill tracking: the counters kb_filter_stats() would compute by scanning
+ * the payload, kept exact by the writers, so that the statistics cost
+ * O(1).  term[u] is the per-block FPR term of a block with u bits set (u
+ * counters nonzero): (u / B)^k in Q62, B = 512 bits (blocked) or 128
+ * counters (counting); classic has no terms (its FPR follows from
+ * bits_set).  fpr_hi:fpr_lo is the 128-bit sum of term[used] over blocks.
+ * The caller allocates kb_fill_bytes(&f->p) bytes (8-byte aligned) and
+ * serializes readers of the counters with the writers.
+ */
+struct kb_fill {
+	u64 bits_set;
+	u64 fpr_hi;
+	u64 fpr_lo;
+	u32 nterms;		/* B + 1, 0 for classic */
+	u32 reserved;
+	u64 term[];
+};
+
+/* bytes of a struct kb_fill for valid params (about 4 KiB at most) */
+u64 kb_fill_bytes(const struct kb_params *p);
+
+/*
+ * Bind fill to f (an initialized or attached filter nobody writes to
+ * concurrently): compute the terms and count the current payload with one
+ * scan (yielding with kb_cond_resched()).  From then on f's writers keep
+ * fill exact; kb_filter_init()/kb_filter_attach() unbind it.
+ */
+void kb_fill_init(struct kb_fill *fill, struct kb_filter *f);
+
+/* the same for a payload known to be empty (just initialized): no scan */
+void kb_fill_init_empty(struct kb_fill *fill, struct kb_filter *f);
+
+/*
+ * kb_filter_stats() from f's fill counters (f->fill != NULL) without
+ * reading the payload: the same results.  A reader of the counters: it
+ * must not run concurrently with a writer of f.
+ */
+void kb_filter_stats_fill(const struct kb_filter *f, struct kb_stats *st);
 
 /* ---- images ------------------------------------------------------------- */
 

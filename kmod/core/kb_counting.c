@@ -101,16 +101,6 @@ static int cnt_del(struct kb_filter *f, u64 h)
 	return cnt_del_i(f, h, kb_block(f, h));
 }
 
-KB_DEFINE_SEEDED_BATCH_OPS(cnt, kb_block_pf, kb_block_pfw,
-			   cnt_test_i, cnt_add_i, cnt_del_i)
-
-static u32 cnt_del_many(struct kb_filter *f, const struct kb_key *keys, u32 n,
-			u64 *bitmap)
-{
-	return KB_SEEDED_BATCH(f, keys, n, bitmap, KB_BATCH_DEL,
-			       kb_block_pfw, cnt_test_i, cnt_add_i, cnt_del_i);
-}
-
 /* number of nonzero 4-bit counters in a word */
 static KB_ALWAYS_INLINE u32 cnt_nonzero(u64 v)
 {
@@ -119,6 +109,49 @@ static KB_ALWAYS_INLINE u32 cnt_nonzero(u64 v)
 }
 
 KB_DEFINE_BLOCK_STATS(cnt, cnt_nonzero, 55)	/* 2^62 / 128 counters */
+
+/* add and delete with fill tracking: every one can move counters */
+static KB_ALWAYS_INLINE void cnt_add_fill_i(struct kb_filter *f, u64 h,
+					    u64 *b)
+{
+	u32 before = cnt_block_used(b);
+
+	cnt_add_i(f, h, b);
+	kb_fill_move(f->fill, before, cnt_block_used(b));
+}
+
+static KB_ALWAYS_INLINE int cnt_del_fill_i(struct kb_filter *f, u64 h,
+					   u64 *b)
+{
+	u32 before = cnt_block_used(b);
+	int ret = cnt_del_i(f, h, b);
+
+	if (!ret)
+		kb_fill_move(f->fill, before, cnt_block_used(b));
+	return ret;
+}
+
+static void cnt_add_fill(struct kb_filter *f, u64 h)
+{
+	cnt_add_fill_i(f, h, kb_block(f, h));
+}
+
+static int cnt_del_fill(struct kb_filter *f, u64 h)
+{
+	return cnt_del_fill_i(f, h, kb_block(f, h));
+}
+
+KB_DEFINE_SEEDED_BATCH_OPS(cnt, kb_block_pf, kb_block_pfw,
+			   cnt_test_i, cnt_add_i, cnt_del_i, cnt_add_fill_i,
+			   cnt_del_fill_i)
+
+static u32 cnt_del_many(struct kb_filter *f, const struct kb_key *keys, u32 n,
+			u64 *bitmap)
+{
+	return KB_SEEDED_BATCH(f, keys, n, bitmap, KB_BATCH_DEL,
+			       kb_block_pfw, cnt_test_i, cnt_add_i, cnt_del_i,
+			       cnt_add_fill_i, cnt_del_fill_i);
+}
 
 const struct kb_kind_ops kb_counting_ops = {
 	.name = "counting",
@@ -134,4 +167,7 @@ const struct kb_kind_ops kb_counting_ops = {
 	.del_many = cnt_del_many,
 	.bits_set = cnt_bits_set,
 	.est_fpr_q62 = cnt_est_fpr_q62,
+	.add_fill = cnt_add_fill,
+	.del_fill = cnt_del_fill,
+	.fill_scan = cnt_fill_scan,
 };

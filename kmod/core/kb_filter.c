@@ -58,6 +58,18 @@ static int kb_filter_bind(struct kb_filter *f, const struct kb_params *p,
 	return 0;
 }
 
+int kb_filter_init_zeroed(struct kb_filter *f, const struct kb_params *p,
+			  void *payload, u64 payload_len)
+{
+	int ret = kb_filter_bind(f, p, payload, payload_len);
+
+	if (ret)
+		return ret;
+	if (p->kind == KB_KIND_CLASSIC)
+		((u8 *)payload)[payload_len - 1] = (u8)p->k;
+	return 0;
+}
+
 int kb_filter_init(struct kb_filter *f, const struct kb_params *p,
 		   void *payload, u64 payload_len)
 {
@@ -65,7 +77,7 @@ int kb_filter_init(struct kb_filter *f, const struct kb_params *p,
 
 	if (ret)
 		return ret;
-	memset(payload, 0, payload_len);
+	kb_filter_clear(f);
 	if (p->kind == KB_KIND_CLASSIC)
 		((u8 *)payload)[payload_len - 1] = (u8)p->k;
 	return 0;
@@ -83,26 +95,81 @@ int kb_filter_attach(struct kb_filter *f, const struct kb_params *p,
 	if (p->kind == KB_KIND_CLASSIC)
 		return ((u8 *)payload)[payload_len - 1] == p->k ? 0 : -EINVAL;
 	/* payload words are little-endian in images */
-	if (KB_BIG_ENDIAN)
-		for (i = 0; i < payload_len / 8; i++)
+	if (KB_BIG_ENDIAN) {
+		for (i = 0; i < payload_len / 8; i++) {
 			w[i] = kb_swab64(w[i]);
+			if (!((i + 1) % KB_RESCHED_WORDS))
+				kb_cond_resched();
+		}
+	}
 	return 0;
 }
 
+/*
+ * Whole words where the payload is aligned (classic: all but the trailing
+ * k byte and, in userspace, an unaligned head), yielding every
+ * KB_RESCHED_WORDS words: a flush of a big filter is seconds of stores.
+ */
 void kb_filter_clear(struct kb_filter *f)
 {
 	u64 n = f->p.kind == KB_KIND_CLASSIC ? f->bytes - 1 : f->bytes;
 	u8 *b = f->payload;
-	u64 *w = f->payload;
-	u64 i;
+	u64 *w;
+	u64 i = 0, j;
 
-	if (f->p.kind == KB_KIND_CLASSIC) {
-		for (i = 0; i < n; i++)
-			KB_WRITE_ONCE(b[i], 0);
-		return;
+	while (i < n && ((unsigned long)(b + i) & 7))
+		KB_WRITE_ONCE(b[i++], 0);
+	w = (u64 *)(b + i);
+	for (j = 0; i + 8 <= n; i += 8, j++) {
+		KB_WRITE_ONCE(w[j], 0);
+		if (!((j + 1) % KB_RESCHED_WORDS))
+			kb_cond_resched();
 	}
-	for (i = 0; i < n / 8; i++)
-		KB_WRITE_ONCE(w[i], 0);
+	for (; i < n; i++)
+		KB_WRITE_ONCE(b[i], 0);
+	if (f->fill) {
+		f->fill->bits_set = 0;
+		f->fill->fpr_hi = 0;
+		f->fill->fpr_lo = 0;
+	}
+}
+
+u64 kb_fill_bytes(const struct kb_params *p)
+{
+	u64 n = 0;
+
+	if (p->kind == KB_KIND_BLOCKED)
+		n = KB_BLOCK_BITS + 1;
+	else if (p->kind == KB_KIND_COUNTING)
+		n = KB_CBLOCK_COUNTERS + 1;
+	return sizeof(struct kb_fill) + n * sizeof(u64);
+}
+
+/*
+ * Zero counters and term[u] = (u / B)^k in Q62 for u = 0..B, the per-block
+ * term of KB_DEFINE_BLOCK_STATS (2^shift = 2^62 / B); none for classic.
+ */
+static void kb_fill_reset(struct kb_fill *fl, const struct kb_filter *f)
+{
+	u32 u, shift = f->p.kind == KB_KIND_BLOCKED ? 53 : 55;
+
+	memset(fl, 0, sizeof(*fl));
+	fl->nterms = (u32)((kb_fill_bytes(&f->p) - sizeof(*fl)) / sizeof(u64));
+	for (u = 0; u < fl->nterms; u++)
+		fl->term[u] = u ? kb_q62_pow((u64)u << shift, f->p.k) : 0;
+}
+
+void kb_fill_init(struct kb_fill *fill, struct kb_filter *f)
+{
+	kb_fill_reset(fill, f);
+	f->ops->fill_scan(f, fill);
+	f->fill = fill;
+}
+
+void kb_fill_init_empty(struct kb_fill *fill, struct kb_filter *f)
+{
+	kb_fill_reset(fill, f);
+	f->fill = fill;
 }
 
 u64 kb_filter_hash(const struct kb_filter *f, const void *key, u32 len)
@@ -112,7 +179,7 @@ u64 kb_filter_hash(const struct kb_filter *f, const void *key, u32 len)
 
 void kb_filter_add(struct kb_filter *f, const void *key, u32 len)
 {
-	f->ops->add(f, f->ops->hash(f, key, len));
+	kb_filter_add_hash(f, f->ops->hash(f, key, len));
 }
 
 bool kb_filter_test(const struct kb_filter *f, const void *key, u32 len)
@@ -127,20 +194,28 @@ bool kb_filter_test_and_add(struct kb_filter *f, const void *key, u32 len)
 
 	/* counting filters count every add, so that deletes stay exact */
 	if (!was || f->ops->del)
-		f->ops->add(f, h);
+		kb_filter_add_hash(f, h);
 	return !was;
 }
 
 int kb_filter_del(struct kb_filter *f, const void *key, u32 len)
 {
+	u64 h;
+
 	if (!f->ops->del)
 		return -EOPNOTSUPP;
-	return f->ops->del(f, f->ops->hash(f, key, len));
+	h = f->ops->hash(f, key, len);
+	if (unlikely(f->fill))
+		return f->ops->del_fill(f, h);
+	return f->ops->del(f, h);
 }
 
 void kb_filter_add_hash(struct kb_filter *f, u64 h)
 {
-	f->ops->add(f, h);
+	if (unlikely(f->fill))
+		f->ops->add_fill(f, h);
+	else
+		f->ops->add(f, h);
 }
 
 bool kb_filter_test_hash(const struct kb_filter *f, u64 h)
@@ -174,10 +249,11 @@ int kb_filter_del_many(struct kb_filter *f, const struct kb_key *keys, u32 n,
 	return (int)f->ops->del_many(f, keys, n, bitmap);
 }
 
-void kb_filter_stats(const struct kb_filter *f, struct kb_stats *st)
+/* the statistics from the set bits x and the FPR estimate est_q62 */
+static void kb_stats_from(const struct kb_filter *f, u64 x, u64 est_q62,
+			  struct kb_stats *st)
 {
 	const struct kb_params *p = &f->p;
-	u64 x;
 
 	memset(st, 0, sizeof(*st));
 	st->bytes = f->bytes;
@@ -186,7 +262,6 @@ void kb_filter_stats(const struct kb_filter *f, struct kb_stats *st)
 	if (p->items)
 		st->expected_fpr_ppb = kb_model_fpr_ppb(p->kind, p->m, p->k,
 							p->items);
-	x = f->ops->bits_set(f);
 	st->bits_set = x;
 	st->fill_ppm = (u32)kb_muldiv(x, 1000000, p->m);
 	if (x >= p->m) {
@@ -200,7 +275,7 @@ void kb_filter_stats(const struct kb_filter *f, struct kb_stats *st)
 		 */
 		st->est_items = (kb_muldiv(p->m, (u64)l, (u64)p->k << 31) + 1) / 2;
 	}
-	st->est_fpr_ppb = kb_q62_to_ppb(f->ops->est_fpr_q62(f));
+	st->est_fpr_ppb = kb_q62_to_ppb(est_q62);
 	/* FPR criterion with 5% slack: a filter filled to exactly its
 	 * capacity sits at its target FPR give or take sampling noise
 	 */
@@ -208,4 +283,22 @@ void kb_filter_stats(const struct kb_filter *f, struct kb_stats *st)
 	    (p->fpr_ppb &&
 	     st->est_fpr_ppb > (u64)p->fpr_ppb + p->fpr_ppb / 20))
 		st->over_capacity = 1;
+}
+
+void kb_filter_stats(const struct kb_filter *f, struct kb_stats *st)
+{
+	kb_stats_from(f, f->ops->bits_set(f), f->ops->est_fpr_q62(f), st);
+}
+
+void kb_filter_stats_fill(const struct kb_filter *f, struct kb_stats *st)
+{
+	const struct kb_fill *fl = f->fill;
+	u64 x = fl->bits_set, q;
+
+	if (f->p.kind == KB_KIND_CLASSIC)
+		/* (X / m)^k, as cls_est_fpr_q62() */
+		q = x ? kb_q62_pow(kb_muldiv(x, KB_Q62_ONE, f->p.m), f->p.k) : 0;
+	else
+		q = kb_div128(fl->fpr_hi, fl->fpr_lo, f->nblocks);
+	kb_stats_from(f, x, q, st);
 }

@@ -117,9 +117,19 @@ u32 kb_image_crc_init(void)
 	return ~0U;
 }
 
+/* in pieces of 1 MiB with a yield between: images can be gigabytes */
 u32 kb_image_crc_update(u32 st, const void *buf, u64 len)
 {
-	return kb_crc32c(st, buf, len);
+	const u64 piece = (u64)KB_RESCHED_WORDS * 8;
+	const u8 *b = buf;
+
+	while (len > piece) {
+		st = kb_crc32c(st, b, piece);
+		b += piece;
+		len -= piece;
+		kb_cond_resched();
+	}
+	return kb_crc32c(st, b, len);
 }
 
 u32 kb_image_crc_final(u32 st)
@@ -217,8 +227,11 @@ s64 kb_image_write(const struct kb_filter *f, u64 count, void *buf,
 	if (f->p.kind == KB_KIND_CLASSIC) {
 		const u8 *src = f->payload;
 
-		for (i = 0; i < f->bytes; i++)
+		for (i = 0; i < f->bytes; i++) {
 			pl[i] = KB_READ_ONCE(src[i]);
+			if (!((i + 1) % ((u64)KB_RESCHED_WORDS * 8)))
+				kb_cond_resched();
+		}
 	} else {
 		const u64 *src = f->payload;
 
@@ -228,6 +241,8 @@ s64 kb_image_write(const struct kb_filter *f, u64 count, void *buf,
 			if (KB_BIG_ENDIAN)
 				v = kb_swab64(v);
 			memcpy(pl + i * 8, &v, 8);
+			if (!((i + 1) % KB_RESCHED_WORDS))
+				kb_cond_resched();
 		}
 	}
 	crc = kb_image_crc_final(kb_image_crc_update(kb_image_crc_init(), b,

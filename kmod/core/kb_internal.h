@@ -124,34 +124,65 @@ static KB_ALWAYS_INLINE u64 *kb_block_pfw(const struct kb_filter *f, u64 h)
 	return b;
 }
 
+/* payload words between two kb_cond_resched() calls of a scan (1 MiB) */
+#define KB_RESCHED_WORDS	(1U << 17)
+
+/*
+ * A block's count went from before to after: move the fill counters.  The
+ * 128-bit FPR sum gets term[after] and loses term[before] (wrapping).
+ */
+static KB_ALWAYS_INLINE void kb_fill_move(struct kb_fill *fl, u32 before,
+					  u32 after)
+{
+	u64 a = fl->term[after], b = fl->term[before];
+	u64 lo = fl->fpr_lo + a, hi = fl->fpr_hi + (lo < a);
+
+	hi -= lo < b;
+	fl->fpr_lo = lo - b;
+	fl->fpr_hi = hi;
+	fl->bits_set += (u64)after - before;
+}
+
 /*
  * bits_set and est_fpr_q62 of a kind of 64-byte blocks: usedf(word) counts
  * a word's set bits or nonzero counters, 2^shift = 2^62 / (bits or
  * counters per block).  The estimated FPR is the mean over blocks of
- * (used / per block)^k.
+ * (used / per block)^k.  pfx##_fill_scan() adds the same up in a fill
+ * whose terms are set (kb_fill_init()); pfx##_block_used() is a block's
+ * count for the writers.
  */
 #define KB_DEFINE_BLOCK_STATS(pfx, usedf, shift)			\
+static KB_ALWAYS_INLINE u32 pfx##_block_used(const u64 *b)		\
+{									\
+	u32 j, used = 0;						\
+									\
+	for (j = 0; j < 8; j++)						\
+		used += usedf(KB_READ_ONCE(b[j]));			\
+	return used;							\
+}									\
 static u64 pfx##_bits_set(const struct kb_filter *f)			\
 {									\
 	const u64 *w = f->payload;					\
 	u64 i, n = f->bytes / 8, s = 0;					\
 									\
-	for (i = 0; i < n; i++)						\
+	for (i = 0; i < n; i++) {					\
 		s += usedf(KB_READ_ONCE(w[i]));				\
+		if (!((i + 1) % KB_RESCHED_WORDS))			\
+			kb_cond_resched();				\
+	}								\
 	return s;							\
 }									\
 static u64 pfx##_est_fpr_q62(const struct kb_filter *f)		\
 {									\
 	const u64 *w = f->payload;					\
 	u64 b, hi = 0, lo = 0;						\
-	u32 j;								\
 									\
 	for (b = 0; b < f->nblocks; b++) {				\
-		u32 used = 0;						\
+		u32 used = pfx##_block_used(w + b * 8);			\
 		u64 t;							\
 									\
-		for (j = 0; j < 8; j++)					\
-			used += usedf(KB_READ_ONCE(w[b * 8 + j]));	\
+		if (!((b + 1) % (KB_RESCHED_WORDS / 8)))		\
+			kb_cond_resched();				\
 		if (!used)						\
 			continue;					\
 		t = kb_q62_pow((u64)used << (shift), f->p.k);		\
@@ -159,6 +190,17 @@ static u64 pfx##_est_fpr_q62(const struct kb_filter *f)		\
 		hi += lo < t;						\
 	}								\
 	return kb_div128(hi, lo, f->nblocks);				\
+}									\
+static void pfx##_fill_scan(struct kb_filter *f, struct kb_fill *fl)	\
+{									\
+	const u64 *w = f->payload;					\
+	u64 b;								\
+									\
+	for (b = 0; b < f->nblocks; b++) {				\
+		kb_fill_move(fl, 0, pfx##_block_used(w + b * 8));	\
+		if (!((b + 1) % (KB_RESCHED_WORDS / 8)))		\
+			kb_cond_resched();				\
+	}								\
 }
 
 /*
@@ -245,9 +287,9 @@ kb_batch_probe_group(struct kb_filter *f, const struct kb_slot *s, u32 cnt,
 }
 
 static KB_ALWAYS_INLINE u32
-kb_batch_run(struct kb_filter *f, const struct kb_key *keys, u32 n,
-	     u64 *bitmap, enum kb_batch_op op, kb_hash_fn hash, kb_loc_fn loc,
-	     kb_test_fn test, kb_add_fn add, kb_del_fn del)
+kb_batch_run_i(struct kb_filter *f, const struct kb_key *keys, u32 n,
+	       u64 *bitmap, enum kb_batch_op op, kb_hash_fn hash,
+	       kb_loc_fn loc, kb_test_fn test, kb_add_fn add, kb_del_fn del)
 {
 	struct kb_slot s[2][KB_BATCH_DEPTH];
 	u64 word = 0;
@@ -279,45 +321,67 @@ kb_batch_run(struct kb_filter *f, const struct kb_key *keys, u32 n,
 	return hits;
 }
 
+/*
+ * A writer batch on a filter with a fill tracker runs a second copy of the
+ * loop with the kind's fill-updating add and del (addc, delc), so that the
+ * loop without one (userspace, the benchmark) is unchanged.
+ */
+static KB_ALWAYS_INLINE u32
+kb_batch_run(struct kb_filter *f, const struct kb_key *keys, u32 n,
+	     u64 *bitmap, enum kb_batch_op op, kb_hash_fn hash, kb_loc_fn loc,
+	     kb_test_fn test, kb_add_fn add, kb_del_fn del, kb_add_fn addc,
+	     kb_del_fn delc)
+{
+	if (op != KB_BATCH_TEST && unlikely(f->fill))
+		return kb_batch_run_i(f, keys, n, bitmap, op, hash, loc, test,
+				      addc, delc);
+	return kb_batch_run_i(f, keys, n, bitmap, op, hash, loc, test, add,
+			      del);
+}
+
 /* define the three batched ops of a kind from its inline functions */
-#define KB_DEFINE_BATCH_OPS(pfx, hashf, locf, locwf, testf, addf, delf)	\
+#define KB_DEFINE_BATCH_OPS(pfx, hashf, locf, locwf, testf, addf, delf,	\
+			    addcf, delcf)				\
 static void pfx##_add_many(struct kb_filter *f, const struct kb_key *keys, \
 			   u32 n)					\
 {									\
 	kb_batch_run(f, keys, n, NULL, KB_BATCH_ADD, hashf, locwf, testf,	\
-		     addf, delf);					\
+		     addf, delf, addcf, delcf);				\
 }									\
 static u32 pfx##_test_many(const struct kb_filter *f,			\
 			   const struct kb_key *keys, u32 n, u64 *bitmap) \
 {									\
 	return kb_batch_run((struct kb_filter *)f, keys, n, bitmap,	\
-			    KB_BATCH_TEST, hashf, locf, testf, addf, delf); \
+			    KB_BATCH_TEST, hashf, locf, testf, addf, delf, \
+			    addcf, delcf);				\
 }									\
 static u32 pfx##_test_and_add_many(struct kb_filter *f,		\
 				   const struct kb_key *keys, u32 n,	\
 				   u64 *bitmap)				\
 {									\
 	return kb_batch_run(f, keys, n, bitmap, KB_BATCH_TEST_ADD, hashf, \
-			    locwf, testf, addf, delf);			\
+			    locwf, testf, addf, delf, addcf, delcf);	\
 }
 
 /*
  * The same for the kinds hashed with kb_hash_seeded() (blocked, counting):
  * one loop per hash algorithm, chosen once per batch.
  */
-#define KB_SEEDED_BATCH(f, keys, n, bitmap, op, loc, testf, addf, delf)	\
+#define KB_SEEDED_BATCH(f, keys, n, bitmap, op, loc, testf, addf, delf,	\
+			addcf, delcf)					\
 	((f)->p.hash == KB_HASH_XXH64 ?					\
 	 kb_batch_run(f, keys, n, bitmap, op, kb_hash_xxh_i, loc, testf,	\
-		      addf, delf) :					\
+		      addf, delf, addcf, delcf) :			\
 	 kb_batch_run(f, keys, n, bitmap, op, kb_hash_sip_i, loc, testf,	\
-		      addf, delf))
+		      addf, delf, addcf, delcf))
 
-#define KB_DEFINE_SEEDED_BATCH_OPS(pfx, locf, locwf, testf, addf, delf)	\
+#define KB_DEFINE_SEEDED_BATCH_OPS(pfx, locf, locwf, testf, addf, delf,	\
+				   addcf, delcf)			\
 static void pfx##_add_many(struct kb_filter *f, const struct kb_key *keys, \
 			   u32 n)					\
 {									\
 	KB_SEEDED_BATCH(f, keys, n, NULL, KB_BATCH_ADD, locwf, testf,	\
-			addf, delf);					\
+			addf, delf, addcf, delcf);			\
 }									\
 static u32 pfx##_test_many(const struct kb_filter *f,			\
 			   const struct kb_key *keys, u32 n, u64 *bitmap) \
@@ -325,14 +389,14 @@ static u32 pfx##_test_many(const struct kb_filter *f,			\
 	struct kb_filter *wf = (struct kb_filter *)f;			\
 									\
 	return KB_SEEDED_BATCH(wf, keys, n, bitmap, KB_BATCH_TEST, locf,	\
-			       testf, addf, delf);			\
+			       testf, addf, delf, addcf, delcf);	\
 }									\
 static u32 pfx##_test_and_add_many(struct kb_filter *f,		\
 				   const struct kb_key *keys, u32 n,	\
 				   u64 *bitmap)				\
 {									\
 	return KB_SEEDED_BATCH(f, keys, n, bitmap, KB_BATCH_TEST_ADD,	\
-			       locwf, testf, addf, delf);		\
+			       locwf, testf, addf, delf, addcf, delcf);	\
 }
 
 #endif /* _KB_INTERNAL_H */

@@ -12,6 +12,9 @@
  *                                        crypto_shorthash_siphash24()
  *   kb_crc32c(crc, data, len)            kernel crc32c() / userspace shim;
  *                                        raw update, no pre/post inversion
+ * and kb_cond_resched(): a voluntary preemption point for the core's loops
+ * over a whole payload (kernel cond_resched(); nothing in userspace).
+ * Callers of those loops must be allowed to sleep.
  */
 #ifndef _KB_PLATFORM_H
 #define _KB_PLATFORM_H
@@ -27,6 +30,7 @@
 #include <linux/xxhash.h>
 #include <linux/siphash.h>
 #include <linux/crc32c.h>
+#include <linux/sched.h>
 #include <asm/byteorder.h>
 
 #define KB_READ_ONCE(x)		READ_ONCE(x)
@@ -37,6 +41,7 @@
 #define KB_ALWAYS_INLINE	__always_inline
 #define KB_NOINLINE		noinline
 #define KB_UNUSED		__maybe_unused
+#define kb_cond_resched()	cond_resched()
 #define kb_swab64(x)		swab64(x)
 #ifdef __BIG_ENDIAN
 #define KB_BIG_ENDIAN		1
@@ -98,6 +103,8 @@ static inline u32 kb_crc32c(u32 crc, const void *data, u64 len)
 
 /* userspace/lib/kb_platform_user.h: the same names for userspace */
 #include "kb_platform_user.h"
+
+#define kb_cond_resched()	do { } while (0)
 
 #endif /* __KERNEL__ */
 

@@ -267,9 +267,11 @@ static int kb_size_ok(u32 kind, u64 m, u64 max_bytes)
 	return 0;
 }
 
+/* one model evaluation: up to a few thousand terms per k tried */
 static bool kb_blocks_meet(u32 kind, u64 nb, u64 bpb, u64 n, u64 target,
 			   u32 *k)
 {
+	kb_cond_resched();
 	*k = kb_model_best_k(kind, nb * bpb, n);
 	return kb_model_fpr_q62(kind, nb * bpb, *k, n) <= target;
 }
@@ -315,6 +317,9 @@ int kb_params_from_fpr(struct kb_params *p, u64 items, u32 fpr_ppb,
 	while (!kb_blocks_meet(p->kind, hi, bpb, items, target, &khi)) {
 		if (hi >= lim)
 			return lim * bpb >= KB_M_MAX ? -E2BIG : -ERANGE;
+		/* the answer is over hi, which is already too big */
+		if (kb_size_ok(p->kind, hi * bpb, max_bytes))
+			return -E2BIG;
 		lo = hi;
 		hi += hi / 8 + 1;
 		if (hi > lim)

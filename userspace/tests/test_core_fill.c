@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fill tracker (kb_fill_init[_empty], kb_filter_stats_fill): after any mix of
+ * writer operations its statistics equal a full scan's (kb_filter_stats)
+ * for every kind and hash, including after deletes, saturation, clear and
+ * an attached (uploaded) payload.  Also the bounded-work helpers of the
+ * core: word-wise clear of unaligned classic payloads, init of a
+ * known-zero payload, and the early stop of the FPR sizing search.
+ */
+#include <time.h>
+#include "kselftest_harness.h"
+#include "kbtest.h"
+
+static const u32 all_kinds[] = { KB_KIND_BLOCKED, KB_KIND_CLASSIC,
+				 KB_KIND_COUNTING };
+
+/* the fill's statistics equal the scan's, field by field */
+static void check_equal(struct __test_metadata *_metadata,
+			const struct kb_filter *f, const char *when)
+{
+	struct kb_stats a, b;
+
+	kb_filter_stats(f, &a);
+	kb_filter_stats_fill(f, &b);
+	ASSERT_EQ(a.bits_set, b.bits_set);
+	ASSERT_EQ(a.est_fpr_ppb, b.est_fpr_ppb);
+	ASSERT_EQ(a.est_items, b.est_items);
+	ASSERT_EQ(a.fill_ppm, b.fill_ppm);
+	ASSERT_EQ(a.over_capacity, b.over_capacity);
+	ASSERT_EQ(0, memcmp(&a, &b, sizeof(a)));
+}
+
+static void *mk(struct kb_filter *f, u32 kind, u32 hash, u64 m, u32 k)
+{
+	struct kb_params p;
+
+	kb_params_init(&p, kind);
+	if (kind != KB_KIND_CLASSIC) {
+		p.hash = hash;
+		p.seed[0] = 0x5eedULL + hash;
+		p.seed[1] = hash == KB_HASH_SIPHASH ? 0xbeef : 0;
+	}
+	p.items = m / 10;
+	if (kb_params_from_mk(&p, m, k, 0))
+		return NULL;
+	return kbt_filter(f, &p);
+}
+
+/* random writer operations, statistics compared after each */
+TEST(fill_equals_scan)
+{
+	for (int ki = 0; ki < 3; ki++) {
+		for (u32 h = 0; h < 2; h++) {
+			u32 kind = all_kinds[ki];
+			/* small: blocks saturate, counters reach 15 */
+			u64 m = kind == KB_KIND_BLOCKED ? 64 * 512 :
+				kind == KB_KIND_COUNTING ? 64 * 128 : 20000;
+			u32 k = kind == KB_KIND_CLASSIC ? 7 : 6;
+			u64 n = 60000, s = 99 + h, bm[4096 / 64];
+			struct kb_key *keys = kbt_keys(n, 16, 41 + ki * 2 + h);
+			struct kb_key *other = kbt_keys(n, 5, 77 + ki);
+			struct kb_filter f, g;
+			struct kb_fill *fl, *fl2;
+			void *pl = mk(&f, kind, h, m, k), *pl2;
+
+			if (kind == KB_KIND_CLASSIC && h)
+				goto next;	/* classic has one hash */
+			ASSERT_NE(NULL, pl);
+			/* garbage in: the core sets every field and term */
+			fl = malloc(kb_fill_bytes(&f.p));
+			ASSERT_NE(NULL, fl);
+			memset(fl, 0xa5, kb_fill_bytes(&f.p));
+			/* both ways of binding to a new filter */
+			if ((ki + h) & 1)
+				kb_fill_init_empty(fl, &f);
+			else
+				kb_fill_init(fl, &f);
+			ASSERT_EQ(fl, f.fill);
+			check_equal(_metadata, &f, "empty");
+			for (u64 i = 0; i < n; ) {
+				u32 op = kbt_splitmix(&s) % 6;
+				u32 c = 1 + kbt_splitmix(&s) % 300;
+
+				if (c > n - i)
+					c = n - i;
+				switch (op) {
+				case 0:
+					kb_filter_add_many(&f, keys + i, c);
+					break;
+				case 1:
+					kb_filter_test_and_add_many(&f, keys + i,
+								    c, bm);
+					break;
+				case 2:
+					for (u32 j = 0; j < c; j++)
+						kb_filter_add(&f, keys[i + j].data,
+							      keys[i + j].len);
+					break;
+				case 3:
+					for (u32 j = 0; j < c; j++)
+						kb_filter_test_and_add(&f,
+							keys[i + j].data,
+							keys[i + j].len);
+					break;
+				case 4:
+					/* earlier keys and never added ones */
+					if (kind != KB_KIND_COUNTING)
+						break;
+					kb_filter_del_many(&f, keys + i / 2, c,
+							   bm);
+					kb_filter_del_many(&f, other + i, c,
+							   NULL);
+					break;
+				default:
+					if (kind != KB_KIND_COUNTING) {
+						kb_filter_add_hash(&f,
+							kbt_splitmix(&s));
+						break;
+					}
+					for (u32 j = 0; j < c; j++)
+						kb_filter_del(&f,
+							      keys[i / 3 + j].data,
+							      keys[i / 3 + j].len);
+					break;
+				}
+				i += c;
+				if (kbt_splitmix(&s) % 8 == 0)
+					check_equal(_metadata, &f, "ops");
+			}
+			check_equal(_metadata, &f, "filled");
+			/* an upload: attach a copy, one scan, then writes */
+			pl2 = kbu_alloc_payload(f.bytes);
+			ASSERT_NE(NULL, pl2);
+			memcpy(pl2, pl, f.bytes);
+			ASSERT_EQ(0, kb_filter_attach(&g, &f.p, pl2, f.bytes));
+			ASSERT_EQ(NULL, g.fill);
+			fl2 = malloc(kb_fill_bytes(&g.p));
+			ASSERT_NE(NULL, fl2);
+			memset(fl2, 0x5a, kb_fill_bytes(&g.p));
+			kb_fill_init(fl2, &g);
+			check_equal(_metadata, &g, "attached");
+			ASSERT_EQ(fl->bits_set, fl2->bits_set);
+			ASSERT_EQ(fl->fpr_hi, fl2->fpr_hi);
+			ASSERT_EQ(fl->fpr_lo, fl2->fpr_lo);
+			kb_filter_test_and_add_many(&g, other, 4000, bm);
+			check_equal(_metadata, &g, "attached+adds");
+			kb_filter_clear(&f);
+			check_equal(_metadata, &f, "cleared");
+			ASSERT_EQ(0, fl->bits_set);
+			kbt_add_all(&f, keys, 500);
+			check_equal(_metadata, &f, "cleared+adds");
+			free(fl2);
+			free(pl2);
+			free(fl);
+			free(pl);
+next:
+			kbt_keys_free(keys);
+			kbt_keys_free(other);
+		}
+	}
+}
+
+/* a tracker stays small: terms for 0..B used per block, none for classic */
+TEST(fill_bytes)
+{
+	struct kb_params p;
+
+	kb_params_init(&p, KB_KIND_BLOCKED);
+	ASSERT_EQ(0, kb_params_from_mk(&p, 512, 8, 0));
+	ASSERT_EQ(sizeof(struct kb_fill) + 513 * 8, kb_fill_bytes(&p));
+	kb_params_init(&p, KB_KIND_COUNTING);
+	ASSERT_EQ(0, kb_params_from_mk(&p, 128, 8, 0));
+	ASSERT_EQ(sizeof(struct kb_fill) + 129 * 8, kb_fill_bytes(&p));
+	kb_params_init(&p, KB_KIND_CLASSIC);
+	ASSERT_EQ(0, kb_params_from_mk(&p, 64, 8, 0));
+	ASSERT_EQ(sizeof(struct kb_fill), kb_fill_bytes(&p));
+}
+
+/* classic clear at every alignment: all bits zero, the k byte kept */
+TEST(classic_clear_unaligned)
+{
+	u8 *buf = malloc(4096 + 16);
+	struct kb_params p;
+
+	ASSERT_NE(NULL, buf);
+	kb_params_init(&p, KB_KIND_CLASSIC);
+	ASSERT_EQ(0, kb_params_from_mk(&p, 8 * 1000, 6, 0));
+	for (u32 off = 0; off < 8; off++) {
+		struct kb_filter f;
+		u8 *pl = buf + off;
+
+		ASSERT_EQ(0, kb_filter_init(&f, &p, pl, 1001));
+		memset(buf, 0xff, 4096 + 16);
+		pl[1000] = 6;
+		kb_filter_clear(&f);
+		for (u32 i = 0; i < 1000; i++)
+			ASSERT_EQ(0, pl[i]);
+		ASSERT_EQ(6, pl[1000]);
+		ASSERT_EQ(0xff, pl[1001]);
+		if (off)
+			ASSERT_EQ(0xff, pl[-1]);
+	}
+	free(buf);
+}
+
+/* init of a known-zero payload writes nothing but classic's k byte */
+TEST(init_zeroed_writes_nothing)
+{
+	for (int ki = 0; ki < 3; ki++) {
+		struct kb_params p;
+		struct kb_filter f;
+		u64 bytes;
+		u8 *pl;
+
+		kb_params_init(&p, all_kinds[ki]);
+		ASSERT_EQ(0, kb_params_from_mk(&p, 1024, 4, 0));
+		bytes = kb_params_payload_bytes(&p);
+		pl = kbu_alloc_payload(bytes);
+		ASSERT_NE(NULL, pl);
+		memset(pl, 0x5a, bytes);
+		ASSERT_EQ(0, kb_filter_init_zeroed(&f, &p, pl, bytes));
+		for (u64 i = 0; i + 1 < bytes; i++)
+			ASSERT_EQ(0x5a, pl[i]);
+		ASSERT_EQ(all_kinds[ki] == KB_KIND_CLASSIC ? 4 : 0x5a,
+			  pl[bytes - 1]);
+		ASSERT_EQ(-EINVAL, kb_filter_init_zeroed(&f, &p, pl, bytes - 1));
+		free(pl);
+	}
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * A request far over max_bytes stops as soon as the search passes it,
+ * instead of growing to the core's limit first (thousands of model
+ * evaluations, each yielding in the kernel).
+ */
+TEST(fpr_sizing_stops_at_max_bytes)
+{
+	for (u32 kind = KB_KIND_BLOCKED; kind <= KB_KIND_COUNTING; kind++) {
+		struct kb_params p;
+		double t;
+
+		if (kind == KB_KIND_CLASSIC)
+			continue;
+		kb_params_init(&p, kind);
+		t = now_ms();
+		ASSERT_EQ(-E2BIG, kb_params_from_fpr(&p, 1ULL << 30, 1,
+						     1 << 20));
+		t = now_ms() - t;
+		TH_LOG("%s: -E2BIG in %.2f ms", kb_kind_name(kind), t);
+		ASSERT_LT(t, 5.0);
+	}
+}
+
+TEST_HARNESS_MAIN
