@@ -121,14 +121,11 @@ static void kb_nl_blame(struct netlink_ext_ack *extack, int ret,
 }
 
 static int kb_nl_fill_info(struct sk_buff *skb, struct kb_set *s,
-			   const char *name, bool admin)
+			   const char *name)
 {
 	struct kb_info i;
-	u64 seed[2] = {};
 
 	kb_set_info(s, &i);
-	if (i.p.hash != KB_HASH_SIPHASH || admin)
-		memcpy(seed, i.p.seed, sizeof(seed));
 	if (nla_put_string(skb, KB_A_NAME, name) ||
 	    nla_put_u32(skb, KB_A_KIND, i.p.kind) ||
 	    nla_put_u32(skb, KB_A_KEY_TYPE, i.p.key_type) ||
@@ -137,7 +134,7 @@ static int kb_nl_fill_info(struct sk_buff *skb, struct kb_set *s,
 	    nla_put_u32(skb, KB_A_K, i.p.k) ||
 	    kb_nl_put_u64(skb, KB_A_ITEMS, i.p.items) ||
 	    nla_put_u32(skb, KB_A_FPR_PPB, i.p.fpr_ppb) ||
-	    nla_put(skb, KB_A_SEED, sizeof(seed), seed) ||
+	    nla_put(skb, KB_A_SEED, sizeof(i.p.seed), i.p.seed) ||
 	    kb_nl_put_u64(skb, KB_A_PLEN4, i.p.plen4) ||
 	    nla_put(skb, KB_A_PLEN6, sizeof(i.p.plen6), i.p.plen6) ||
 	    kb_nl_put_u64(skb, KB_A_BYTES, i.st.bytes) ||
@@ -326,10 +323,7 @@ static int kb_nl_get(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	}
 	hdr = genlmsg_put_reply(msg, info, &kb_genl_family, 0, KB_CMD_GET);
-	ret = hdr ? kb_nl_fill_info(msg, s, name,
-				    netlink_ns_capable(skb, net->user_ns,
-						       CAP_NET_ADMIN)) :
-		-EMSGSIZE;
+	ret = hdr ? kb_nl_fill_info(msg, s, name) : -EMSGSIZE;
 	kb_set_put(s);
 	if (ret) {
 		nlmsg_free(msg);
@@ -343,7 +337,6 @@ struct kb_dump_arg {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
 	const u64 *reg_gen;
-	bool admin;
 };
 
 static int kb_nl_dump_one(struct kb_set *s, void *arg)
@@ -360,7 +353,7 @@ static int kb_nl_dump_one(struct kb_set *s, void *arg)
 	if (!hdr)
 		return -EMSGSIZE;
 	genl_dump_check_consistent(cb, hdr);
-	if (kb_nl_fill_info(a->skb, s, s->name, a->admin)) {
+	if (kb_nl_fill_info(a->skb, s, s->name)) {
 		genlmsg_cancel(a->skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -375,8 +368,6 @@ static int kb_nl_get_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	u64 reg_gen = 0;
 	struct kb_dump_arg a = {
 		.skb = skb, .cb = cb, .reg_gen = &reg_gen,
-		.admin = netlink_ns_capable(cb->skb, net->user_ns,
-					    CAP_NET_ADMIN),
 	};
 	int ret;
 
@@ -530,6 +521,7 @@ static const struct genl_ops kb_genl_ops[] = {
 		.dumpit = kb_nl_get_dump,
 		.policy = kb_name_policy,
 		.maxattr = KB_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = KB_CMD_ADD,
@@ -543,6 +535,7 @@ static const struct genl_ops kb_genl_ops[] = {
 		.doit = kb_nl_test,
 		.policy = kb_keys_policy,
 		.maxattr = KB_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = KB_CMD_DEL,
@@ -586,6 +579,7 @@ static const struct genl_ops kb_genl_ops[] = {
 		.done = kb_nl_export_done,
 		.policy = kb_name_policy,
 		.maxattr = KB_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };
 
