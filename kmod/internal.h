@@ -137,6 +137,7 @@ static inline struct kb_net *kb_net(const struct net *net)
 int kb_net_init(struct net *net);
 void kb_net_exit(struct net *net);
 bool kb_name_ok(const char *name, struct netlink_ext_ack *extack);
+int kb_spec_unused(const struct kb_spec *s, struct netlink_ext_ack *extack);
 int kb_params_from_spec(struct kb_params *p, const struct kb_spec *s,
 			struct netlink_ext_ack *extack);
 struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,

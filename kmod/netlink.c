@@ -165,7 +165,7 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 	struct kb_params p;
 	bool classic, leveldb;
 	struct nlattr *mode;
-	int ret;
+	int ret, unused;
 
 	ret = kb_nl_name(info, KB_A_NAME, name);
 	if (ret)
@@ -184,12 +184,6 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 	if (tb[KB_A_SEED]) {
 		memcpy(sp.seed, nla_data(tb[KB_A_SEED]), sizeof(sp.seed));
 		sp.has_seed = true;
-		if ((sp.hash == KB_HASH_LEVELDB && (sp.seed[0] || sp.seed[1])) ||
-		    (sp.hash == KB_HASH_XXH64 && sp.seed[1])) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[KB_A_SEED],
-					    "kbloom: SEED: classic filters have none, xxh64 uses only the first word");
-			return -EINVAL;
-		}
 	}
 	if (tb[KB_A_ITEMS])
 		sp.items = nla_get_u64(tb[KB_A_ITEMS]);
@@ -217,8 +211,20 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 			return -EINVAL;
 		}
 	}
+	/* every sizing attribute given: those of another mode are refused */
+	if (tb[KB_A_FPR_PPB])
+		sp.fpr_ppb = nla_get_u32(tb[KB_A_FPR_PPB]);
+	if (tb[KB_A_BITS_PER_KEY])
+		sp.bits_per_key = nla_get_u32(tb[KB_A_BITS_PER_KEY]);
+	if (tb[KB_A_M])
+		sp.m = nla_get_u64(tb[KB_A_M]);
+	if (tb[KB_A_K])
+		sp.k = nla_get_u32(tb[KB_A_K]);
 	ret = kb_params_from_spec(&p, &sp, extack);
-	if (ret == -EINVAL) {
+	unused = ret == -EINVAL ? kb_spec_unused(&sp, NULL) : 0;
+	if (unused) {
+		NL_SET_BAD_ATTR(extack, tb[unused]);
+	} else if (ret == -EINVAL) {
 		if (sp.sizing == KB_SIZING_MK)
 			NL_SET_ERR_MSG_ATTR(extack, mode,
 					    "kbloom: bad M or K for the kind (M: multiple of 512 blocked, 128 counting, 8 classic; K: 1..32, classic 1..30)");

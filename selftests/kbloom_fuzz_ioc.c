@@ -196,6 +196,15 @@ static void gen_create(struct fz_rng *r, struct kb_ioc_create *c)
 		c->seed[0] = fz_next(r);
 		c->seed[1] = c->hash == KB_HASH_SIPHASH ? fz_next(r) : 0;
 	}
+	/* the fields of the other sizing modes are refused (EINVAL) */
+	if (fz_pct(r, 90)) {
+		if (c->sizing != KB_SIZING_FPR)
+			c->fpr_ppb = 0;
+		if (c->sizing != KB_SIZING_BPK)
+			c->bits_per_key = 0;
+		if (c->sizing != KB_SIZING_MK)
+			c->m = c->k = 0;
+	}
 	if (fz_pct(r, 50))
 		return;		/* valid, or nearly */
 	switch (fz_rnd(r, 12)) {

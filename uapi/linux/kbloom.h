@@ -219,6 +219,9 @@ enum kb_ioc_sizing {
  * struct: the new parameters of a rebuild.  hash: KB_HASH_XXH64 or
  * KB_HASH_SIPHASH (blocked, counting), KB_HASH_LEVELDB (classic, whose seed
  * is always zero).  Without KB_CREATE_F_SEED the kernel picks a random seed.
+ * The fields of the other sizing modes must be zero, KB_CREATE_F_SEED is
+ * refused for the leveldb hash and seed[1] must be zero for xxh64: EINVAL,
+ * not silently ignored.
  */
 struct kb_ioc_create {
 	__u32		size;
@@ -463,7 +466,9 @@ struct kb_ioc_txn {
  *	sizing: KB_A_M + KB_A_K (+ [KB_A_ITEMS], informational), or
  *	KB_A_BITS_PER_KEY (+ [KB_A_ITEMS]), or KB_A_ITEMS + KB_A_FPR_PPB;
  *	the first of KB_A_M, KB_A_BITS_PER_KEY, KB_A_FPR_PPB present picks
- *	the mode (like enum kb_ioc_sizing).  [KB_A_SEED] (else random).
+ *	the mode (like enum kb_ioc_sizing); a sizing attribute of another
+ *	mode is refused (EINVAL, the extack names it).  [KB_A_SEED] (else
+ *	random; not for the leveldb hash, second word zero for xxh64).
  *	Reply: ack only.  Event KB_EVENT_CREATED.
  * KB_CMD_DESTROY (do): KB_A_NAME.  Event KB_EVENT_DESTROYED.
  * KB_CMD_GET (do): KB_A_NAME.  Reply: one KB_CMD_GET message with the
