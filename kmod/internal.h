@@ -79,7 +79,9 @@ struct kb_set {
 	struct list_head node;		/* kb_net.sets */
 	char name[KB_NAME_MAX];		/* under kb_net.lock */
 	u32 key_type;			/* never changes */
-	bool dead;			/* unlinked: under kb_set.lock */
+	bool dead;			/* unlinked: written under kb_set.lock,
+					 * read locklessly by TEST (READ_ONCE)
+					 */
 	struct kb_gen __rcu *gen;
 	struct mutex lock;		/* serializes changes */
 	refcount_t ref;

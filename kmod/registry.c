@@ -381,6 +381,12 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 	if (op == KB_OP_TEST) {
 		rcu_read_lock();
 		g = rcu_dereference(s->gen);
+		/* as for the changes: destroyed since looked up is gone */
+		if (READ_ONCE(s->dead)) {
+			rcu_read_unlock();
+			NL_SET_ERR_MSG_MOD(extack, "the filter was destroyed");
+			return -ENOENT;
+		}
 		ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
 		rcu_read_unlock();
 		if (ret >= 0)
@@ -544,7 +550,7 @@ static void kb_set_unlink(struct net *net, struct kb_set *s)
 	struct kb_gen *g;
 
 	mutex_lock(&s->lock);
-	s->dead = true;
+	WRITE_ONCE(s->dead, true);	/* TEST reads it without the lock */
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	mutex_unlock(&s->lock);
 	kb_net_uncharge(net, g->f.bytes);
