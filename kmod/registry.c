@@ -29,11 +29,49 @@ bool kb_name_ok(const char *name, struct netlink_ext_ack *extack)
 	return false;
 }
 
+/*
+ * A sizing field of another mode, or a seed the hash does not use, is
+ * refused rather than ignored: the caller asked for something the filter
+ * would silently not do.  Returns the field as its netlink attribute (for
+ * the extack offset; the ioctl fields have the same names), 0 if none.
+ */
+int kb_spec_unused(const struct kb_spec *s, struct netlink_ext_ack *extack)
+{
+	if (s->fpr_ppb && s->sizing != KB_SIZING_FPR) {
+		NL_SET_ERR_MSG_MOD(extack, "FPR_PPB is only for sizing by items + FPR_PPB");
+		return KB_A_FPR_PPB;
+	}
+	if (s->bits_per_key && s->sizing != KB_SIZING_BPK) {
+		NL_SET_ERR_MSG_MOD(extack, "BITS_PER_KEY is only for sizing by bits per key");
+		return KB_A_BITS_PER_KEY;
+	}
+	if (s->m && s->sizing != KB_SIZING_MK) {
+		NL_SET_ERR_MSG_MOD(extack, "M is only for sizing by M + K");
+		return KB_A_M;
+	}
+	if (s->k && s->sizing != KB_SIZING_MK) {
+		NL_SET_ERR_MSG_MOD(extack, "K is only for sizing by M + K");
+		return KB_A_K;
+	}
+	if (s->has_seed && s->hash == KB_HASH_LEVELDB) {
+		NL_SET_ERR_MSG_MOD(extack, "SEED: the leveldb hash (classic filters) takes no seed");
+		return KB_A_SEED;
+	}
+	if (s->has_seed && s->hash == KB_HASH_XXH64 && s->seed[1]) {
+		NL_SET_ERR_MSG_MOD(extack, "SEED: xxh64 uses only the first word (the second must be 0)");
+		return KB_A_SEED;
+	}
+	return 0;
+}
+
 int kb_params_from_spec(struct kb_params *p, const struct kb_spec *s,
 			struct netlink_ext_ack *extack)
 {
 	u64 max = READ_ONCE(kb_max_filter_bytes);
 	int ret;
+
+	if (kb_spec_unused(s, extack))
+		return -EINVAL;
 
 	ret = kb_params_init(p, s->kind);
 	if (ret) {
@@ -372,6 +410,12 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 	if (op == KB_OP_TEST) {
 		rcu_read_lock();
 		g = rcu_dereference(s->gen);
+		/* as for the changes: destroyed since looked up is gone */
+		if (READ_ONCE(s->dead)) {
+			rcu_read_unlock();
+			NL_SET_ERR_MSG_MOD(extack, "the filter was destroyed");
+			return -ENOENT;
+		}
 		ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
 		rcu_read_unlock();
 		if (ret >= 0)
@@ -553,7 +597,7 @@ static void kb_set_unlink(struct net *net, struct kb_set *s)
 	struct kb_net *kn = kb_net(net);
 
 	mutex_lock(&s->lock);
-	s->dead = true;
+	WRITE_ONCE(s->dead, true);	/* TEST reads it without the lock */
 	mutex_unlock(&s->lock);
 	list_del(&s->node);
 	kn->nsets--;

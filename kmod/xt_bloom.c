@@ -90,6 +90,15 @@ static int bloom_mt_check(const struct xt_mtchk_param *par)
 		return -EINVAL;
 	}
 	ref = kbloom_get(par->net, info->name);
+	/*
+	 * kbloom_get() validates the name first (EINVAL): a name that fails
+	 * is user bytes (a user namespace's root may add rules) and must not
+	 * reach the log, where control characters would forge lines.
+	 */
+	if (PTR_ERR_OR_ZERO(ref) == -EINVAL) {
+		pr_info_ratelimited("bad filter name (1..31 of [A-Za-z0-9_.:-])\n");
+		return -EINVAL;
+	}
 	if (IS_ERR(ref)) {
 		pr_info_ratelimited("no filter named %s in this netns\n",
 				    info->name);

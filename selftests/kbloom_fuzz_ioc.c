@@ -119,13 +119,13 @@ static const struct {
 } cmds[] = {
 	{ KB_IOC_CREATE, sizeof(struct kb_ioc_create), "create", 0, 1 },
 	{ KB_IOC_DESTROY, sizeof(struct kb_ioc_name), "destroy", 0, 1 },
-	{ KB_IOC_INFO, sizeof(struct kb_ioc_info), "info", 1, 0 },
+	{ KB_IOC_INFO, sizeof(struct kb_ioc_info), "info", 1, 1 },
 	{ KB_IOC_ADD, sizeof(struct kb_ioc_keys), "add", 0, 1 },
-	{ KB_IOC_TEST, sizeof(struct kb_ioc_keys), "test", 1, 0 },
+	{ KB_IOC_TEST, sizeof(struct kb_ioc_keys), "test", 1, 1 },
 	{ KB_IOC_DEL, sizeof(struct kb_ioc_keys), "del", 0, 1 },
 	{ KB_IOC_TEST_ADD, sizeof(struct kb_ioc_keys), "test_add", 0, 1 },
 	{ KB_IOC_UPLOAD, sizeof(struct kb_ioc_image), "upload", 0, 1 },
-	{ KB_IOC_EXPORT, sizeof(struct kb_ioc_image), "export", 1, 0 },
+	{ KB_IOC_EXPORT, sizeof(struct kb_ioc_image), "export", 1, 1 },
 	{ KB_IOC_TXN_BEGIN, sizeof(struct kb_ioc_create), "txn_begin", 0, 1 },
 	{ KB_IOC_TXN_COMMIT, sizeof(struct kb_ioc_txn), "txn_commit", 0, 1 },
 	{ KB_IOC_TXN_ABORT, sizeof(struct kb_ioc_txn), "txn_abort", 0, 1 },
@@ -197,6 +197,15 @@ static void gen_create(struct fz_rng *r, struct kb_ioc_create *c)
 		c->flags = KB_CREATE_F_SEED;
 		c->seed[0] = fz_next(r);
 		c->seed[1] = c->hash == KB_HASH_SIPHASH ? fz_next(r) : 0;
+	}
+	/* the fields of the other sizing modes are refused (EINVAL) */
+	if (fz_pct(r, 90)) {
+		if (c->sizing != KB_SIZING_FPR)
+			c->fpr_ppb = 0;
+		if (c->sizing != KB_SIZING_BPK)
+			c->bits_per_key = 0;
+		if (c->sizing != KB_SIZING_MK)
+			c->m = c->k = 0;
 	}
 	if (fz_pct(r, 50))
 		return;		/* valid, or nearly */
@@ -523,6 +532,8 @@ void fz_ioc_op(struct fz_rng *r, int fd)
 	/* the documented outcomes of the clean cases */
 	if (ci < 0)
 		exp = ENOTTY;
+	else if (fz.unpriv)	/* every command, before its argument */
+		exp = EPERM;
 	else if (p == NULL || (uintptr_t)p >= 0xffff800000000000ULL)
 		exp = EFAULT;
 	else if (p != arg && blen < 4)

@@ -308,6 +308,10 @@ static void nl_check_reply(struct nlmsghdr *h, struct drain *d, __u16 family)
 
 	if (h->nlmsg_type != family || h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
 		return;
+	/* every command needs CAP_NET_ADMIN: no data without it */
+	if (fz.unpriv)
+		fz_fail("nl", "a reply (cmd %u) without CAP_NET_ADMIN",
+			((struct genlmsghdr *)NLMSG_DATA(h))->cmd);
 	kbn_parse(h, tb, KB_A_MAX);
 	if (!tb[KB_A_NAME] && g->cmd != KB_CMD_UNSPEC)
 		fz_fail("netlink", "reply cmd %u without NAME", g->cmd);

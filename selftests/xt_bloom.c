@@ -359,4 +359,16 @@ XT_TEST(rmmod_order)
 	EXPECT_EQ(0, kbt_sh("grep -q '^xt_bloom ' /proc/modules && grep -q '^kbloom ' /proc/modules"));
 }
 
+/* a rule naming a filter with control characters: refused, never logged */
+XT_TEST(bad_name_not_logged)
+{
+	/* dmesg -r: the log raw, as the console shows it */
+	EXPECT_EQ(0, ipt_kernel_refuses("Invalid argument", "iptables",
+					"-A INPUT -m bloom --bloom-name \"$(printf 'kbx\\033[2Jmark')\" -j DROP"));
+	EXPECT_EQ(0, kbt_sh("dmesg -r | grep -q 'bad filter name'"));
+	/* neither the name nor its escape, raw or escaped */
+	EXPECT_NE(0, kbt_sh("dmesg -r | grep -q 'mark'"));
+	EXPECT_NE(0, kbt_sh("dmesg -r | grep -q \"$(printf '\\033')\""));
+}
+
 TEST_HARNESS_MAIN

@@ -10,6 +10,19 @@
  *   2. the filter image format (struct kb_image_hdr)
  *   3. the /dev/kbloom ioctl interface
  *   4. the generic netlink family "kbloom"
+ *
+ * Privileges (as ipset and nftables): every operation on filters, reads
+ * included, needs CAP_NET_ADMIN in the user namespace that owns the
+ * filters' network namespace; without it the kernel answers EPERM, before
+ * looking at the request's filter, and changes and returns nothing.  That
+ * covers every /dev/kbloom ioctl (INFO, TEST and EXPORT too; the
+ * capability is checked against the credentials of the process that
+ * opened the file), every generic netlink command, do and dump (GET, TEST
+ * and EXPORT too), and joining the "events" multicast group.  A root of a
+ * user namespace that owns a network namespace of its own (unshare -Urn)
+ * has all rights on that namespace's filters and none on others'.  Only
+ * unknown ioctl commands answer ENOTTY (and unknown netlink commands
+ * EOPNOTSUPP) regardless of privilege.
  */
 #ifndef _UAPI_LINUX_KBLOOM_H
 #define _UAPI_LINUX_KBLOOM_H
@@ -165,12 +178,10 @@ struct kb_image_hdr {
 
 /*
  * /dev/kbloom (mode 0600) works on the filters of the network namespace of
- * the process that opened it.  Every command that changes something needs
- * CAP_NET_ADMIN over that namespace's user namespace, checked against the
- * opener's credentials (EPERM otherwise); KB_IOC_INFO, KB_IOC_TEST and
- * KB_IOC_EXPORT do not (exporting a siphash filter does: its image holds
- * the secret key, and KB_IOC_INFO reports siphash seeds as zero to
- * unprivileged openers).
+ * the process that opened it.  Every command, KB_IOC_INFO, KB_IOC_TEST and
+ * KB_IOC_EXPORT included, needs CAP_NET_ADMIN over that namespace's user
+ * namespace, checked against the opener's credentials (EPERM otherwise,
+ * before the argument is read; see "Privileges" above).
  *
  * Every argument struct starts with __u32 size = sizeof(the struct as the
  * caller knows it).  The kernel reads it with copy_struct_from_user():
@@ -208,6 +219,9 @@ enum kb_ioc_sizing {
  * struct: the new parameters of a rebuild.  hash: KB_HASH_XXH64 or
  * KB_HASH_SIPHASH (blocked, counting), KB_HASH_LEVELDB (classic, whose seed
  * is always zero).  Without KB_CREATE_F_SEED the kernel picks a random seed.
+ * The fields of the other sizing modes must be zero, KB_CREATE_F_SEED is
+ * refused for the leveldb hash and seed[1] must be zero for xxh64: EINVAL,
+ * not silently ignored.
  */
 struct kb_ioc_create {
 	__u32		size;
@@ -380,21 +394,43 @@ struct kb_ioc_txn {
 };
 #define KB_IOC_TXN_SIZE_VER0	8
 
-#define KB_IOC_CREATE	_IOW(KB_IOC_MAGIC, 0x01, struct kb_ioc_create)
-#define KB_IOC_DESTROY	_IOW(KB_IOC_MAGIC, 0x02, struct kb_ioc_name)
-#define KB_IOC_INFO	_IOWR(KB_IOC_MAGIC, 0x03, struct kb_ioc_info)
-#define KB_IOC_ADD	_IOWR(KB_IOC_MAGIC, 0x04, struct kb_ioc_keys)
-#define KB_IOC_TEST	_IOWR(KB_IOC_MAGIC, 0x05, struct kb_ioc_keys)
-#define KB_IOC_DEL	_IOWR(KB_IOC_MAGIC, 0x06, struct kb_ioc_keys)
-#define KB_IOC_TEST_ADD	_IOWR(KB_IOC_MAGIC, 0x07, struct kb_ioc_keys)
-#define KB_IOC_UPLOAD	_IOWR(KB_IOC_MAGIC, 0x08, struct kb_ioc_image)
-#define KB_IOC_EXPORT	_IOWR(KB_IOC_MAGIC, 0x09, struct kb_ioc_image)
-#define KB_IOC_TXN_BEGIN _IOW(KB_IOC_MAGIC, 0x0a, struct kb_ioc_create)
-#define KB_IOC_TXN_COMMIT _IOW(KB_IOC_MAGIC, 0x0b, struct kb_ioc_txn)
-#define KB_IOC_TXN_ABORT _IOW(KB_IOC_MAGIC, 0x0c, struct kb_ioc_txn)
-#define KB_IOC_SWAP	_IOW(KB_IOC_MAGIC, 0x0d, struct kb_ioc_name2)
-#define KB_IOC_RENAME	_IOW(KB_IOC_MAGIC, 0x0e, struct kb_ioc_name2)
-#define KB_IOC_FLUSH	_IOW(KB_IOC_MAGIC, 0x0f, struct kb_ioc_name)
+/*
+ * The numbers encode the size of the first version of each struct (the
+ * *_SIZE_VER0 constants), not sizeof(): a struct that grows keeps its
+ * number, and the caller's size field tells the versions apart.
+ */
+#define KB_IOC_CREATE	_IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x01, \
+			     KB_IOC_CREATE_SIZE_VER0)
+#define KB_IOC_DESTROY	_IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x02, \
+			     KB_IOC_NAME_SIZE_VER0)
+#define KB_IOC_INFO	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x03, \
+			     KB_IOC_INFO_SIZE_VER0)
+#define KB_IOC_ADD	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x04, \
+			     KB_IOC_KEYS_SIZE_VER0)
+#define KB_IOC_TEST	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x05, \
+			     KB_IOC_KEYS_SIZE_VER0)
+#define KB_IOC_DEL	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x06, \
+			     KB_IOC_KEYS_SIZE_VER0)
+#define KB_IOC_TEST_ADD	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x07, \
+			     KB_IOC_KEYS_SIZE_VER0)
+#define KB_IOC_UPLOAD	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x08, \
+			     KB_IOC_IMAGE_SIZE_VER0)
+#define KB_IOC_EXPORT	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x09, \
+			     KB_IOC_IMAGE_SIZE_VER0)
+#define KB_IOC_TXN_BEGIN _IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0a, \
+			      KB_IOC_CREATE_SIZE_VER0)
+#define KB_IOC_TXN_COMMIT _IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0b, \
+			       KB_IOC_TXN_SIZE_VER0)
+#define KB_IOC_TXN_ABORT _IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0c, \
+			      KB_IOC_TXN_SIZE_VER0)
+#define KB_IOC_SWAP	_IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0d, \
+			     KB_IOC_NAME2_SIZE_VER0)
+#define KB_IOC_RENAME	_IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0e, \
+			     KB_IOC_NAME2_SIZE_VER0)
+#define KB_IOC_FLUSH	_IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0f, \
+			     KB_IOC_NAME_SIZE_VER0)
+/* the highest command number (_IOC_NR); 1..KB_IOC_NR_MAX are all used */
+#define KB_IOC_NR_MAX	0x0f
 
 /* ---- 4. generic netlink family "kbloom" ------------------------------- */
 
@@ -414,11 +450,10 @@ struct kb_ioc_txn {
  * EINVAL the family returns itself carries an NLMSGERR_ATTR_MSG text
  * ("kbloom: missing attribute NAME (the filter name)", ...).
  *
- * Permissions: CREATE, DESTROY, ADD, DEL, TEST_ADD, SWAP, RENAME and FLUSH
- * need CAP_NET_ADMIN over the user namespace owning the socket's network
- * namespace (GENL_UNS_ADMIN_PERM; EPERM otherwise).  GET (do and dump) and
- * TEST do not.  EXPORT of a siphash filter does (its image holds the secret
- * key); GET reports a siphash filter's KB_A_SEED only to such callers.
+ * Permissions: every command, do and dump (GET, TEST and EXPORT included),
+ * needs CAP_NET_ADMIN over the user namespace owning the socket's network
+ * namespace (GENL_UNS_ADMIN_PERM; EPERM before the attributes are looked
+ * at; see "Privileges" above).
  *
  * Errors as for the ioctls (section 3): ENOENT (no such filter), EEXIST
  * (name taken), EINVAL, E2BIG, ENOSPC, EBUSY (held by an in-kernel
@@ -433,7 +468,9 @@ struct kb_ioc_txn {
  *	sizing: KB_A_M + KB_A_K (+ [KB_A_ITEMS], informational), or
  *	KB_A_BITS_PER_KEY (+ [KB_A_ITEMS]), or KB_A_ITEMS + KB_A_FPR_PPB;
  *	the first of KB_A_M, KB_A_BITS_PER_KEY, KB_A_FPR_PPB present picks
- *	the mode (like enum kb_ioc_sizing).  [KB_A_SEED] (else random).
+ *	the mode (like enum kb_ioc_sizing); a sizing attribute of another
+ *	mode is refused (EINVAL, the extack names it).  [KB_A_SEED] (else
+ *	random; not for the leveldb hash, second word zero for xxh64).
  *	Reply: ack only.  Event KB_EVENT_CREATED.
  * KB_CMD_DESTROY (do): KB_A_NAME.  Event KB_EVENT_DESTROYED.
  * KB_CMD_GET (do): KB_A_NAME.  Reply: one KB_CMD_GET message with the
@@ -470,10 +507,9 @@ struct kb_ioc_txn {
  *	uploaded) before the last chunk, the dump ends with EAGAIN in
  *	NLMSG_DONE and the extack message "filter changed during export,
  *	retry"; destroyed, with ENOENT ("filter destroyed during export"):
- *	discard what was received.  A completed dump is a
- *	consistent image (its CRC checks).  Request errors (ENOENT, EPERM for
- *	a siphash filter without CAP_NET_ADMIN, EINVAL) come as the request's
- *	NLMSG_ERROR on kernels that give dump starts an extended ACK (6.12)
+ *	discard what was received.  A completed dump is a consistent
+ *	image (its CRC checks).  Request errors (ENOENT, EPERM, EINVAL) come
+ *	as the request's NLMSG_ERROR on kernels that give dump starts an extended ACK (6.12)
  *	and as the NLMSG_DONE error with the same message on older ones (6.1).
  *
  * Events: multicast group KB_GENL_MCGRP_EVENTS ("events"); only
@@ -551,8 +587,7 @@ enum kb_nl_attr {
 	KB_A_M,			/* u64: bits (counting: counters) */
 	KB_A_K,			/* u32: probes per key, 1..32 */
 	KB_A_SEED,		/* binary, 16 bytes: __u64 seed[2] (host
-				 * order); zeros for unprivileged GETs of
-				 * siphash filters
+				 * order)
 				 */
 	KB_A_PLEN4,		/* u64: IPv4 prefix lengths held (net types) */
 	KB_A_PLEN6,		/* binary, 24 bytes: __u64 plen6[3] */

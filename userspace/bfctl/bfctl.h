@@ -21,6 +21,10 @@
 #define BFCTL_USAGE	2	/* bad command line */
 #define BFCTL_ERR	3	/* system, kernel or file error */
 
+/* why the kernel says EPERM (uapi/linux/kbloom.h, "Privileges") */
+#define BFCTL_PRIV_HINT	"every kbloom operation, reads included, needs " \
+	"CAP_NET_ADMIN in the network namespace's user namespace (run as root)"
+
 struct bfctl_verb {
 	const char *name;
 	int (*main)(int argc, char **argv);	/* argv[0] is the verb */

@@ -95,8 +95,9 @@ static int kinfo(struct restore *rs, const char *name,
 	}
 	ret = kbdev_info(rs->conn.dev, name, info);
 	if (ret && ret != -ENOENT)
-		return rl_fail(&rs->r, BFCTL_ERR, "filter %s: %s", name,
-			       strerror(-ret));
+		return rl_fail(&rs->r, BFCTL_ERR, "filter %s: %s%s", name,
+			       strerror(-ret), ret == -EPERM ?
+			       " (" BFCTL_PRIV_HINT ")" : "");
 	return ret;
 }
 

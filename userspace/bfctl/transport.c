@@ -37,7 +37,11 @@ int bfc_dev(struct bfctl_conn *c)
 {
 	if (c->dev < 0) {
 		c->dev = kbdev_open();
-		if (c->dev < 0)
+		if (c->dev == -EACCES || c->dev == -EPERM)
+			snprintf(c->extack, sizeof(c->extack),
+				 "cannot open %s: %s", KBDEV_PATH,
+				 BFCTL_PRIV_HINT);
+		else if (c->dev < 0)
 			snprintf(c->extack, sizeof(c->extack),
 				 "cannot open %s (is the kbloom module loaded?)",
 				 KBDEV_PATH);
@@ -140,6 +144,9 @@ int bfc_fail(struct bfctl_conn *c, const char *what, int err)
 	if (c && c->extack[0])
 		fprintf(stderr, "bfctl: %s: %s: %s\n", what, strerror(err),
 			c->extack);
+	else if (err == EPERM)	/* every request, reads included */
+		fprintf(stderr, "bfctl: %s: %s: %s\n", what, strerror(err),
+			BFCTL_PRIV_HINT);
 	else
 		fprintf(stderr, "bfctl: %s: %s\n", what, strerror(err));
 	return BFCTL_ERR;

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The privilege model (uapi "Privileges"): every /dev/kbloom ioctl and
+ * every generic netlink command, do and dump, reads included, answers
+ * EPERM to a caller without CAP_NET_ADMIN over the user namespace owning
+ * the netns, changes nothing and returns nothing.  The commands are
+ * enumerated from the uapi (1..KB_IOC_NR_MAX, 1..KB_CMD_MAX): a new one
+ * without an entry here fails the test.  A root of its own user and
+ * network namespace may do everything there.
+ */
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "kb_test.h"
+#include "kb_nl.h"
+
+#define PV_SIP	"pv.sip"	/* blocked, siphash, str */
+#define PV_CNT	"pv.cnt"	/* counting, xxh64, str */
+#define PV_SENT	0xa5		/* sentinel of output buffers */
+#define PV_IMG	(1 << 20)
+
+enum pv_deny { PV_NOCAP, PV_NOBODY, PV_USERNS };
+
+static int pv_fails;
+
+#define PV_CHECK(cond, ...) do {					\
+	if (!(cond)) {							\
+		printf("# FAIL %s:%d: ", __func__, __LINE__);		\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+		pv_fails++;						\
+	}								\
+} while (0)
+
+/* the observable state of a filter: its info and its image */
+struct pv_state {
+	struct kb_ioc_info info;
+	long len;
+	void *img;
+};
+
+static int pv_snap(int fd, const char *name, struct pv_state *st)
+{
+	int ret = kbt_info(fd, name, &st->info);
+
+	if (ret)
+		return ret;
+	st->len = kbt_export(fd, name, 0, &st->img);
+	return st->len < 0 ? (int)st->len : 0;
+}
+
+static int pv_same(int fd, const char *name, const struct pv_state *st)
+{
+	struct pv_state now;
+	int same;
+
+	if (pv_snap(fd, name, &now))
+		return 0;
+	same = !memcmp(&now.info, &st->info, sizeof(now.info)) &&
+	       now.len == st->len && !memcmp(now.img, st->img, now.len);
+	free(now.img);
+	return same;
+}
+
+/* ---- the caller loses its right ------------------------------------- */
+
+static int pv_deny(enum pv_deny how)
+{
+	switch (how) {
+	case PV_NOCAP:
+		return kbt_drop_net_admin();
+	case PV_NOBODY:
+		/* /dev/kbloom is 0600 root: open it first, as a daemon would */
+		return setresgid(65534, 65534, 65534) ||
+		       setresuid(65534, 65534, 65534);
+	case PV_USERNS:
+		/* every capability, but in a user namespace of its own */
+		return unshare(CLONE_NEWUSER);
+	}
+	return -1;
+}
+
+/* ---- ioctls ------------------------------------------------------------- */
+
+union pv_arg {
+	__u32 size;
+	struct kb_ioc_create c;
+	struct kb_ioc_name n;
+	struct kb_ioc_name2 n2;
+	struct kb_ioc_info i;
+	struct kb_ioc_keys k;
+	struct kb_ioc_image im;
+	struct kb_ioc_txn t;
+};
+
+static char pv_key[2] = "a";
+static __u64 pv_res[1];
+static unsigned char *pv_img_in, *pv_img_out;
+static long pv_img_len;
+
+/* a valid argument for every command: it would succeed if allowed */
+static unsigned long pv_ioc_arg(unsigned int nr, union pv_arg *a)
+{
+	memset(a, 0, sizeof(*a));
+	switch (nr) {
+	case _IOC_NR(KB_IOC_CREATE):
+	case _IOC_NR(KB_IOC_TXN_BEGIN):
+		a->c = kbt_spec(nr == _IOC_NR(KB_IOC_CREATE) ? "pv.new" : PV_SIP,
+				KB_KIND_BLOCKED, KB_KEY_STR, 100, 10000000);
+		a->c.hash = KB_HASH_SIPHASH;
+		return nr == _IOC_NR(KB_IOC_CREATE) ? KB_IOC_CREATE :
+		       KB_IOC_TXN_BEGIN;
+	case _IOC_NR(KB_IOC_DESTROY):
+	case _IOC_NR(KB_IOC_FLUSH):
+		a->n.size = sizeof(a->n);
+		kbt_name(a->n.name, PV_SIP);
+		return nr == _IOC_NR(KB_IOC_FLUSH) ? KB_IOC_FLUSH :
+		       KB_IOC_DESTROY;
+	case _IOC_NR(KB_IOC_SWAP):
+	case _IOC_NR(KB_IOC_RENAME):
+		a->n2.size = sizeof(a->n2);
+		kbt_name(a->n2.name, PV_SIP);
+		kbt_name(a->n2.name2, nr == _IOC_NR(KB_IOC_SWAP) ? PV_CNT :
+			 "pv.ren");
+		return nr == _IOC_NR(KB_IOC_SWAP) ? KB_IOC_SWAP : KB_IOC_RENAME;
+	case _IOC_NR(KB_IOC_INFO):
+		a->i.size = sizeof(a->i);
+		kbt_name(a->i.name, PV_SIP);
+		memset(&a->i.kind, PV_SENT,
+		       sizeof(a->i) - offsetof(struct kb_ioc_info, kind));
+		return KB_IOC_INFO;
+	case _IOC_NR(KB_IOC_ADD):
+	case _IOC_NR(KB_IOC_TEST):
+	case _IOC_NR(KB_IOC_DEL):
+	case _IOC_NR(KB_IOC_TEST_ADD):
+		a->k.size = sizeof(a->k);
+		kbt_name(a->k.name, PV_CNT);
+		a->k.key_size = 1;
+		a->k.keys = (uintptr_t)pv_key;
+		a->k.keys_len = 1;
+		a->k.count = 1;
+		a->k.result = (uintptr_t)pv_res;
+		a->k.processed = a->k.hits = a->k.err_index = 0x5a5a5a5a;
+		return nr == _IOC_NR(KB_IOC_ADD) ? KB_IOC_ADD :
+		       nr == _IOC_NR(KB_IOC_TEST) ? KB_IOC_TEST :
+		       nr == _IOC_NR(KB_IOC_DEL) ? KB_IOC_DEL : KB_IOC_TEST_ADD;
+	case _IOC_NR(KB_IOC_UPLOAD):
+	case _IOC_NR(KB_IOC_EXPORT):
+		a->im.size = sizeof(a->im);
+		kbt_name(a->im.name, PV_SIP);
+		a->im.why = 0x5a5a5a5a;
+		if (nr == _IOC_NR(KB_IOC_UPLOAD)) {
+			a->im.image = (uintptr_t)pv_img_in;
+			a->im.image_len = pv_img_len;
+			return KB_IOC_UPLOAD;
+		}
+		a->im.image = (uintptr_t)pv_img_out;
+		a->im.image_len = PV_IMG;
+		return KB_IOC_EXPORT;
+	case _IOC_NR(KB_IOC_TXN_COMMIT):
+	case _IOC_NR(KB_IOC_TXN_ABORT):
+		a->t.size = sizeof(a->t);
+		return nr == _IOC_NR(KB_IOC_TXN_COMMIT) ? KB_IOC_TXN_COMMIT :
+		       KB_IOC_TXN_ABORT;
+	}
+	return 0;
+}
+
+static int pv_untouched(const unsigned char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != PV_SENT)
+			return 0;
+	return 1;
+}
+
+static void pv_ioctls(int fd)
+{
+	union pv_arg a, copy;
+	unsigned int nr, n = 0;
+	int ret;
+
+	for (nr = 1; nr <= KB_IOC_NR_MAX; nr++) {
+		unsigned long cmd;
+
+		memset(pv_res, PV_SENT, sizeof(pv_res));
+		memset(pv_img_out, PV_SENT, PV_IMG);
+		cmd = pv_ioc_arg(nr, &a);
+
+		PV_CHECK(cmd && _IOC_NR(cmd) == nr,
+			 "ioctl nr %u has no entry here", nr);
+		if (!cmd)
+			continue;
+		n++;
+		copy = a;
+		ret = kbt_ioc(fd, cmd, &a);
+		PV_CHECK(ret == -EPERM, "ioctl nr %u: %d", nr, ret);
+		PV_CHECK(!memcmp(&a, &copy, sizeof(a)),
+			 "ioctl nr %u wrote its argument", nr);
+		PV_CHECK(pv_untouched((unsigned char *)pv_res, sizeof(pv_res)),
+			 "ioctl nr %u wrote a result", nr);
+		PV_CHECK(pv_untouched(pv_img_out, PV_IMG),
+			 "ioctl nr %u wrote an image", nr);
+	}
+	PV_CHECK(n == KB_IOC_NR_MAX, "%u of %u ioctls", n, KB_IOC_NR_MAX);
+	/* unknown commands stay ENOTTY for everyone */
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a.n);
+	PV_CHECK(kbt_ioc(fd, _IOC(_IOC_WRITE, KB_IOC_MAGIC,
+				  KB_IOC_NR_MAX + 1, KB_IOC_NAME_SIZE_VER0),
+			 &a) == -ENOTTY, "unknown nr");
+	PV_CHECK(kbt_ioc(fd, _IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC,
+				  _IOC_NR(KB_IOC_INFO),
+				  KB_IOC_INFO_SIZE_VER0 + 8), &a) == -ENOTTY,
+		 "INFO with another size");
+}
+
+/* ---- generic netlink ---------------------------------------------------- */
+
+static struct kbn_req pv_req;
+
+/* a valid request for cmd (dump: its dump form); 0 if cmd has none */
+static int pv_nl_req(struct kbn *n, int cmd, int dump)
+{
+	if (dump && cmd != KB_CMD_GET && cmd != KB_CMD_EXPORT)
+		return 0;
+	if (!dump && cmd == KB_CMD_EXPORT)
+		return 0;
+	kbn_init(&pv_req, n->family, cmd, dump ? NLM_F_DUMP : 0);
+	switch (cmd) {
+	case KB_CMD_CREATE:
+		kbn_put_str(&pv_req, KB_A_NAME, "pv.new");
+		kbn_put_u32(&pv_req, KB_A_BITS_PER_KEY, 10);
+		return 1;
+	case KB_CMD_GET:
+		if (!dump)
+			kbn_put_str(&pv_req, KB_A_NAME, PV_SIP);
+		return 1;
+	case KB_CMD_DESTROY:
+	case KB_CMD_FLUSH:
+	case KB_CMD_EXPORT:
+		kbn_put_str(&pv_req, KB_A_NAME, PV_SIP);
+		return 1;
+	case KB_CMD_SWAP:
+	case KB_CMD_RENAME:
+		kbn_put_str(&pv_req, KB_A_NAME, PV_SIP);
+		kbn_put_str(&pv_req, KB_A_NAME2,
+			    cmd == KB_CMD_SWAP ? PV_CNT : "pv.ren");
+		return 1;
+	case KB_CMD_ADD:
+	case KB_CMD_TEST:
+	case KB_CMD_DEL:
+	case KB_CMD_TEST_ADD:
+		kbn_put_str(&pv_req, KB_A_NAME, PV_CNT);
+		kbn_nest_start(&pv_req, KB_A_KEYS);
+		kbn_put(&pv_req, KB_KEY_DATA, "a", 1);
+		kbn_nest_end(&pv_req);
+		return 1;
+	case KB_CMD_EVENT:	/* notifications only: no request form */
+		return 2;
+	}
+	return 0;
+}
+
+static int pv_count_cb(struct nlmsghdr *nlh, void *arg)
+{
+	(*(int *)arg)++;
+	return 0;
+}
+
+static void pv_netlink(void)
+{
+	struct kbn *n = kbn_open();
+	int cmd, dump, forms = 0;
+
+	PV_CHECK(n, "netlink socket");
+	if (!n)
+		return;
+	for (cmd = 1; cmd <= KB_CMD_MAX; cmd++) {
+		int have = 0;
+
+		for (dump = 0; dump <= 1; dump++) {
+			int r = pv_nl_req(n, cmd, dump), msgs = 0, ret;
+
+			if (!r)
+				continue;
+			have = 1;
+			ret = kbn_send(n, &pv_req);
+			if (!ret)
+				ret = kbn_recv(n, pv_count_cb, &msgs, NULL,
+					       NULL, NULL);
+			/* the event command has no handler at all */
+			PV_CHECK(ret == (r == 2 ? -EOPNOTSUPP : -EPERM),
+				 "cmd %d dump %d: %d", cmd, dump, ret);
+			PV_CHECK(!msgs, "cmd %d dump %d: %d data messages",
+				 cmd, dump, msgs);
+			forms++;
+		}
+		PV_CHECK(have, "netlink command %d has no entry here", cmd);
+	}
+	/* 12 commands, GET also as a dump, EXPORT only as one */
+	PV_CHECK(forms == KB_CMD_MAX + 1, "%d request forms", forms);
+	PV_CHECK(kbn_join(n) == -EPERM, "joined the events group");
+	kbn_close(n);
+}
+
+/* ---- the tests ------------------------------------------------------------ */
+
+FIXTURE(priv) {
+	int fd;
+	struct pv_state sip, cnt;
+};
+
+FIXTURE_SETUP(priv)
+{
+	__u64 seed[2] = { 0x1111, 0x2222 };
+	struct kb_ioc_create c;
+
+	self->fd = kbt_open();
+	ASSERT_LE(0, self->fd);
+	kbt_destroy(self->fd, PV_SIP);
+	kbt_destroy(self->fd, PV_CNT);
+	c = kbt_spec(PV_SIP, KB_KIND_BLOCKED, KB_KEY_STR, 100, 10000000);
+	c.hash = KB_HASH_SIPHASH;
+	c.flags = KB_CREATE_F_SEED;
+	memcpy(c.seed, seed, sizeof(seed));
+	ASSERT_EQ(0, kbt_ioc(self->fd, KB_IOC_CREATE, &c));
+	ASSERT_EQ(0, kbt_create(self->fd, PV_CNT, KB_KIND_COUNTING,
+				KB_KEY_STR, 100));
+	ASSERT_EQ(0, kbt_keys(self->fd, KB_IOC_ADD, PV_SIP, 0, "a", 1, 1,
+			      NULL, NULL));
+	ASSERT_EQ(0, kbt_keys(self->fd, KB_IOC_ADD, PV_CNT, 0, "a", 1, 1,
+			      NULL, NULL));
+	ASSERT_EQ(0, pv_snap(self->fd, PV_SIP, &self->sip));
+	ASSERT_EQ(0, pv_snap(self->fd, PV_CNT, &self->cnt));
+	pv_img_in = self->sip.img;
+	pv_img_len = self->sip.len;
+	pv_img_out = malloc(PV_IMG);
+	ASSERT_NE(NULL, pv_img_out);
+}
+
+FIXTURE_TEARDOWN(priv)
+{
+	kbt_destroy(self->fd, PV_SIP);
+	kbt_destroy(self->fd, PV_CNT);
+	close(self->fd);
+}
+
+FIXTURE_VARIANT(priv) {
+	enum pv_deny how;
+};
+
+FIXTURE_VARIANT_ADD(priv, no_cap_net_admin) { .how = PV_NOCAP };
+FIXTURE_VARIANT_ADD(priv, nobody) { .how = PV_NOBODY };
+FIXTURE_VARIANT_ADD(priv, own_userns) { .how = PV_USERNS };
+
+/* every ioctl and netlink command: EPERM, nothing changed or returned */
+TEST_F(priv, every_command_eperm)
+{
+	struct kb_ioc_info info;
+	int status, fd;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* nobody cannot open the 0600 device: open it as root */
+		fd = variant->how == PV_NOBODY ? kbt_open() : -1;
+		if (pv_deny(variant->how))
+			_exit(100);
+		if (fd < 0)
+			fd = kbt_open();
+		PV_CHECK(fd >= 0, "open: %d", errno);
+		if (fd >= 0) {
+			/* as nobody the fd's opener (root) counts: allowed */
+			if (variant->how == PV_NOBODY) {
+				PV_CHECK(!kbt_info(fd, PV_SIP, &info),
+					 "root's fd refused");
+				close(fd);
+				PV_CHECK(kbt_open() == -1 && errno == EACCES,
+					 "nobody opened /dev/kbloom");
+			} else {
+				pv_ioctls(fd);
+				close(fd);
+			}
+		}
+		pv_netlink();
+		fflush(stdout);
+		_exit(pv_fails > 99 ? 99 : pv_fails);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_TRUE(pv_same(self->fd, PV_SIP, &self->sip));
+	EXPECT_TRUE(pv_same(self->fd, PV_CNT, &self->cnt));
+	EXPECT_EQ(-ENOENT, kbt_info(self->fd, "pv.new", &info));
+	EXPECT_EQ(-ENOENT, kbt_info(self->fd, "pv.ren", &info));
+}
+
+/* root of its own user and network namespace: everything, there only */
+TEST(own_netns_root)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct kb_ioc_info info;
+		unsigned char res[1];
+		struct kbn *n;
+		void *img = NULL;
+		__u64 bm = 0;
+		long len;
+		int fd;
+
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNET))
+			_exit(100);
+		fd = kbt_open();
+		n = kbn_open();
+		PV_CHECK(fd >= 0 && n, "open");
+		if (fd < 0 || !n)
+			_exit(98);
+		PV_CHECK(kbt_info(fd, PV_SIP, &info) == -ENOENT,
+			 "sees the init netns's filter");
+		PV_CHECK(!kbt_create(fd, "un.a", KB_KIND_COUNTING, KB_KEY_STR,
+				     100), "ioctl create");
+		PV_CHECK(!kbt_keys(fd, KB_IOC_ADD, "un.a", 0, "x", 1, 1, NULL,
+				   NULL), "ioctl add");
+		PV_CHECK(!kbt_keys(fd, KB_IOC_TEST, "un.a", 0, "x", 1, 1, &bm,
+				   NULL) && bm == 1, "ioctl test");
+		PV_CHECK(!kbt_info(fd, "un.a", &info) && info.adds == 1,
+			 "ioctl info");
+		len = kbt_export(fd, "un.a", 0, &img);
+		PV_CHECK(len > 0, "ioctl export");
+		PV_CHECK(len > 0 && !kbt_upload(fd, "un.a", 0, img, len, NULL),
+			 "ioctl upload");
+		PV_CHECK(!kbt_keys(fd, KB_IOC_DEL, "un.a", 0, "x", 1, 1, NULL,
+				   NULL), "ioctl del");
+		PV_CHECK(!kbt_name2(fd, KB_IOC_RENAME, "un.a", "un.b"),
+			 "ioctl rename");
+		PV_CHECK(!kbn_create(n, "un.c", KB_KIND_COUNTING, KB_KEY_STR,
+				     100, 0), "nl create");
+		PV_CHECK(!kbn_keys(n, KB_CMD_ADD, "un.c", "y", 1, 1, NULL,
+				   NULL), "nl add");
+		PV_CHECK(!kbn_keys(n, KB_CMD_TEST, "un.c", "y", 1, 1, res,
+				   NULL) && res[0] == 1, "nl test");
+		PV_CHECK(!kbn_name_cmd(n, KB_CMD_GET, "un.c"), "nl get");
+		kbn_init(&pv_req, n->family, KB_CMD_EXPORT, NLM_F_DUMP);
+		kbn_put_str(&pv_req, KB_A_NAME, "un.c");
+		PV_CHECK(!kbn_do(n, &pv_req), "nl export");
+		kbn_init(&pv_req, n->family, KB_CMD_GET, NLM_F_DUMP);
+		PV_CHECK(!kbn_do(n, &pv_req), "nl get dump");
+		PV_CHECK(!kbn_name2_cmd(n, KB_CMD_SWAP, "un.b", "un.c"),
+			 "nl swap");
+		PV_CHECK(!kbn_name_cmd(n, KB_CMD_FLUSH, "un.b"), "nl flush");
+		PV_CHECK(!kbn_join(n), "join events");
+		PV_CHECK(!kbn_name_cmd(n, KB_CMD_DESTROY, "un.b"),
+			 "nl destroy");
+		PV_CHECK(!kbt_destroy(fd, "un.c"), "ioctl destroy");
+		free(img);
+		fflush(stdout);
+		_exit(pv_fails > 99 ? 99 : pv_fails);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN
