@@ -4,7 +4,7 @@
 # memory) yields: create, info, flush, export, upload and the FPR sizing
 # search.  The test itself checks only results and prints timings; what
 # fails it is the runner's console check: a soft lockup (the debug lane
-# boots with watchdog_thresh=1 softlockup_panic=1, i.e. 2 s without a
+# boots with watchdog_thresh=2 softlockup_panic=1, i.e. 4 s without a
 # scheduling point panics) or a hung task (hung_task_panic=1).
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
@@ -37,6 +37,12 @@ diag "watchdog_thresh $(cat /proc/sys/kernel/watchdog_thresh)," \
 	"softlockup_panic $(cat /proc/sys/kernel/softlockup_panic)," \
 	"hung_task_timeout_secs $(cat /proc/sys/kernel/hung_task_timeout_secs 2> /dev/null)"
 diag "guest memory:" "$(free -m)"
+# the biggest filters need more than the default max_total_bytes (half of
+# RAM): raise it for the test, and put it back however the test ends
+param=/sys/module/kbloom/parameters/max_total_bytes
+saved=$(cat $param)
+trap 'echo "$saved" > $param; rm -rf "$TMP"' EXIT
+echo $((3 << 30)) > $param
 for f in big img img2 sz; do $B destroy $f 2> /dev/null; done
 
 # 2 GiB blocked: create (zeroed by the allocator), info, flush
