@@ -3,7 +3,8 @@
  * kbloom: the /dev/kbloom misc device and its ioctls (uapi section 3).
  *
  * An open file remembers its opener's network namespace and holds at most
- * one rebuild transaction, discarded when the file is closed.
+ * one rebuild transaction, discarded when the file is closed.  Image
+ * upload and export are in dev_image.c.
  */
 #include <linux/module.h>
 #include <linux/miscdevice.h>
@@ -18,19 +19,13 @@
 #include <linux/overflow.h>
 
 #include "internal.h"
+#include "dev.h"
 
 #define KB_CHUNK_BYTES	(64U << 10)	/* keys copied in per step */
 #define KB_CHUNK_KEYS	4096U		/* keys per step at most */
-#define KB_IMG_CHUNK	(1U << 20)	/* image bytes per step */
-
-struct kb_file {
-	struct net *net;
-	struct mutex lock;		/* txn */
-	struct kb_txn *txn;
-};
 
 /* an ioctl's name field: a valid name, NUL-padded (the bytes are ABI) */
-static bool kb_ioc_name_ok(const char name[KB_NAME_MAX])
+bool kb_ioc_name_ok(const char name[KB_NAME_MAX])
 {
 	size_t len = strnlen(name, KB_NAME_MAX);
 
@@ -39,8 +34,8 @@ static bool kb_ioc_name_ok(const char name[KB_NAME_MAX])
 }
 
 /* read a versioned struct: size first, copy_struct_from_user() semantics */
-static int kb_copy_in(void *k, size_t ksize, size_t ver0,
-		      const void __user *u, u32 *usize)
+int kb_copy_in(void *k, size_t ksize, size_t ver0,
+	       const void __user *u, u32 *usize)
 {
 	u32 size;
 	int ret;
@@ -58,18 +53,17 @@ static int kb_copy_in(void *k, size_t ksize, size_t ver0,
 	return 0;
 }
 
-static int kb_copy_out(void __user *u, const void *k, size_t ksize,
-		       u32 usize)
+int kb_copy_out(void __user *u, const void *k, size_t ksize, u32 usize)
 {
 	return copy_to_user(u, k, min_t(size_t, ksize, usize)) ? -EFAULT : 0;
 }
 
-static bool kb_zero(const void *p, size_t len)
+bool kb_zero(const void *p, size_t len)
 {
 	return !memchr_inv(p, 0, len);
 }
 
-static bool kb_admin(struct file *file, struct kb_file *kf)
+bool kb_admin(struct file *file, struct kb_file *kf)
 {
 	return file_ns_capable(file, kf->net->user_ns, CAP_NET_ADMIN);
 }
@@ -439,294 +433,6 @@ static long kb_ioc_keys(struct file *file, struct kb_file *kf,
 		kb_set_put(s);
 	}
 	if (kb_copy_out(u, &a, sizeof(a), usize))
-		return -EFAULT;
-	return ret;
-}
-
-/* ---- images ------------------------------------------------------------- */
-
-/* a generation from a user image, fully validated; charged to net */
-static struct kb_gen *kb_image_read(struct net *net, const u8 __user *src,
-				    u64 len, u32 *why)
-{
-	struct kb_image_hdr h = {};
-	u64 hsz = sizeof(h), plen, count, off;
-	enum kb_img_err e = KB_IMG_OK;
-	struct kb_params p;
-	struct kb_gen *g;
-	u8 trailer[KB_IMAGE_TRAILER_LEN];
-	u32 st;
-	int ret;
-
-	if (copy_from_user(&h, src, min(len, hsz)))
-		return ERR_PTR(-EFAULT);
-	ret = kb_image_parse_header(&h, min(len, hsz), len,
-				    READ_ONCE(kb_max_filter_bytes), &p, &plen,
-				    &count, &e);
-	*why = e;
-	if (ret)
-		return ERR_PTR(ret);
-	g = kb_gen_new(net, &p, false, NULL);
-	if (IS_ERR(g))
-		return g;
-	st = kb_image_crc_update(kb_image_crc_init(), &h, hsz);
-	for (off = 0; off < plen; off += KB_IMG_CHUNK) {
-		u64 n = min_t(u64, plen - off, KB_IMG_CHUNK);
-		u8 *dst = (u8 *)g->f.payload + off;
-
-		if (copy_from_user(dst, src + hsz + off, n)) {
-			ret = -EFAULT;
-			goto fail;
-		}
-		st = kb_image_crc_update(st, dst, n);
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			goto fail;
-		}
-		cond_resched();
-	}
-	if (copy_from_user(trailer, src + hsz + plen, sizeof(trailer))) {
-		ret = -EFAULT;
-		goto fail;
-	}
-	ret = kb_image_crc_check(st, trailer, &e);
-	if (!ret)
-		ret = kb_image_check_payload(&p, g->f.payload, plen, &e);
-	if (!ret)
-		ret = kb_filter_attach(&g->f, &p, g->f.payload, plen);
-	*why = e;
-	if (ret)
-		goto fail;
-	kb_gen_fill(g);
-	g->count = count;
-	return g;
-fail:
-	kb_gen_discard(g);
-	return ERR_PTR(ret);
-}
-
-static long kb_ioc_upload(struct file *file, struct kb_file *kf,
-			  void __user *u)
-{
-	struct kb_ioc_image a;
-	struct kb_gen *g;
-	u32 usize, why = 0;
-	long ret;
-
-	ret = kb_copy_in(&a, sizeof(a), KB_IOC_IMAGE_SIZE_VER0, u, &usize);
-	if (ret)
-		return ret;
-	if ((a.flags & ~(KB_IMAGE_F_CREATE | KB_IMAGE_F_TXN)) ||
-	    (a.flags & KB_IMAGE_F_CREATE && a.flags & KB_IMAGE_F_TXN) ||
-	    a.reserved0 || !kb_zero(a.reserved, sizeof(a.reserved)) ||
-	    !kb_ioc_name_ok(a.name))
-		return -EINVAL;
-	g = kb_image_read(kf->net, u64_to_user_ptr(a.image), a.image_len,
-			  &why);
-	if (IS_ERR(g)) {
-		ret = PTR_ERR(g);
-		a.why = why;
-		if (kb_copy_out(u, &a, sizeof(a), usize))
-			return -EFAULT;
-		return ret;
-	}
-	if (a.flags & KB_IMAGE_F_TXN) {
-		mutex_lock(&kf->lock);
-		if (!kf->txn)
-			ret = -ENOENT;
-		else if (strncmp(kf->txn->name, a.name, KB_NAME_MAX))
-			ret = -EINVAL;
-		else
-			ret = kb_txn_set_gen(kf->txn, g, NULL);
-		mutex_unlock(&kf->lock);
-	} else {
-		ret = kb_reg_upload(kf->net, a.name, g,
-				    a.flags & KB_IMAGE_F_CREATE, NULL);
-	}
-	if (ret)
-		kb_gen_discard(g);
-	return ret;
-}
-
-/*
- * What an export reads: a filter's live generation (set_id) or the file's
- * transaction (set_id 0).  No lock is held across a copy to the user (a
- * userfaultfd- or FUSE-backed buffer can stall it for ever, and a GET
- * waiting on the filter's mutex would hold genetlink's cb_lock): each step
- * copies a chunk into a kernel buffer under the lock, after checking the
- * rule of the netlink export (netlink_export.c): same generation id,
- * change counter and prefix bitmaps as at the first step, else EAGAIN.
- * No reference is kept between steps either: the filter is re-found by id
- * (destroyed: ENOENT).
- */
-struct kb_out {
-	struct kb_file *kf;
-	u64 set_id;
-	struct kb_set *s;		/* between lock and unlock */
-	bool bound;			/* the fields below are set */
-	u64 gen_id;
-	u64 seq;
-	u64 plen4;
-	u64 plen6[3];
-};
-
-static void kb_out_unlock(struct kb_out *o)
-{
-	if (o->s) {
-		mutex_unlock(&o->s->lock);
-		kb_set_put(o->s);
-		o->s = NULL;
-	} else {
-		mutex_unlock(&o->kf->lock);
-	}
-}
-
-/* lock the source; *gp: its generation, unchanged since the first call */
-static int kb_out_lock(struct kb_out *o, const char *name,
-		       struct kb_gen **gp)
-{
-	struct kb_gen *g;
-	int ret = 0;
-
-	if (o->set_id) {
-		o->s = kb_set_find_id(o->kf->net, o->set_id);
-		if (IS_ERR(o->s)) {
-			ret = PTR_ERR(o->s);
-			o->s = NULL;
-			return ret;
-		}
-		if (mutex_lock_killable(&o->s->lock)) {
-			kb_set_put(o->s);
-			o->s = NULL;
-			return -EINTR;
-		}
-		g = rcu_dereference_protected(o->s->gen,
-					      lockdep_is_held(&o->s->lock));
-		if (o->s->dead)
-			ret = -ENOENT;
-	} else {
-		if (mutex_lock_killable(&o->kf->lock))
-			return -EINTR;
-		if (!o->kf->txn)
-			ret = -ENOENT;
-		else if (strncmp(o->kf->txn->name, name, KB_NAME_MAX))
-			ret = -EINVAL;
-		else
-			g = o->kf->txn->gen;
-	}
-	if (!ret && o->bound &&
-	    (g->id != o->gen_id || g->seq != o->seq ||
-	     g->f.p.plen4 != o->plen4 ||
-	     memcmp(g->f.p.plen6, o->plen6, sizeof(o->plen6))))
-		ret = -EAGAIN;
-	if (ret) {
-		kb_out_unlock(o);
-		return ret;
-	}
-	if (!o->bound) {
-		o->bound = true;
-		o->gen_id = g->id;
-		o->seq = g->seq;
-		o->plen4 = g->f.p.plen4;
-		memcpy(o->plen6, g->f.p.plen6, sizeof(o->plen6));
-	}
-	*gp = g;
-	return 0;
-}
-
-/* write the source's image to the user, one consistent generation */
-static long kb_image_out(struct file *file, struct kb_out *o,
-			 struct kb_ioc_image *a)
-{
-	u8 __user *dst = u64_to_user_ptr(a->image);
-	u64 hsz = sizeof(struct kb_image_hdr), total, bytes, off, n, i;
-	struct kb_image_hdr h;
-	struct kb_gen *g;
-	bool big_endian;
-	__le32 crc;
-	u8 *bounce;
-	long ret;
-	u32 st;
-
-	ret = kb_out_lock(o, a->name, &g);
-	if (ret)
-		return ret;
-	bytes = g->f.bytes;
-	total = kb_image_size(&g->f.p);
-	big_endian = KB_BIG_ENDIAN && g->f.p.kind != KB_KIND_CLASSIC;
-	kb_image_fill_header(&h, &g->f.p, g->count);
-	kb_out_unlock(o);
-	if (a->image_len < total) {
-		a->image_len = total;
-		return -ENOSPC;
-	}
-	/* a small filter needs no 1 MiB bounce buffer (and no high order) */
-	bounce = kvmalloc(min_t(u64, max_t(u64, bytes, 1), KB_IMG_CHUNK),
-			  GFP_KERNEL);
-	if (!bounce)
-		return -ENOMEM;
-	st = kb_image_crc_update(kb_image_crc_init(), &h, hsz);
-	if (copy_to_user(dst, &h, hsz)) {
-		ret = -EFAULT;
-		goto out;
-	}
-	for (off = 0; off < bytes; off += n) {
-		n = min_t(u64, bytes - off, KB_IMG_CHUNK);
-		ret = kb_out_lock(o, a->name, &g);
-		if (ret)
-			goto out;
-		memcpy(bounce, (u8 *)g->f.payload + off, n);
-		kb_out_unlock(o);
-		/* payload words are little-endian in images */
-		if (big_endian)
-			for (i = 0; i < n / 8; i++)
-				((u64 *)bounce)[i] = swab64(((u64 *)bounce)[i]);
-		st = kb_image_crc_update(st, bounce, n);
-		if (copy_to_user(dst + hsz + off, bounce, n)) {
-			ret = -EFAULT;
-			goto out;
-		}
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			goto out;
-		}
-		cond_resched();
-	}
-	crc = cpu_to_le32(kb_image_crc_final(st));
-	if (copy_to_user(dst + hsz + bytes, &crc, sizeof(crc)))
-		ret = -EFAULT;
-	a->image_len = total;
-out:
-	kvfree(bounce);
-	return ret;
-}
-
-static long kb_ioc_export(struct file *file, struct kb_file *kf,
-			  void __user *u)
-{
-	struct kb_out o = { .kf = kf };
-	struct kb_ioc_image a;
-	struct kb_set *s;
-	u32 usize;
-	long ret;
-
-	ret = kb_copy_in(&a, sizeof(a), KB_IOC_IMAGE_SIZE_VER0, u, &usize);
-	if (ret)
-		return ret;
-	if ((a.flags & ~KB_IMAGE_F_TXN) || a.reserved0 ||
-	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
-	    !kb_ioc_name_ok(a.name))
-		return -EINVAL;
-	a.why = 0;
-	if (!(a.flags & KB_IMAGE_F_TXN)) {
-		s = kb_set_find(kf->net, a.name, false);
-		if (IS_ERR(s))
-			return PTR_ERR(s);
-		o.set_id = s->id;
-		kb_set_put(s);
-	}
-	ret = kb_image_out(file, &o, &a);
-	if ((!ret || ret == -ENOSPC) && kb_copy_out(u, &a, sizeof(a), usize))
 		return -EFAULT;
 	return ret;
 }

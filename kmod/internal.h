@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kbloom module internals shared by main.c, registry.c, dev.c and api.c.
+ * kbloom module internals shared by its files: main.c (init), limits.c,
+ * gen.c, registry.c, txn.c (the model), dev.c, netlink*.c, api.c (the
+ * transports and the consumer API).
  *
  * Objects:
  *  - struct kb_net: one per network namespace (pernet id kb_net_id): the
@@ -179,25 +181,33 @@ int kb_acct_charge(struct kb_acct *a, u64 bytes,
 		   struct netlink_ext_ack *extack);
 void kb_acct_uncharge(struct kb_acct *a, u64 bytes);
 
-/* registry.c */
-int kb_net_init(struct net *net);
-void kb_net_exit(struct net *net);
-bool kb_name_ok(const char *name, struct netlink_ext_ack *extack);
+/* gen.c */
 int kb_spec_unused(const struct kb_spec *s, struct netlink_ext_ack *extack);
 int kb_params_from_spec(struct kb_params *p, const struct kb_spec *s,
 			struct netlink_ext_ack *extack);
 struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 			  bool clear, struct netlink_ext_ack *extack);
-void kb_gen_discard(struct kb_gen *g);
+void kb_gen_fill(struct kb_gen *g);
 int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
 		u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack);
+void kb_gen_discard(struct kb_gen *g);
+void kb_gen_release(struct kb_gen *g);
+
+/* registry.c */
+int kb_net_init(struct net *net);
+void kb_net_exit(struct net *net);
+bool kb_name_ok(const char *name, struct netlink_ext_ack *extack);
 struct kb_set *kb_set_find(struct net *net, const char *name, bool user);
 struct kb_set *kb_set_find_id(struct net *net, u64 id);
 void kb_set_put(struct kb_set *s);
 int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack);
 int kb_set_info(struct kb_set *s, struct kb_info *info);
-void kb_gen_fill(struct kb_gen *g);
+/* for txn.c: insert under kb_net.lock; publish a generation in s */
+int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
+		  struct netlink_ext_ack *extack);
+int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
+		   struct netlink_ext_ack *extack);
 int kb_reg_create(struct net *net, const char *name,
 		  const struct kb_params *p, struct netlink_ext_ack *extack);
 int kb_reg_upload(struct net *net, const char *name, struct kb_gen *g,
@@ -210,13 +220,6 @@ int kb_reg_swap(struct net *net, const char *a, const char *b,
 		struct netlink_ext_ack *extack);
 int kb_reg_rename(struct net *net, const char *from, const char *to,
 		  struct netlink_ext_ack *extack);
-struct kb_txn *kb_txn_begin(struct net *net, const char *name,
-			    const struct kb_params *p,
-			    struct netlink_ext_ack *extack);
-int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
-		   struct netlink_ext_ack *extack);
-int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack);
-void kb_txn_abort(struct kb_txn *t);
 
 /*
  * Walk the filters of net from position *pos (0 = first): fn(s, name, arg)
@@ -232,6 +235,15 @@ void kb_txn_abort(struct kb_txn *t);
 int kb_reg_walk(struct net *net, unsigned long *pos, u64 *reg_gen,
 		int (*fn)(struct kb_set *s, const char *name, void *arg),
 		void *arg);
+
+/* txn.c */
+struct kb_txn *kb_txn_begin(struct net *net, const char *name,
+			    const struct kb_params *p,
+			    struct netlink_ext_ack *extack);
+int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
+		   struct netlink_ext_ack *extack);
+int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack);
+void kb_txn_abort(struct kb_txn *t);
 
 /*
  * Registry events (netlink.c): announced to the "events" multicast group

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kbloom registry: the named filters of each network namespace, their
- * generations, limits, swap/rename/flush/destroy and rebuild transactions.
- * See internal.h for the objects, lifetimes and lock order.
+ * kbloom registry: the named filters of each network namespace: lookup by
+ * name and by id, key batches on the live generation, create, upload,
+ * destroy, flush, swap, rename, the walk behind dumps, and namespace
+ * setup and teardown.  Generations are in gen.c, transactions in txn.c,
+ * the limits in limits.c.  See internal.h for the objects, lifetimes and lock
+ * order.
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
@@ -13,11 +16,7 @@
 
 #include "internal.h"
 
-static atomic64_t kb_gen_seq = ATOMIC64_INIT(0);
 static atomic64_t kb_set_ids = ATOMIC64_INIT(0);
-
-/* payloads of 2 MiB and more get huge vmalloc mappings where possible */
-#define KB_HUGE_MIN	(2UL << 20)
 
 bool kb_name_ok(const char *name, struct netlink_ext_ack *extack)
 {
@@ -27,281 +26,6 @@ bool kb_name_ok(const char *name, struct netlink_ext_ack *extack)
 		return true;
 	NL_SET_ERR_MSG_MOD(extack, "bad filter name (1..31 of [A-Za-z0-9_.:-])");
 	return false;
-}
-
-/*
- * A sizing field of another mode, or a seed the hash does not use, is
- * refused rather than ignored: the caller asked for something the filter
- * would silently not do.  Returns the field as its netlink attribute (for
- * the extack offset; the ioctl fields have the same names), 0 if none.
- */
-int kb_spec_unused(const struct kb_spec *s, struct netlink_ext_ack *extack)
-{
-	if (s->fpr_ppb && s->sizing != KB_SIZING_FPR) {
-		NL_SET_ERR_MSG_MOD(extack, "FPR_PPB is only for sizing by items + FPR_PPB");
-		return KB_A_FPR_PPB;
-	}
-	if (s->bits_per_key && s->sizing != KB_SIZING_BPK) {
-		NL_SET_ERR_MSG_MOD(extack, "BITS_PER_KEY is only for sizing by bits per key");
-		return KB_A_BITS_PER_KEY;
-	}
-	if (s->m && s->sizing != KB_SIZING_MK) {
-		NL_SET_ERR_MSG_MOD(extack, "M is only for sizing by M + K");
-		return KB_A_M;
-	}
-	if (s->k && s->sizing != KB_SIZING_MK) {
-		NL_SET_ERR_MSG_MOD(extack, "K is only for sizing by M + K");
-		return KB_A_K;
-	}
-	if (s->has_seed && s->hash == KB_HASH_LEVELDB) {
-		NL_SET_ERR_MSG_MOD(extack, "SEED: the leveldb hash (classic filters) takes no seed");
-		return KB_A_SEED;
-	}
-	if (s->has_seed && s->hash == KB_HASH_XXH64 && s->seed[1]) {
-		NL_SET_ERR_MSG_MOD(extack, "SEED: xxh64 uses only the first word (the second must be 0)");
-		return KB_A_SEED;
-	}
-	return 0;
-}
-
-int kb_params_from_spec(struct kb_params *p, const struct kb_spec *s,
-			struct netlink_ext_ack *extack)
-{
-	u64 max = READ_ONCE(kb_max_filter_bytes);
-	int ret;
-
-	if (kb_spec_unused(s, extack))
-		return -EINVAL;
-
-	ret = kb_params_init(p, s->kind);
-	if (ret) {
-		NL_SET_ERR_MSG_MOD(extack, "unknown filter kind");
-		return ret;
-	}
-	p->key_type = s->key_type;
-	p->hash = s->hash;
-	switch (s->sizing) {
-	case KB_SIZING_FPR:
-		ret = kb_params_from_fpr(p, s->items, s->fpr_ppb, max);
-		break;
-	case KB_SIZING_BPK:
-		ret = kb_params_from_bpk(p, s->items, s->bits_per_key, max);
-		break;
-	case KB_SIZING_MK:
-		p->items = s->items;
-		ret = kb_params_from_mk(p, s->m, s->k, max);
-		break;
-	default:
-		ret = -EINVAL;
-	}
-	if (ret) {
-		if (ret == -E2BIG)
-			NL_SET_ERR_MSG_MOD(extack, "filter larger than max_filter_bytes");
-		else
-			NL_SET_ERR_MSG_MOD(extack, "bad sizing parameters");
-		return ret;
-	}
-	if (s->has_seed) {
-		p->seed[0] = s->seed[0];
-		p->seed[1] = s->seed[1];
-	} else if (p->hash == KB_HASH_XXH64) {
-		p->seed[0] = get_random_u64();
-	} else if (p->hash == KB_HASH_SIPHASH) {
-		p->seed[0] = get_random_u64();
-		p->seed[1] = get_random_u64();
-	}
-	ret = kb_params_validate(p, max);
-	if (ret)
-		NL_SET_ERR_MSG_MOD(extack, "invalid parameters (hash, key type or seed)");
-	return ret;
-}
-
-/* ---- generations -------------------------------------------------------- */
-
-/* the final free of a generation: its payload is uncharged only now */
-static void kb_gen_release(struct kb_gen *g)
-{
-	kb_acct_uncharge(g->acct, g->f.bytes);
-	kb_acct_put(g->acct);
-	kvfree(g->f.payload);
-	kfree(g->fill);
-	kfree(g);
-}
-
-static void kb_gen_free_rcu(struct rcu_head *head)
-{
-	kb_gen_release(container_of(head, struct kb_gen, rcu));
-}
-
-static void kb_gen_free(struct kb_gen *g)
-{
-	if (g)
-		call_rcu(&g->rcu, kb_gen_free_rcu);
-}
-
-/*
- * The payload, with little rounding: kvmalloc() tries kmalloc() first,
- * which rounds up to a power of two (a 1.85 MiB filter would hold 2 MiB, a
- * 189 KiB one 256 KiB), and huge vmalloc rounds up to whole 2 MiB pages.
- * Exact-size page mappings cost a few more TLB entries; 2 MiB pages and
- * kmalloc are used when they waste at most 1/16.
- */
-static void *kb_payload_alloc(u64 bytes, gfp_t gfp)
-{
-	if (bytes <= PAGE_SIZE ||
-	    (bytes <= KMALLOC_MAX_SIZE &&
-	     roundup_pow_of_two(bytes) - bytes <= bytes / 16))
-		return kvmalloc(bytes, gfp);
-	if (bytes >= KB_HUGE_MIN &&
-	    round_up(bytes, KB_HUGE_MIN) - bytes <= bytes / 16)
-		return kb_vmalloc_big(bytes, gfp);
-	return __vmalloc(bytes, gfp);
-}
-
-/*
- * A new generation for p, charged to net.  clear: an empty filter (zeroed
- * by the allocator, page by page with rescheduling points, not by one
- * memset); else the caller fills g->f.payload (g->f.bytes long), binds it
- * with kb_filter_attach(&g->f, ...) and counts it with kb_gen_fill().  The
- * fill tracker (~4 KiB) is not charged to the namespace: it is not payload.
- */
-struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
-			  bool clear, struct netlink_ext_ack *extack)
-{
-	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
-	struct kb_acct *acct = kb_net(net)->acct;
-	u64 bytes = kb_params_payload_bytes(p);
-	struct kb_fill *fill;
-	struct kb_gen *g;
-	void *payload;
-	int ret;
-
-	/* (size_t) for 32-bit kernels, where a u64 size would truncate */
-	if (bytes > READ_ONCE(kb_max_filter_bytes) || (size_t)bytes != bytes) {
-		NL_SET_ERR_MSG_MOD(extack, "filter larger than max_filter_bytes");
-		return ERR_PTR(-E2BIG);
-	}
-	ret = kb_acct_charge(acct, bytes, extack);
-	if (ret)
-		return ERR_PTR(ret);
-	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
-	payload = kb_payload_alloc(bytes, clear ? gfp | __GFP_ZERO : gfp);
-	fill = kmalloc(kb_fill_bytes(p), GFP_KERNEL_ACCOUNT);
-	if (!g || !payload || !fill) {
-		kfree(g);
-		kvfree(payload);
-		kfree(fill);
-		kb_acct_uncharge(acct, bytes);
-		NL_SET_ERR_MSG_MOD(extack, "out of memory for the filter");
-		return ERR_PTR(-ENOMEM);
-	}
-	g->acct = kb_acct_get(acct);
-	g->f.payload = payload;
-	g->f.bytes = bytes;
-	g->f.p = *p;
-	g->fill = fill;
-	g->id = atomic64_inc_return(&kb_gen_seq);
-	if (clear) {
-		ret = kb_filter_init_zeroed(&g->f, p, payload, bytes);
-		if (ret) {
-			kb_gen_discard(g);
-			NL_SET_ERR_MSG_MOD(extack, "invalid parameters");
-			return ERR_PTR(ret);
-		}
-		kb_fill_init_empty(g->fill, &g->f);
-	}
-	return g;
-}
-
-/*
- * Count an attached payload (an upload) into g's fill tracker: one scan,
- * yielding, before g is published and outside any lock.
- */
-void kb_gen_fill(struct kb_gen *g)
-{
-	kb_fill_init(g->fill, &g->f);
-}
-
-/* free (after a grace period) a generation that is not or no longer live */
-void kb_gen_discard(struct kb_gen *g)
-{
-	kb_gen_free(g);
-}
-
-/*
- * Validate keys[0..n) for g's key type (recording prefix lengths for adds
- * to net types) and apply op.  A bad key at index j: keys [0, j) are
- * processed, *bad = j, -EINVAL.  Returns the number of bits set in bitmap
- * (maybe present / new / deleted) otherwise.  Writers serialize.
- */
-int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
-		u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack)
-{
-	bool adding = op == KB_OP_ADD || op == KB_OP_TEST_ADD;
-	u32 i, good = n;
-	int ret = 0;
-
-	if (op == KB_OP_DEL && g->f.p.kind != KB_KIND_COUNTING) {
-		NL_SET_ERR_MSG_MOD(extack, "delete needs a counting filter");
-		return -EOPNOTSUPP;
-	}
-	for (i = 0; i < n; i++) {
-		if (adding)
-			ret = kb_params_note_prefix(&g->f.p, keys[i].data,
-						    keys[i].len);
-		else
-			ret = kb_key_validate(g->f.p.key_type, keys[i].data,
-					      keys[i].len);
-		if (ret) {
-			good = i;
-			*bad = i;
-			NL_SET_ERR_MSG_MOD(extack, "malformed key for the filter's key type");
-			break;
-		}
-	}
-	if (!good)
-		return ret;
-	switch (op) {
-	case KB_OP_ADD: {
-		/* count distinct keys, as offline image builds do */
-		u32 new = kb_filter_test_and_add_many(&g->f, keys, good, NULL);
-
-		WRITE_ONCE(g->count, g->count + new);
-		/* no new key, no new bit (counting: counters still move) */
-		if (new || g->f.p.kind == KB_KIND_COUNTING)
-			g->seq++;
-		if (bitmap)
-			memset(bitmap, 0, DIV_ROUND_UP(good, 64) * 8);
-		break;
-	}
-	case KB_OP_TEST: {
-		/* the keys before a bad one are processed: their answers too */
-		u32 hits = kb_filter_test_many(&g->f, keys, good, bitmap);
-
-		ret = ret ?: hits;
-		break;
-	}
-	case KB_OP_TEST_ADD: {
-		u32 new = kb_filter_test_and_add_many(&g->f, keys, good, bitmap);
-
-		WRITE_ONCE(g->count, g->count + new);
-		if (new || g->f.p.kind == KB_KIND_COUNTING)
-			g->seq++;
-		ret = ret ?: new;
-		break;
-	}
-	case KB_OP_DEL: {
-		int del = kb_filter_del_many(&g->f, keys, good, bitmap);
-
-		if (del > 0) {
-			WRITE_ONCE(g->count, g->count - min_t(u64, del, g->count));
-			g->seq++;
-		}
-		ret = ret ?: del;
-		break;
-	}
-	}
-	return ret;
 }
 
 /* ---- filters ------------------------------------------------------------ */
@@ -475,7 +199,7 @@ int kb_set_info(struct kb_set *s, struct kb_info *info)
 }
 
 /* insert a new filter holding generation g (charged); kn->lock held */
-static int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
+int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
 			 struct netlink_ext_ack *extack)
 {
 	struct kb_net *kn = kb_net(net);
@@ -547,7 +271,7 @@ int kb_reg_create(struct net *net, const char *name,
 }
 
 /* publish g in s (charged to net); old generation freed after a GP */
-static int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
+int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 			  struct netlink_ext_ack *extack)
 {
 	struct kb_gen *old;
@@ -787,108 +511,6 @@ int kb_reg_walk(struct net *net, unsigned long *pos, u64 *reg_gen,
 		if (ret || n < KB_WALK_BATCH)
 			return ret;
 	}
-}
-
-/* ---- transactions ------------------------------------------------------- */
-
-struct kb_txn *kb_txn_begin(struct net *net, const char *name,
-			    const struct kb_params *p,
-			    struct netlink_ext_ack *extack)
-{
-	struct kb_set *s = kb_set_find(net, name, false);
-	struct kb_txn *t;
-	struct kb_gen *g;
-	u64 id = 0;		/* 0: created at commit */
-
-	if (PTR_ERR(s) == -EINTR)
-		return ERR_CAST(s);
-	if (!IS_ERR(s)) {
-		id = s->id;
-		if (s->key_type != p->key_type) {
-			kb_set_put(s);
-			NL_SET_ERR_MSG_MOD(extack, "the key type of a filter cannot change");
-			return ERR_PTR(-EINVAL);
-		}
-		/* only the id is kept: no reference pins it until commit */
-		kb_set_put(s);
-	}
-	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
-	if (!t)
-		return ERR_PTR(-ENOMEM);
-	g = kb_gen_new(net, p, true, extack);
-	if (IS_ERR(g)) {
-		kfree(t);
-		return ERR_CAST(g);
-	}
-	t->net = get_net(net);
-	t->set_id = id;
-	t->gen = g;
-	strscpy(t->name, name, KB_NAME_MAX);
-	return t;
-}
-
-/* replace the staging generation (an uploaded image) */
-int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
-		   struct netlink_ext_ack *extack)
-{
-	/* the staging generation has the filter's key type (begin checks) */
-	if (g->f.p.key_type != t->gen->f.p.key_type) {
-		NL_SET_ERR_MSG_MOD(extack, "the key type of a filter cannot change");
-		return -EINVAL;
-	}
-	kb_gen_discard(t->gen);
-	t->gen = g;
-	return 0;
-}
-
-static void kb_txn_free(struct kb_txn *t)
-{
-	put_net(t->net);
-	kfree(t);
-}
-
-/* publish the staging generation; the transaction ends either way */
-int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
-{
-	struct kb_net *kn = kb_net(t->net);
-	char name[KB_NAME_MAX];
-	struct kb_set *s;
-	int ret;
-
-	strscpy(name, t->name, sizeof(name));
-	if (t->set_id) {
-		s = kb_set_find_id(t->net, t->set_id);
-		if (IS_ERR(s)) {
-			NL_SET_ERR_MSG_MOD(extack, "the filter was destroyed");
-			ret = PTR_ERR(s);
-		} else {
-			ret = kb_set_replace(t->net, s, t->gen, extack);
-			/* the event names the filter as it is called now */
-			mutex_lock(&kn->lock);
-			strscpy(name, s->name, sizeof(name));
-			mutex_unlock(&kn->lock);
-			kb_set_put(s);
-		}
-	} else {
-		ret = mutex_lock_killable(&kn->lock);
-		if (!ret) {
-			ret = kb_set_insert(t->net, t->name, t->gen, extack);
-			mutex_unlock(&kn->lock);
-		}
-	}
-	if (ret)
-		kb_gen_discard(t->gen);
-	else
-		kb_nl_notify(t->net, t->set_id ? KB_REG_REBUILT :
-			     KB_REG_CREATED, name, NULL);
-	kb_txn_free(t);
-	return ret;
-}
-
-void kb_txn_abort(struct kb_txn *t)
-{
-	kb_gen_discard(t->gen);
-	kb_txn_free(t);
 }
 
 /* ---- namespaces --------------------------------------------------------- */

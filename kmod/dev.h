@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kbloom: what the /dev/kbloom files (dev.c, dev_image.c) share.
+ */
+#ifndef _KB_DEV_H
+#define _KB_DEV_H
+
+#include <linux/fs.h>
+#include <linux/mutex.h>
+
+#include "internal.h"
+
+/* an open /dev/kbloom */
+struct kb_file {
+	struct net *net;		/* the opener's */
+	struct mutex lock;		/* txn */
+	struct kb_txn *txn;
+};
+
+/* an ioctl's name field: a valid name, NUL-padded (the bytes are ABI) */
+bool kb_ioc_name_ok(const char name[KB_NAME_MAX]);
+/* read a versioned struct: size first, copy_struct_from_user() semantics */
+int kb_copy_in(void *k, size_t ksize, size_t ver0, const void __user *u,
+	       u32 *usize);
+int kb_copy_out(void __user *u, const void *k, size_t ksize, u32 usize);
+bool kb_zero(const void *p, size_t len);
+/* CAP_NET_ADMIN over the opener's netns, as the opener had it */
+bool kb_admin(struct file *file, struct kb_file *kf);
+
+/* dev_image.c */
+long kb_ioc_upload(struct file *file, struct kb_file *kf, void __user *u);
+long kb_ioc_export(struct file *file, struct kb_file *kf, void __user *u);
+
+#endif /* _KB_DEV_H */

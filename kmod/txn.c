@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloom rebuild transactions: a staging generation nobody else sees,
+ * filled through an open /dev/kbloom and published by kb_txn_commit() in
+ * one pointer swap.  A transaction names its filter by id and holds no
+ * reference to it, so a destroyed filter's memory is not pinned by an open
+ * transaction (its commit then answers ENOENT).
+ */
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "internal.h"
+
+struct kb_txn *kb_txn_begin(struct net *net, const char *name,
+			    const struct kb_params *p,
+			    struct netlink_ext_ack *extack)
+{
+	struct kb_set *s = kb_set_find(net, name, false);
+	struct kb_txn *t;
+	struct kb_gen *g;
+	u64 id = 0;		/* 0: created at commit */
+
+	if (PTR_ERR(s) == -EINTR)
+		return ERR_CAST(s);
+	if (!IS_ERR(s)) {
+		id = s->id;
+		if (s->key_type != p->key_type) {
+			kb_set_put(s);
+			NL_SET_ERR_MSG_MOD(extack, "the key type of a filter cannot change");
+			return ERR_PTR(-EINVAL);
+		}
+		/* only the id is kept: no reference pins it until commit */
+		kb_set_put(s);
+	}
+	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
+	if (!t)
+		return ERR_PTR(-ENOMEM);
+	g = kb_gen_new(net, p, true, extack);
+	if (IS_ERR(g)) {
+		kfree(t);
+		return ERR_CAST(g);
+	}
+	t->net = get_net(net);
+	t->set_id = id;
+	t->gen = g;
+	strscpy(t->name, name, KB_NAME_MAX);
+	return t;
+}
+
+/* replace the staging generation (an uploaded image) */
+int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
+		   struct netlink_ext_ack *extack)
+{
+	/* the staging generation has the filter's key type (begin checks) */
+	if (g->f.p.key_type != t->gen->f.p.key_type) {
+		NL_SET_ERR_MSG_MOD(extack, "the key type of a filter cannot change");
+		return -EINVAL;
+	}
+	kb_gen_discard(t->gen);
+	t->gen = g;
+	return 0;
+}
+
+static void kb_txn_free(struct kb_txn *t)
+{
+	put_net(t->net);
+	kfree(t);
+}
+
+/* publish the staging generation; the transaction ends either way */
+int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
+{
+	struct kb_net *kn = kb_net(t->net);
+	char name[KB_NAME_MAX];
+	struct kb_set *s;
+	int ret;
+
+	strscpy(name, t->name, sizeof(name));
+	if (t->set_id) {
+		s = kb_set_find_id(t->net, t->set_id);
+		if (IS_ERR(s)) {
+			NL_SET_ERR_MSG_MOD(extack, "the filter was destroyed");
+			ret = PTR_ERR(s);
+		} else {
+			ret = kb_set_replace(t->net, s, t->gen, extack);
+			/* the event names the filter as it is called now */
+			mutex_lock(&kn->lock);
+			strscpy(name, s->name, sizeof(name));
+			mutex_unlock(&kn->lock);
+			kb_set_put(s);
+		}
+	} else {
+		ret = mutex_lock_killable(&kn->lock);
+		if (!ret) {
+			ret = kb_set_insert(t->net, t->name, t->gen, extack);
+			mutex_unlock(&kn->lock);
+		}
+	}
+	if (ret)
+		kb_gen_discard(t->gen);
+	else
+		kb_nl_notify(t->net, t->set_id ? KB_REG_REBUILT :
+			     KB_REG_CREATED, name, NULL);
+	kb_txn_free(t);
+	return ret;
+}
+
+void kb_txn_abort(struct kb_txn *t)
+{
+	kb_gen_discard(t->gen);
+	kb_txn_free(t);
+}
