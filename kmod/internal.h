@@ -250,16 +250,7 @@ void kb_txn_abort(struct kb_txn *t);
  * of net's family.  name2: the second name for swap (the other filter)
  * and rename (the new name), else NULL.  Called without registry locks.
  */
-enum kb_reg_event {
-	KB_REG_CREATED = 1,	/* values of enum kb_nl_event */
-	KB_REG_DESTROYED,
-	KB_REG_SWAPPED,
-	KB_REG_RENAMED,
-	KB_REG_FLUSHED,
-	KB_REG_REBUILT,
-};
-
-void kb_nl_notify(struct net *net, enum kb_reg_event ev, const char *name,
+void kb_nl_notify(struct net *net, enum kb_nl_event ev, const char *name,
 		  const char *name2);
 
 /* netlink.c */

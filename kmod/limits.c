@@ -56,7 +56,7 @@ static int kb_param_set(const char *val, const struct kernel_param *kp)
 	if (ret)
 		return ret;
 	if (v < r->min || v > r->max)
-		pr_info("kbloom: %s=%llu clamped to %llu..%llu\n", kp->name, v,
+		pr_info("%s=%llu clamped to %llu..%llu\n", kp->name, v,
 			r->min, r->max);
 	WRITE_ONCE(*r->val, clamp(v, r->min, r->max));
 	return 0;

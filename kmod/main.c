@@ -43,7 +43,7 @@ static int __init kb_module_init(void)
 		unregister_pernet_subsys(&kb_net_ops);
 		return ret;
 	}
-	pr_info("kbloom: version %s loaded\n", KBLOOM_VERSION);
+	pr_info("version %s loaded\n", KBLOOM_VERSION);
 	return 0;
 }
 
@@ -54,7 +54,7 @@ static void __exit kb_module_exit(void)
 	unregister_pernet_subsys(&kb_net_ops);
 	/* generations and filters are freed by RCU callbacks */
 	rcu_barrier();
-	pr_info("kbloom: unloaded\n");
+	pr_info("unloaded\n");
 }
 
 module_init(kb_module_init);

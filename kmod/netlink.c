@@ -620,7 +620,7 @@ struct genl_family kb_genl_family = {
 	.n_mcgrps = ARRAY_SIZE(kb_genl_mcgrps),
 };
 
-void kb_nl_notify(struct net *net, enum kb_reg_event ev, const char *name,
+void kb_nl_notify(struct net *net, enum kb_nl_event ev, const char *name,
 		  const char *name2)
 {
 	struct sk_buff *skb;

@@ -108,16 +108,16 @@ static void kb_set_count(struct kb_set *s, u64 lookups, u64 hits, u64 adds)
 }
 
 /*
- * Called with s->lock held, after a lookup: 0 if s is still live, else
- * unlocks and -ENOENT (destroyed since it was looked up).
+ * Called with s->lock held, after a lookup: true (and the extack says so)
+ * if s was destroyed since it was looked up.
  */
-static int kb_set_unless_dead(struct kb_set *s, struct netlink_ext_ack *extack)
+static bool kb_set_dead(struct kb_set *s, struct netlink_ext_ack *extack)
 {
+	lockdep_assert_held(&s->lock);
 	if (!s->dead)
-		return 0;
-	mutex_unlock(&s->lock);
+		return false;
 	NL_SET_ERR_MSG_MOD(extack, "the filter was destroyed");
-	return -ENOENT;
+	return true;
 }
 
 /*
@@ -148,9 +148,10 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 	}
 	if (mutex_lock_killable(&s->lock))
 		return -EINTR;
-	ret = kb_set_unless_dead(s, extack);
-	if (ret)
-		return ret;
+	if (kb_set_dead(s, extack)) {
+		mutex_unlock(&s->lock);
+		return -ENOENT;
+	}
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
 	mutex_unlock(&s->lock);
@@ -266,7 +267,7 @@ int kb_reg_create(struct net *net, const char *name,
 	if (ret)
 		kb_gen_discard(g);
 	else
-		kb_nl_notify(net, KB_REG_CREATED, name, NULL);
+		kb_nl_notify(net, KB_EVENT_CREATED, name, NULL);
 	return ret;
 }
 
@@ -282,8 +283,10 @@ int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 	}
 	if (mutex_lock_killable(&s->lock))
 		return -EINTR;
-	if (kb_set_unless_dead(s, extack))
+	if (kb_set_dead(s, extack)) {
+		mutex_unlock(&s->lock);
 		return -ENOENT;
+	}
 	old = rcu_replace_pointer(s->gen, g, lockdep_is_held(&s->lock));
 	mutex_unlock(&s->lock);
 	kb_gen_discard(old);
@@ -310,7 +313,7 @@ int kb_reg_upload(struct net *net, const char *name, struct kb_gen *g,
 	if (ret == -ENOENT && !s)
 		NL_SET_ERR_MSG_MOD(extack, "no such filter");
 	if (!ret)
-		kb_nl_notify(net, s ? KB_REG_REBUILT : KB_REG_CREATED, name,
+		kb_nl_notify(net, s ? KB_EVENT_REBUILT : KB_EVENT_CREATED, name,
 			     NULL);
 	return ret;
 }
@@ -352,7 +355,7 @@ int kb_reg_destroy(struct net *net, const char *name,
 	}
 	mutex_unlock(&kn->lock);
 	if (!ret)
-		kb_nl_notify(net, KB_REG_DESTROYED, name, NULL);
+		kb_nl_notify(net, KB_EVENT_DESTROYED, name, NULL);
 	return ret;
 }
 
@@ -373,7 +376,8 @@ int kb_reg_flush(struct net *net, const char *name,
 		kb_set_put(s);
 		return -EINTR;
 	}
-	if (kb_set_unless_dead(s, extack)) {
+	if (kb_set_dead(s, extack)) {
+		mutex_unlock(&s->lock);
 		kb_set_put(s);
 		return -ENOENT;
 	}
@@ -386,7 +390,7 @@ int kb_reg_flush(struct net *net, const char *name,
 	g->seq++;
 	mutex_unlock(&s->lock);
 	kb_set_put(s);
-	kb_nl_notify(net, KB_REG_FLUSHED, name, NULL);
+	kb_nl_notify(net, KB_EVENT_FLUSHED, name, NULL);
 	return 0;
 }
 
@@ -434,7 +438,7 @@ int kb_reg_swap(struct net *net, const char *a, const char *b,
 	mutex_unlock(&first->lock);
 	kn->reg_gen++;
 	mutex_unlock(&kn->lock);
-	kb_nl_notify(net, KB_REG_SWAPPED, a, b);
+	kb_nl_notify(net, KB_EVENT_SWAPPED, a, b);
 	return 0;
 out:
 	mutex_unlock(&kn->lock);
@@ -467,7 +471,7 @@ int kb_reg_rename(struct net *net, const char *from, const char *to,
 	}
 	mutex_unlock(&kn->lock);
 	if (!ret)
-		kb_nl_notify(net, KB_REG_RENAMED, from, to);
+		kb_nl_notify(net, KB_EVENT_RENAMED, from, to);
 	return ret;
 }
 
