@@ -30,8 +30,8 @@ enum kb_nl_mcgrp {
 
 #define KB_POL_NAME	{ .type = NLA_NUL_STRING, .len = KB_NAME_MAX - 1 }
 
-static const struct nla_policy kb_key_policy[KB_KEY_A_MAX + 1] = {
-	[KB_KEY_DATA] = NLA_POLICY_RANGE(NLA_BINARY, 1, KB_KEY_MAX_LEN),
+static const struct nla_policy kb_key_policy[KB_KA_MAX + 1] = {
+	[KB_KA_DATA] = NLA_POLICY_RANGE(NLA_BINARY, 1, KB_KEY_MAX_LEN),
 };
 
 /* not const: 6.1's nla_policy points to a non-const range */

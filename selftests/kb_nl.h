@@ -26,9 +26,9 @@
 #define NETLINK_CAP_ACK 10
 #endif
 
-#define KBN_BUF		(1 << 17)
+#define KBTN_BUF		(1 << 17)
 
-struct kbn {
+struct kbtn {
 	int fd;
 	__u16 family;
 	__u32 mcgrp;		/* "events" group id */
@@ -39,26 +39,26 @@ struct kbn {
 	int offs;		/* NLMSGERR_ATTR_OFFS, -1 if none */
 	int miss_type;		/* NLMSGERR_ATTR_MISS_TYPE, -1 if none */
 	/* the last reply message of a do request */
-	char reply[KBN_BUF];
+	char reply[KBTN_BUF];
 	int reply_len;
 };
 
 /* a request being built */
-struct kbn_req {
+struct kbtn_req {
 	union {
 		struct nlmsghdr nlh;
-		char buf[KBN_BUF];
+		char buf[KBTN_BUF];
 	};
 	struct nlattr *nest;
 };
 
-static inline struct nlattr *kbn_attr_first(struct nlmsghdr *nlh, int hdr)
+static inline struct nlattr *kbtn_attr_first(struct nlmsghdr *nlh, int hdr)
 {
 	return (struct nlattr *)((char *)NLMSG_DATA(nlh) + NLMSG_ALIGN(hdr));
 }
 
 /* tb[type] = the attribute; attrs in data[0..len) */
-static inline void kbn_parse_attrs(struct nlattr **tb, int max, void *data,
+static inline void kbtn_parse_attrs(struct nlattr **tb, int max, void *data,
 				   int len)
 {
 	struct nlattr *a = data;
@@ -76,37 +76,37 @@ static inline void kbn_parse_attrs(struct nlattr **tb, int max, void *data,
 }
 
 /* the attributes of a genetlink message */
-static inline void kbn_parse(struct nlmsghdr *nlh, struct nlattr **tb,
+static inline void kbtn_parse(struct nlmsghdr *nlh, struct nlattr **tb,
 			     int max)
 {
-	kbn_parse_attrs(tb, max, kbn_attr_first(nlh, GENL_HDRLEN),
+	kbtn_parse_attrs(tb, max, kbtn_attr_first(nlh, GENL_HDRLEN),
 			nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
 }
 
-static inline void *kbn_data(struct nlattr *a)
+static inline void *kbtn_data(struct nlattr *a)
 {
 	return (char *)a + NLA_HDRLEN;
 }
 
-static inline int kbn_len(struct nlattr *a)
+static inline int kbtn_len(struct nlattr *a)
 {
 	return a->nla_len - NLA_HDRLEN;
 }
 
-static inline __u32 kbn_u32(struct nlattr *a)
+static inline __u32 kbtn_u32(struct nlattr *a)
 {
-	return *(__u32 *)kbn_data(a);
+	return *(__u32 *)kbtn_data(a);
 }
 
-static inline __u64 kbn_u64(struct nlattr *a)
+static inline __u64 kbtn_u64(struct nlattr *a)
 {
 	__u64 v;
 
-	memcpy(&v, kbn_data(a), 8);
+	memcpy(&v, kbtn_data(a), 8);
 	return v;
 }
 
-static inline void kbn_init(struct kbn_req *r, __u16 family, __u8 cmd,
+static inline void kbtn_init(struct kbtn_req *r, __u16 family, __u8 cmd,
 			    __u16 flags)
 {
 	struct genlmsghdr *g;
@@ -121,7 +121,7 @@ static inline void kbn_init(struct kbn_req *r, __u16 family, __u8 cmd,
 	r->nest = NULL;
 }
 
-static inline struct nlattr *kbn_put(struct kbn_req *r, int type,
+static inline struct nlattr *kbtn_put(struct kbtn_req *r, int type,
 				     const void *data, int len)
 {
 	struct nlattr *a = (struct nlattr *)(r->buf +
@@ -130,8 +130,8 @@ static inline struct nlattr *kbn_put(struct kbn_req *r, int type,
 	a->nla_type = type;
 	a->nla_len = NLA_HDRLEN + len;
 	if (len)
-		memcpy(kbn_data(a), data, len);
-	memset((char *)kbn_data(a) + len, 0, NLA_ALIGN(len) - len);
+		memcpy(kbtn_data(a), data, len);
+	memset((char *)kbtn_data(a) + len, 0, NLA_ALIGN(len) - len);
 	r->nlh.nlmsg_len = NLMSG_ALIGN(r->nlh.nlmsg_len) + NLA_ALIGN(a->nla_len);
 	if (r->nest)
 		r->nest->nla_len = (char *)r->buf + r->nlh.nlmsg_len -
@@ -139,41 +139,41 @@ static inline struct nlattr *kbn_put(struct kbn_req *r, int type,
 	return a;
 }
 
-static inline struct nlattr *kbn_put_str(struct kbn_req *r, int type,
+static inline struct nlattr *kbtn_put_str(struct kbtn_req *r, int type,
 					 const char *s)
 {
-	return kbn_put(r, type, s, strlen(s) + 1);
+	return kbtn_put(r, type, s, strlen(s) + 1);
 }
 
-static inline struct nlattr *kbn_put_u32(struct kbn_req *r, int type,
+static inline struct nlattr *kbtn_put_u32(struct kbtn_req *r, int type,
 					 __u32 v)
 {
-	return kbn_put(r, type, &v, 4);
+	return kbtn_put(r, type, &v, 4);
 }
 
-static inline struct nlattr *kbn_put_u64(struct kbn_req *r, int type,
+static inline struct nlattr *kbtn_put_u64(struct kbtn_req *r, int type,
 					 __u64 v)
 {
-	return kbn_put(r, type, &v, 8);
+	return kbtn_put(r, type, &v, 8);
 }
 
-static inline void kbn_nest_start(struct kbn_req *r, int type)
+static inline void kbtn_nest_start(struct kbtn_req *r, int type)
 {
-	r->nest = kbn_put(r, type | NLA_F_NESTED, NULL, 0);
+	r->nest = kbtn_put(r, type | NLA_F_NESTED, NULL, 0);
 }
 
-static inline void kbn_nest_end(struct kbn_req *r)
+static inline void kbtn_nest_end(struct kbtn_req *r)
 {
 	r->nest = NULL;
 }
 
 /* offset of attribute a in the request (as NLMSGERR_ATTR_OFFS counts) */
-static inline int kbn_offs(struct kbn_req *r, struct nlattr *a)
+static inline int kbtn_offs(struct kbtn_req *r, struct nlattr *a)
 {
 	return (char *)a - r->buf;
 }
 
-static inline int kbn_send(struct kbn *n, struct kbn_req *r)
+static inline int kbtn_send(struct kbtn *n, struct kbtn_req *r)
 {
 	r->nlh.nlmsg_seq = ++n->seq;
 	if (send(n->fd, r->buf, r->nlh.nlmsg_len, 0) < 0)
@@ -182,7 +182,7 @@ static inline int kbn_send(struct kbn *n, struct kbn_req *r)
 }
 
 /* decode an NLMSG_ERROR (or DONE with error) into n->err/msg/offs */
-static inline void kbn_ack(struct kbn *n, struct nlmsghdr *nlh)
+static inline void kbtn_ack(struct kbtn *n, struct nlmsghdr *nlh)
 {
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
 	int hlen;
@@ -203,33 +203,33 @@ static inline void kbn_ack(struct kbn *n, struct nlmsghdr *nlh)
 	}
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
 		return;
-	kbn_parse_attrs(tb, NLMSGERR_ATTR_MAX,
+	kbtn_parse_attrs(tb, NLMSGERR_ATTR_MAX,
 			(char *)NLMSG_DATA(nlh) + NLMSG_ALIGN(hlen),
 			nlh->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(hlen)));
 	if (tb[NLMSGERR_ATTR_MSG])
 		snprintf(n->msg, sizeof(n->msg), "%s",
-			 (char *)kbn_data(tb[NLMSGERR_ATTR_MSG]));
+			 (char *)kbtn_data(tb[NLMSGERR_ATTR_MSG]));
 	if (tb[NLMSGERR_ATTR_OFFS])
-		n->offs = kbn_u32(tb[NLMSGERR_ATTR_OFFS]);
+		n->offs = kbtn_u32(tb[NLMSGERR_ATTR_OFFS]);
 	if (tb[NLMSGERR_ATTR_MISS_TYPE])
-		n->miss_type = kbn_u32(tb[NLMSGERR_ATTR_MISS_TYPE]);
+		n->miss_type = kbtn_u32(tb[NLMSGERR_ATTR_MISS_TYPE]);
 }
 
 /*
  * Callback per message of a dump (or a do reply): return 0 to go on.
  * flags: the message's nlmsg_flags.
  */
-typedef int (*kbn_cb)(struct nlmsghdr *nlh, void *arg);
+typedef int (*kbtn_cb)(struct nlmsghdr *nlh, void *arg);
 
 /*
  * Receive until the ack / NLMSG_DONE: returns its error (0 or -errno);
  * cb for every other message; *nrecv (if not NULL) counts recv() calls.
  * between (if not NULL) runs after the first recv() of data.
  */
-static inline int kbn_recv(struct kbn *n, kbn_cb cb, void *arg, int *nrecv,
+static inline int kbtn_recv(struct kbtn *n, kbtn_cb cb, void *arg, int *nrecv,
 			   void (*between)(void *), void *barg)
 {
-	static char buf[KBN_BUF];
+	static char buf[KBTN_BUF];
 	int calls = 0;
 
 	for (;;) {
@@ -245,7 +245,7 @@ static inline int kbn_recv(struct kbn *n, kbn_cb cb, void *arg, int *nrecv,
 		     nlh = NLMSG_NEXT(nlh, len)) {
 			if (nlh->nlmsg_type == NLMSG_ERROR ||
 			    nlh->nlmsg_type == NLMSG_DONE) {
-				kbn_ack(n, nlh);
+				kbtn_ack(n, nlh);
 				return n->err;
 			}
 			if (nlh->nlmsg_len <= sizeof(n->reply)) {
@@ -263,48 +263,48 @@ static inline int kbn_recv(struct kbn *n, kbn_cb cb, void *arg, int *nrecv,
 }
 
 /* send a request and wait for its ack; the reply (if any) in n->reply */
-static inline int kbn_do(struct kbn *n, struct kbn_req *r)
+static inline int kbtn_do(struct kbtn *n, struct kbtn_req *r)
 {
-	int ret = kbn_send(n, r);
+	int ret = kbtn_send(n, r);
 
 	n->reply_len = 0;
-	return ret ? ret : kbn_recv(n, NULL, NULL, NULL, NULL, NULL);
+	return ret ? ret : kbtn_recv(n, NULL, NULL, NULL, NULL, NULL);
 }
 
 /* the family id and events group from the controller */
-static inline int kbn_resolve(struct kbn *n)
+static inline int kbtn_resolve(struct kbtn *n)
 {
 	struct nlattr *tb[CTRL_ATTR_MAX + 1], *g;
 	struct nlmsghdr *nlh;
-	struct kbn_req *r = malloc(sizeof(*r));
+	struct kbtn_req *r = malloc(sizeof(*r));
 	int ret, rem;
 
-	kbn_init(r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
-	kbn_put_str(r, CTRL_ATTR_FAMILY_NAME, KB_GENL_NAME);
-	ret = kbn_do(n, r);
+	kbtn_init(r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
+	kbtn_put_str(r, CTRL_ATTR_FAMILY_NAME, KB_GENL_NAME);
+	ret = kbtn_do(n, r);
 	free(r);
 	if (ret)
 		return ret;
 	if (!n->reply_len)
 		return -EPROTO;
 	nlh = (struct nlmsghdr *)n->reply;
-	kbn_parse(nlh, tb, CTRL_ATTR_MAX);
+	kbtn_parse(nlh, tb, CTRL_ATTR_MAX);
 	if (!tb[CTRL_ATTR_FAMILY_ID])
 		return -EPROTO;
-	n->family = *(__u16 *)kbn_data(tb[CTRL_ATTR_FAMILY_ID]);
+	n->family = *(__u16 *)kbtn_data(tb[CTRL_ATTR_FAMILY_ID]);
 	if (!tb[CTRL_ATTR_MCAST_GROUPS])
 		return 0;
-	g = kbn_data(tb[CTRL_ATTR_MCAST_GROUPS]);
-	rem = kbn_len(tb[CTRL_ATTR_MCAST_GROUPS]);
+	g = kbtn_data(tb[CTRL_ATTR_MCAST_GROUPS]);
+	rem = kbtn_len(tb[CTRL_ATTR_MCAST_GROUPS]);
 	while (rem >= NLA_HDRLEN && g->nla_len <= rem) {
 		struct nlattr *gt[CTRL_ATTR_MCAST_GRP_MAX + 1];
 
-		kbn_parse_attrs(gt, CTRL_ATTR_MCAST_GRP_MAX, kbn_data(g),
-				kbn_len(g));
+		kbtn_parse_attrs(gt, CTRL_ATTR_MCAST_GRP_MAX, kbtn_data(g),
+				kbtn_len(g));
 		if (gt[CTRL_ATTR_MCAST_GRP_NAME] && gt[CTRL_ATTR_MCAST_GRP_ID] &&
-		    !strcmp(kbn_data(gt[CTRL_ATTR_MCAST_GRP_NAME]),
+		    !strcmp(kbtn_data(gt[CTRL_ATTR_MCAST_GRP_NAME]),
 			    KB_GENL_MCGRP_EVENTS))
-			n->mcgrp = kbn_u32(gt[CTRL_ATTR_MCAST_GRP_ID]);
+			n->mcgrp = kbtn_u32(gt[CTRL_ATTR_MCAST_GRP_ID]);
 		rem -= NLA_ALIGN(g->nla_len);
 		g = (struct nlattr *)((char *)g + NLA_ALIGN(g->nla_len));
 	}
@@ -312,9 +312,9 @@ static inline int kbn_resolve(struct kbn *n)
 }
 
 /* a socket of the current netns with extended ACKs, family resolved */
-static inline struct kbn *kbn_open(void)
+static inline struct kbtn *kbtn_open(void)
 {
-	struct kbn *n = calloc(1, sizeof(*n));
+	struct kbtn *n = calloc(1, sizeof(*n));
 	int one = 1;
 
 	if (!n)
@@ -323,7 +323,7 @@ static inline struct kbn *kbn_open(void)
 	if (n->fd < 0 ||
 	    setsockopt(n->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) ||
 	    setsockopt(n->fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) ||
-	    kbn_resolve(n)) {
+	    kbtn_resolve(n)) {
 		if (n->fd >= 0)
 			close(n->fd);
 		free(n);
@@ -332,7 +332,7 @@ static inline struct kbn *kbn_open(void)
 	return n;
 }
 
-static inline void kbn_close(struct kbn *n)
+static inline void kbtn_close(struct kbtn *n)
 {
 	if (n) {
 		close(n->fd);
@@ -341,7 +341,7 @@ static inline void kbn_close(struct kbn *n)
 }
 
 /* join the events group: 0 or -errno */
-static inline int kbn_join(struct kbn *n)
+static inline int kbtn_join(struct kbtn *n)
 {
 	__u32 g = n->mcgrp;
 
@@ -355,7 +355,7 @@ static inline int kbn_join(struct kbn *n)
  * The next event within timeout_ms: returns its KB_A_EVENT (0 on timeout)
  * and copies the names (empty if absent).
  */
-static inline int kbn_event(struct kbn *n, int timeout_ms, char *name,
+static inline int kbtn_event(struct kbtn *n, int timeout_ms, char *name,
 			    char *name2)
 {
 	struct nlattr *tb[KB_A_MAX + 1];
@@ -372,60 +372,60 @@ static inline int kbn_event(struct kbn *n, int timeout_ms, char *name,
 	nlh = (struct nlmsghdr *)n->reply;
 	if (((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd != KB_CMD_EVENT)
 		return -2;
-	kbn_parse(nlh, tb, KB_A_MAX);
+	kbtn_parse(nlh, tb, KB_A_MAX);
 	if (tb[KB_A_NAME])
-		snprintf(name, KB_NAME_MAX, "%s", (char *)kbn_data(tb[KB_A_NAME]));
+		snprintf(name, KB_NAME_MAX, "%s", (char *)kbtn_data(tb[KB_A_NAME]));
 	if (tb[KB_A_NAME2])
 		snprintf(name2, KB_NAME_MAX, "%s",
-			 (char *)kbn_data(tb[KB_A_NAME2]));
-	return tb[KB_A_EVENT] ? (int)kbn_u32(tb[KB_A_EVENT]) : -3;
+			 (char *)kbtn_data(tb[KB_A_NAME2]));
+	return tb[KB_A_EVENT] ? (int)kbtn_u32(tb[KB_A_EVENT]) : -3;
 }
 
 /* ---- common requests ---- */
 
-static inline int kbn_name_cmd(struct kbn *n, __u8 cmd, const char *name)
+static inline int kbtn_name_cmd(struct kbtn *n, __u8 cmd, const char *name)
 {
-	struct kbn_req *r = malloc(sizeof(*r));
+	struct kbtn_req *r = malloc(sizeof(*r));
 	int ret;
 
-	kbn_init(r, n->family, cmd, 0);
-	kbn_put_str(r, KB_A_NAME, name);
-	ret = kbn_do(n, r);
+	kbtn_init(r, n->family, cmd, 0);
+	kbtn_put_str(r, KB_A_NAME, name);
+	ret = kbtn_do(n, r);
 	free(r);
 	return ret;
 }
 
-static inline int kbn_name2_cmd(struct kbn *n, __u8 cmd, const char *a,
+static inline int kbtn_name2_cmd(struct kbtn *n, __u8 cmd, const char *a,
 				const char *b)
 {
-	struct kbn_req *r = malloc(sizeof(*r));
+	struct kbtn_req *r = malloc(sizeof(*r));
 	int ret;
 
-	kbn_init(r, n->family, cmd, 0);
-	kbn_put_str(r, KB_A_NAME, a);
-	kbn_put_str(r, KB_A_NAME2, b);
-	ret = kbn_do(n, r);
+	kbtn_init(r, n->family, cmd, 0);
+	kbtn_put_str(r, KB_A_NAME, a);
+	kbtn_put_str(r, KB_A_NAME2, b);
+	ret = kbtn_do(n, r);
 	free(r);
 	return ret;
 }
 
 /* create with FPR sizing (bits per key if fpr_ppb == 0) */
-static inline int kbn_create(struct kbn *n, const char *name, __u32 kind,
+static inline int kbtn_create(struct kbtn *n, const char *name, __u32 kind,
 			     __u32 key_type, __u64 items, __u32 fpr_ppb)
 {
-	struct kbn_req *r = malloc(sizeof(*r));
+	struct kbtn_req *r = malloc(sizeof(*r));
 	int ret;
 
-	kbn_init(r, n->family, KB_CMD_CREATE, 0);
-	kbn_put_str(r, KB_A_NAME, name);
-	kbn_put_u32(r, KB_A_KIND, kind);
-	kbn_put_u32(r, KB_A_KEY_TYPE, key_type);
-	kbn_put_u64(r, KB_A_ITEMS, items);
+	kbtn_init(r, n->family, KB_CMD_CREATE, 0);
+	kbtn_put_str(r, KB_A_NAME, name);
+	kbtn_put_u32(r, KB_A_KIND, kind);
+	kbtn_put_u32(r, KB_A_KEY_TYPE, key_type);
+	kbtn_put_u64(r, KB_A_ITEMS, items);
 	if (fpr_ppb)
-		kbn_put_u32(r, KB_A_FPR_PPB, fpr_ppb);
+		kbtn_put_u32(r, KB_A_FPR_PPB, fpr_ppb);
 	else
-		kbn_put_u32(r, KB_A_BITS_PER_KEY, 10);
-	ret = kbn_do(n, r);
+		kbtn_put_u32(r, KB_A_BITS_PER_KEY, 10);
+	ret = kbtn_do(n, r);
 	free(r);
 	return ret;
 }
@@ -435,34 +435,34 @@ static inline int kbn_create(struct kbn *n, const char *name, __u32 kind,
  * res (if not NULL) gets KB_A_RESULT (one byte per key).  Returns 0 or
  * -errno; *matches (if not NULL) = KB_A_MATCHES.
  */
-static inline int kbn_keys(struct kbn *n, __u8 cmd, const char *name,
+static inline int kbtn_keys(struct kbtn *n, __u8 cmd, const char *name,
 			   const void *keys, int klen, int count,
 			   unsigned char *res, __u32 *matches)
 {
-	struct kbn_req *r = malloc(sizeof(*r));
+	struct kbtn_req *r = malloc(sizeof(*r));
 	struct nlattr *tb[KB_A_MAX + 1];
 	int i, ret;
 
-	kbn_init(r, n->family, cmd, 0);
-	kbn_put_str(r, KB_A_NAME, name);
-	kbn_nest_start(r, KB_A_KEYS);
+	kbtn_init(r, n->family, cmd, 0);
+	kbtn_put_str(r, KB_A_NAME, name);
+	kbtn_nest_start(r, KB_A_KEYS);
 	for (i = 0; i < count; i++)
-		kbn_put(r, KB_KEY_DATA, (const char *)keys + i * klen, klen);
-	kbn_nest_end(r);
-	ret = kbn_do(n, r);
+		kbtn_put(r, KB_KA_DATA, (const char *)keys + i * klen, klen);
+	kbtn_nest_end(r);
+	ret = kbtn_do(n, r);
 	free(r);
 	if (ret || cmd == KB_CMD_ADD)
 		return ret;
 	if (!n->reply_len)
 		return -EPROTO;
-	kbn_parse((struct nlmsghdr *)n->reply, tb, KB_A_MAX);
-	if (!tb[KB_A_RESULT] || kbn_len(tb[KB_A_RESULT]) != count ||
+	kbtn_parse((struct nlmsghdr *)n->reply, tb, KB_A_MAX);
+	if (!tb[KB_A_RESULT] || kbtn_len(tb[KB_A_RESULT]) != count ||
 	    !tb[KB_A_MATCHES])
 		return -EPROTO;
 	if (res)
-		memcpy(res, kbn_data(tb[KB_A_RESULT]), count);
+		memcpy(res, kbtn_data(tb[KB_A_RESULT]), count);
 	if (matches)
-		*matches = kbn_u32(tb[KB_A_MATCHES]);
+		*matches = kbtn_u32(tb[KB_A_MATCHES]);
 	return 0;
 }
 

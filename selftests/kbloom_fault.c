@@ -69,14 +69,14 @@ struct snap {
 static struct snap before, after;
 static unsigned char img0[IMG_MAX], img1[IMG_MAX], tmp[IMG_MAX];
 static __u64 img0_len, img1_len;
-static struct kbn_req req;
+static struct kbtn_req req;
 static int nth_fd = -1;
 
 FIXTURE(fi) {
 	int skip;
 	int fd;			/* /dev/kbloom of the test's own netns */
-	struct kbn *nl;		/* a fresh socket per netlink attempt */
-	struct kbn *ev;		/* events listener: notifications allocate */
+	struct kbtn *nl;		/* a fresh socket per netlink attempt */
+	struct kbtn *ev;		/* events listener: notifications allocate */
 	int nold;
 	char old[NKNOBS][32];
 	void *keys_p, *keys_a, *keys_n;	/* present, absent, new keys */
@@ -295,7 +295,7 @@ static int done_export(CTX *c, int ret)
 
 static int prep_nl(CTX *c)
 {
-	c->nl = kbn_open();
+	c->nl = kbtn_open();
 	c->msgs = c->bad = 0;
 	c->got = 0;
 	return c->nl ? 0 : -1;
@@ -303,17 +303,17 @@ static int prep_nl(CTX *c)
 
 static void nl_close(CTX *c)
 {
-	kbn_close(c->nl);
+	kbtn_close(c->nl);
 	c->nl = NULL;
 }
 
 static int run_nl_create(CTX *c)
 {
-	kbn_init(&req, c->nl->family, KB_CMD_CREATE, 0);
-	kbn_put_str(&req, KB_A_NAME, NEW);
-	kbn_put_u64(&req, KB_A_ITEMS, cur->items);
-	kbn_put_u32(&req, KB_A_FPR_PPB, 10000000);
-	return kbn_do(c->nl, &req);
+	kbtn_init(&req, c->nl->family, KB_CMD_CREATE, 0);
+	kbtn_put_str(&req, KB_A_NAME, NEW);
+	kbtn_put_u64(&req, KB_A_ITEMS, cur->items);
+	kbtn_put_u32(&req, KB_A_FPR_PPB, 10000000);
+	return kbtn_do(c->nl, &req);
 }
 
 /* ENOBUFS: the ack was lost, the filter may or may not be there */
@@ -327,9 +327,9 @@ static int done_nl_new(CTX *c, int ret)
 
 static int run_nl_get(CTX *c)
 {
-	kbn_init(&req, c->nl->family, KB_CMD_GET, 0);
-	kbn_put_str(&req, KB_A_NAME, LIVE);
-	return kbn_do(c->nl, &req);
+	kbtn_init(&req, c->nl->family, KB_CMD_GET, 0);
+	kbtn_put_str(&req, KB_A_NAME, LIVE);
+	return kbtn_do(c->nl, &req);
 }
 
 static int done_nl_get(CTX *c, int ret)
@@ -338,10 +338,10 @@ static int done_nl_get(CTX *c, int ret)
 	int bad = 0;
 
 	if (!ret) {
-		kbn_parse((struct nlmsghdr *)c->nl->reply, tb, KB_A_MAX);
+		kbtn_parse((struct nlmsghdr *)c->nl->reply, tb, KB_A_MAX);
 		bad = !c->nl->reply_len || !tb[KB_A_M] ||
-		      !tb[KB_A_GENERATION] || kbn_u64(tb[KB_A_M]) != before.i.m ||
-		      kbn_u64(tb[KB_A_GENERATION]) != before.i.generation;
+		      !tb[KB_A_GENERATION] || kbtn_u64(tb[KB_A_M]) != before.i.m ||
+		      kbtn_u64(tb[KB_A_GENERATION]) != before.i.generation;
 	}
 	nl_close(c);
 	return -bad;
@@ -355,10 +355,10 @@ static int count_cb(struct nlmsghdr *nlh, void *arg)
 
 static int run_nl_dump(CTX *c)
 {
-	kbn_init(&req, c->nl->family, KB_CMD_GET, NLM_F_DUMP);
-	if (kbn_send(c->nl, &req))
+	kbtn_init(&req, c->nl->family, KB_CMD_GET, NLM_F_DUMP);
+	if (kbtn_send(c->nl, &req))
 		return -errno;
-	return kbn_recv(c->nl, count_cb, c, NULL, NULL, NULL);
+	return kbtn_recv(c->nl, count_cb, c, NULL, NULL, NULL);
 }
 
 /* the namespace holds LIVE and SRC */
@@ -375,29 +375,29 @@ static int chunk_cb(struct nlmsghdr *nlh, void *arg)
 	__u64 off;
 	int len;
 
-	kbn_parse(nlh, tb, KB_A_MAX);
+	kbtn_parse(nlh, tb, KB_A_MAX);
 	if (!tb[KB_A_OFFSET] || !tb[KB_A_CHUNK]) {
 		c->bad++;
 		return 0;
 	}
-	off = kbn_u64(tb[KB_A_OFFSET]);
-	len = kbn_len(tb[KB_A_CHUNK]);
+	off = kbtn_u64(tb[KB_A_OFFSET]);
+	len = kbtn_len(tb[KB_A_CHUNK]);
 	if (off != c->got || off + len > IMG_MAX) {
 		c->bad++;
 		return 0;
 	}
-	memcpy(tmp + off, kbn_data(tb[KB_A_CHUNK]), len);
+	memcpy(tmp + off, kbtn_data(tb[KB_A_CHUNK]), len);
 	c->got += len;
 	return 0;
 }
 
 static int run_nl_export(CTX *c)
 {
-	kbn_init(&req, c->nl->family, KB_CMD_EXPORT, NLM_F_DUMP);
-	kbn_put_str(&req, KB_A_NAME, LIVE);
-	if (kbn_send(c->nl, &req))
+	kbtn_init(&req, c->nl->family, KB_CMD_EXPORT, NLM_F_DUMP);
+	kbtn_put_str(&req, KB_A_NAME, LIVE);
+	if (kbtn_send(c->nl, &req))
 		return -errno;
-	return kbn_recv(c->nl, chunk_cb, c, NULL, NULL, NULL);
+	return kbtn_recv(c->nl, chunk_cb, c, NULL, NULL, NULL);
 }
 
 static int done_nl_export(CTX *c, int ret)
@@ -506,9 +506,9 @@ FIXTURE_SETUP(fi)
 			      NKEYS, NULL, NULL));
 	ASSERT_EQ(0, export(self->fd, LIVE, img0, &img0_len));
 	ASSERT_EQ(0, export(self->fd, SRC, img1, &img1_len));
-	self->ev = kbn_open();
+	self->ev = kbtn_open();
 	ASSERT_NE(NULL, self->ev);
-	ASSERT_EQ(0, kbn_join(self->ev));
+	ASSERT_EQ(0, kbtn_join(self->ev));
 	/* no page fault of ours may take the armed fault */
 	ASSERT_EQ(0, mlockall(MCL_CURRENT | MCL_FUTURE));
 }
@@ -524,7 +524,7 @@ FIXTURE_TEARDOWN(fi)
 	if (self->skip)
 		return;
 	kbt_param_write("/proc/self/make-it-fail", "0");
-	kbn_close(self->ev);
+	kbtn_close(self->ev);
 	close(self->fd);
 }
 

@@ -20,16 +20,16 @@
 #define SO_SNDBUFFORCE 32
 #endif
 
-static struct kbn *nl, *nlv, *nlev;	/* fuzzing, verifying, events */
+static struct kbtn *nl, *nlv, *nlev;	/* fuzzing, verifying, events */
 static unsigned char req[600 << 10] __attribute__((aligned(8)));
 static unsigned char rbuf[256 << 10] __attribute__((aligned(8)));
 static unsigned char *xbuf;		/* an export being reassembled */
 
 static void nl_events(void);
 
-static struct kbn *nl_open(void)
+static struct kbtn *nl_open(void)
 {
-	struct kbn *n = kbn_open();
+	struct kbtn *n = kbtn_open();
 	int sz = 1 << 20;
 
 	/* big requests reach the kernel (root only; EMSGSIZE otherwise) */
@@ -47,15 +47,15 @@ int fz_nl_init(void)
 		xbuf = malloc(1 << 20);
 	if (!nl || !nlv || !nlev || !xbuf)
 		return -1;
-	kbn_join(nlev);		/* EPERM without CAP_NET_ADMIN */
+	kbtn_join(nlev);		/* EPERM without CAP_NET_ADMIN */
 	return 0;
 }
 
 void fz_nl_fini(void)
 {
-	kbn_close(nl);
-	kbn_close(nlv);
-	kbn_close(nlev);
+	kbtn_close(nl);
+	kbtn_close(nlv);
+	kbtn_close(nlev);
 	nl = nlv = nlev = NULL;
 }
 
@@ -143,7 +143,7 @@ static void nb_keys(struct fz_rng *r, struct nb *b)
 		fz_bytes(r, key, l);
 		if (l == 5 || l == 17)	/* a /0 prefix: host bits zero */
 			memset(key, 0, l);
-		nb_put(b, fz_pct(r, 98) ? KB_KEY_DATA : fz_rnd(r, 4), key, l);
+		nb_put(b, fz_pct(r, 98) ? KB_KA_DATA : fz_rnd(r, 4), key, l);
 	}
 	b->depth--;
 }
@@ -312,17 +312,17 @@ static void nl_check_reply(struct nlmsghdr *h, struct drain *d, __u16 family)
 	if (fz.unpriv)
 		fz_fail("nl", "a reply (cmd %u) without CAP_NET_ADMIN",
 			((struct genlmsghdr *)NLMSG_DATA(h))->cmd);
-	kbn_parse(h, tb, KB_A_MAX);
+	kbtn_parse(h, tb, KB_A_MAX);
 	if (!tb[KB_A_NAME] && g->cmd != KB_CMD_UNSPEC)
 		fz_fail("netlink", "reply cmd %u without NAME", g->cmd);
 	if (tb[KB_A_RESULT]) {
-		p = kbn_data(tb[KB_A_RESULT]);
-		for (i = 0; i < (__u32)kbn_len(tb[KB_A_RESULT]); i++) {
+		p = kbtn_data(tb[KB_A_RESULT]);
+		for (i = 0; i < (__u32)kbtn_len(tb[KB_A_RESULT]); i++) {
 			if (p[i] > 1)
 				fz_fail("netlink", "RESULT byte %u", p[i]);
 			ones += p[i];
 		}
-		if (!tb[KB_A_MATCHES] || kbn_u32(tb[KB_A_MATCHES]) != ones)
+		if (!tb[KB_A_MATCHES] || kbtn_u32(tb[KB_A_MATCHES]) != ones)
 			fz_fail("netlink", "MATCHES != %u", ones);
 	}
 	if (g->cmd != KB_CMD_EXPORT)
@@ -331,24 +331,24 @@ static void nl_check_reply(struct nlmsghdr *h, struct drain *d, __u16 family)
 		fz_fail("netlink", "export message without chunk");
 		return;
 	}
-	len = kbn_len(tb[KB_A_CHUNK]);
+	len = kbtn_len(tb[KB_A_CHUNK]);
 	if (!d->export) {
 		d->export = true;
-		d->xsize = kbn_u64(tb[KB_A_IMAGE_SIZE]);
-		d->inv = !strcmp(kbn_data(tb[KB_A_NAME]), FZ_INV);
+		d->xsize = kbtn_u64(tb[KB_A_IMAGE_SIZE]);
+		d->inv = !strcmp(kbtn_data(tb[KB_A_NAME]), FZ_INV);
 	}
-	if (kbn_u64(tb[KB_A_OFFSET]) != d->xoff || !len ||
+	if (kbtn_u64(tb[KB_A_OFFSET]) != d->xoff || !len ||
 	    len > KB_NL_CHUNK_MAX || d->xoff + len > d->xsize ||
-	    kbn_u64(tb[KB_A_IMAGE_SIZE]) != d->xsize)
+	    kbtn_u64(tb[KB_A_IMAGE_SIZE]) != d->xsize)
 		fz_fail("netlink", "export chunk at %llu (+%u) of %llu, want %llu",
-			kbn_u64(tb[KB_A_OFFSET]), len, d->xsize, d->xoff);
+			kbtn_u64(tb[KB_A_OFFSET]), len, d->xsize, d->xoff);
 	else if (d->inv && d->xoff + len <= (1 << 20))
-		memcpy(xbuf + d->xoff, kbn_data(tb[KB_A_CHUNK]), len);
+		memcpy(xbuf + d->xoff, kbtn_data(tb[KB_A_CHUNK]), len);
 	d->xoff += len;
 }
 
 /* everything queued on n (MSG_DONTWAIT: the kernel answers in send()) */
-static int nl_drain(struct kbn *n, struct drain *d, int max_recv)
+static int nl_drain(struct kbtn *n, struct drain *d, int max_recv)
 {
 	struct nlmsghdr *h;
 	int len, k, calls = 0;
@@ -375,7 +375,7 @@ static int nl_drain(struct kbn *n, struct drain *d, int max_recv)
 				continue;
 			}
 			fz.nl_acks++;
-			kbn_ack(n, h);
+			kbtn_ack(n, h);
 			d->term[k]++;
 			d->err[k] = -n->err;
 			if (!nl_errno_ok(-n->err))
@@ -389,7 +389,7 @@ static int nl_drain(struct kbn *n, struct drain *d, int max_recv)
 
 static void nl_reopen(void)
 {
-	kbn_close(nl);
+	kbtn_close(nl);
 	nl = nl_open();
 	if (!nl)
 		fz_fail("netlink", "cannot reopen the socket");
@@ -461,7 +461,7 @@ void fz_nl_op(struct fz_rng *r)
 		nb_name(r, &b, KB_A_NAME, ro);
 		nb_nest(&b, KB_A_KEYS);
 		for (i = 0; i < 300 + (int)fz_rnd(r, 250); i++)
-			nb_put(&b, KB_KEY_DATA, rbuf, KB_KEY_MAX_LEN);
+			nb_put(&b, KB_KA_DATA, rbuf, KB_KEY_MAX_LEN);
 		b.depth = 0;
 		h->nlmsg_len = sendlen = b.len;
 		break;
@@ -564,11 +564,11 @@ static void nl_events(void)
 		for (h = (void *)rbuf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
 			struct genlmsghdr *g = NLMSG_DATA(h);
 
-			kbn_parse(h, tb, KB_A_MAX);
+			kbtn_parse(h, tb, KB_A_MAX);
 			if (h->nlmsg_type != nlev->family ||
 			    g->cmd != KB_CMD_EVENT || !tb[KB_A_EVENT] ||
-			    !kbn_u32(tb[KB_A_EVENT]) ||
-			    kbn_u32(tb[KB_A_EVENT]) > KB_EVENT_MAX ||
+			    !kbtn_u32(tb[KB_A_EVENT]) ||
+			    kbtn_u32(tb[KB_A_EVENT]) > KB_EVENT_MAX ||
 			    !tb[KB_A_NAME])
 				fz_fail("events", "bad event (type %u cmd %u)",
 					h->nlmsg_type, g->cmd);
@@ -582,29 +582,29 @@ void fz_nl_check_inv(void)
 {
 	struct nlattr *tb[KB_A_MAX + 1];
 	unsigned char res[FZ_INV_KEYS];
-	struct kbn_req *q = malloc(sizeof(*q));
+	struct kbtn_req *q = malloc(sizeof(*q));
 	struct drain d = {};
 	__u32 matches = 0;
 	int ret;
 
-	ret = kbn_keys(nlv, KB_CMD_TEST, FZ_INV, fz.inv_keys, 16, FZ_INV_KEYS,
+	ret = kbtn_keys(nlv, KB_CMD_TEST, FZ_INV, fz.inv_keys, 16, FZ_INV_KEYS,
 		       res, &matches);
 	if (ret || matches != FZ_INV_KEYS)
 		fz_fail("invariant", "netlink test: %d, %u matches", ret,
 			matches);
-	ret = kbn_name_cmd(nlv, KB_CMD_GET, FZ_INV);
+	ret = kbtn_name_cmd(nlv, KB_CMD_GET, FZ_INV);
 	if (!ret && nlv->reply_len)
-		kbn_parse((struct nlmsghdr *)nlv->reply, tb, KB_A_MAX);
+		kbtn_parse((struct nlmsghdr *)nlv->reply, tb, KB_A_MAX);
 	if (ret || !nlv->reply_len || !tb[KB_A_M] || !tb[KB_A_COUNT] ||
 	    !tb[KB_A_GENERATION] ||
-	    kbn_u64(tb[KB_A_M]) != fz.inv_info.m ||
-	    kbn_u64(tb[KB_A_COUNT]) != fz.inv_info.count ||
-	    kbn_u64(tb[KB_A_GENERATION]) != fz.inv_info.generation)
+	    kbtn_u64(tb[KB_A_M]) != fz.inv_info.m ||
+	    kbtn_u64(tb[KB_A_COUNT]) != fz.inv_info.count ||
+	    kbtn_u64(tb[KB_A_GENERATION]) != fz.inv_info.generation)
 		fz_fail("invariant", "netlink get: %d", ret);
 	/* a whole export dump, byte for byte */
-	kbn_init(q, nlv->family, KB_CMD_EXPORT, NLM_F_DUMP);
-	kbn_put_str(q, KB_A_NAME, FZ_INV);
-	ret = kbn_send(nlv, q);
+	kbtn_init(q, nlv->family, KB_CMD_EXPORT, NLM_F_DUMP);
+	kbtn_put_str(q, KB_A_NAME, FZ_INV);
+	ret = kbtn_send(nlv, q);
 	free(q);
 	d.seq0 = nlv->seq;
 	d.nseq = 1;
@@ -627,23 +627,23 @@ static int list_cb(struct nlmsghdr *h, void *arg)
 	struct nlattr *tb[KB_A_MAX + 1];
 	struct names *l = arg;
 
-	kbn_parse(h, tb, KB_A_MAX);
+	kbtn_parse(h, tb, KB_A_MAX);
 	if (tb[KB_A_NAME] && l->n < l->max)
 		snprintf(l->names[l->n++], KB_NAME_MAX, "%s",
-			 (char *)kbn_data(tb[KB_A_NAME]));
+			 (char *)kbtn_data(tb[KB_A_NAME]));
 	return 0;
 }
 
 int fz_nl_list(char (*names)[KB_NAME_MAX], int max)
 {
-	struct kbn_req *q = malloc(sizeof(*q));
+	struct kbtn_req *q = malloc(sizeof(*q));
 	struct names l = { names, 0, max };
 	int ret;
 
-	kbn_init(q, nlv->family, KB_CMD_GET, NLM_F_DUMP);
-	ret = kbn_send(nlv, q);
+	kbtn_init(q, nlv->family, KB_CMD_GET, NLM_F_DUMP);
+	ret = kbtn_send(nlv, q);
 	free(q);
 	if (!ret)
-		ret = kbn_recv(nlv, list_cb, &l, NULL, NULL, NULL);
+		ret = kbtn_recv(nlv, list_cb, &l, NULL, NULL, NULL);
 	return ret ? -1 : l.n;
 }

@@ -13,7 +13,7 @@
 
 #define NFILT	300
 
-static struct kbn_req req;
+static struct kbtn_req req;
 
 struct dump_seen {
 	int count[NFILT];
@@ -29,52 +29,52 @@ static int dump_cb(struct nlmsghdr *nlh, void *arg)
 
 	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
 		d->intr++;
-	kbn_parse(nlh, tb, KB_A_MAX);
+	kbtn_parse(nlh, tb, KB_A_MAX);
 	if (!tb[KB_A_NAME])
 		return -1;
-	if (sscanf(kbn_data(tb[KB_A_NAME]), "d.%u", &i) == 1 && i < NFILT)
+	if (sscanf(kbtn_data(tb[KB_A_NAME]), "d.%u", &i) == 1 && i < NFILT)
 		d->count[i]++;
 	else
 		d->other++;
 	return 0;
 }
 
-static int make_many(struct kbn *n)
+static int make_many(struct kbtn *n)
 {
 	char name[KB_NAME_MAX];
 	int i, ret;
 
 	for (i = 0; i < NFILT; i++) {
 		snprintf(name, sizeof(name), "d.%03d", i);
-		ret = kbn_create(n, name, KB_KIND_BLOCKED, KB_KEY_BYTES, 10, 0);
+		ret = kbtn_create(n, name, KB_KIND_BLOCKED, KB_KEY_BYTES, 10, 0);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-static void destroy_many(struct kbn *n)
+static void destroy_many(struct kbtn *n)
 {
 	char name[KB_NAME_MAX];
 	int i;
 
 	for (i = 0; i < NFILT; i++) {
 		snprintf(name, sizeof(name), "d.%03d", i);
-		kbn_name_cmd(n, KB_CMD_DESTROY, name);
+		kbtn_name_cmd(n, KB_CMD_DESTROY, name);
 	}
 }
 
 TEST(dump_many)
 {
 	struct dump_seen *d = calloc(1, sizeof(*d));
-	struct kbn *n = kbn_open();
+	struct kbtn *n = kbtn_open();
 	int i, nrecv = 0;
 
 	ASSERT_NE(NULL, n);
 	ASSERT_EQ(0, make_many(n));
-	kbn_init(&req, n->family, KB_CMD_GET, NLM_F_DUMP);
-	ASSERT_EQ(0, kbn_send(n, &req));
-	ASSERT_EQ(0, kbn_recv(n, dump_cb, d, &nrecv, NULL, NULL));
+	kbtn_init(&req, n->family, KB_CMD_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, kbtn_send(n, &req));
+	ASSERT_EQ(0, kbtn_recv(n, dump_cb, d, &nrecv, NULL, NULL));
 	for (i = 0; i < NFILT; i++)
 		EXPECT_EQ(1, d->count[i]);
 	EXPECT_EQ(0, d->intr);
@@ -82,7 +82,7 @@ TEST(dump_many)
 	EXPECT_LT(2, nrecv);
 	TH_LOG("%d filters in %d reads", NFILT, nrecv);
 	destroy_many(n);
-	kbn_close(n);
+	kbtn_close(n);
 	free(d);
 }
 
@@ -106,35 +106,35 @@ static void between_destroy(void *arg)
 TEST(dump_interrupted)
 {
 	struct dump_seen *d = calloc(1, sizeof(*d));
-	struct kbn *n = kbn_open();
+	struct kbtn *n = kbtn_open();
 	int nrecv = 0;
 
 	ASSERT_NE(NULL, n);
 	ASSERT_EQ(0, make_many(n));
-	kbn_init(&req, n->family, KB_CMD_GET, NLM_F_DUMP);
-	ASSERT_EQ(0, kbn_send(n, &req));
-	ASSERT_EQ(0, kbn_recv(n, dump_cb, d, &nrecv, between_create,
+	kbtn_init(&req, n->family, KB_CMD_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, kbtn_send(n, &req));
+	ASSERT_EQ(0, kbtn_recv(n, dump_cb, d, &nrecv, between_create,
 			      "d.new"));
 	EXPECT_LT(1, nrecv);
 	EXPECT_LT(0, d->intr);
 
 	memset(d, 0, sizeof(*d));
-	kbn_init(&req, n->family, KB_CMD_GET, NLM_F_DUMP);
-	ASSERT_EQ(0, kbn_send(n, &req));
-	ASSERT_EQ(0, kbn_recv(n, dump_cb, d, &nrecv, between_destroy,
+	kbtn_init(&req, n->family, KB_CMD_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, kbtn_send(n, &req));
+	ASSERT_EQ(0, kbtn_recv(n, dump_cb, d, &nrecv, between_destroy,
 			      "d.000"));
 	EXPECT_LT(0, d->intr);
 	/* and an undisturbed dump is clean again */
 	memset(d, 0, sizeof(*d));
-	kbn_init(&req, n->family, KB_CMD_GET, NLM_F_DUMP);
-	ASSERT_EQ(0, kbn_send(n, &req));
-	ASSERT_EQ(0, kbn_recv(n, dump_cb, d, &nrecv, NULL, NULL));
+	kbtn_init(&req, n->family, KB_CMD_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, kbtn_send(n, &req));
+	ASSERT_EQ(0, kbtn_recv(n, dump_cb, d, &nrecv, NULL, NULL));
 	EXPECT_EQ(0, d->intr);
 	EXPECT_EQ(0, d->count[0]);
 	EXPECT_EQ(1, d->count[1]);
-	kbn_name_cmd(n, KB_CMD_DESTROY, "d.new");
+	kbtn_name_cmd(n, KB_CMD_DESTROY, "d.new");
 	destroy_many(n);
-	kbn_close(n);
+	kbtn_close(n);
 	free(d);
 }
 
@@ -153,15 +153,15 @@ static int export_cb(struct nlmsghdr *nlh, void *arg)
 	__u64 size, off;
 	int len;
 
-	kbn_parse(nlh, tb, KB_A_MAX);
+	kbtn_parse(nlh, tb, KB_A_MAX);
 	if (!tb[KB_A_IMAGE_SIZE] || !tb[KB_A_OFFSET] || !tb[KB_A_CHUNK] ||
 	    !tb[KB_A_NAME]) {
 		im->bad++;
 		return 0;
 	}
-	size = kbn_u64(tb[KB_A_IMAGE_SIZE]);
-	off = kbn_u64(tb[KB_A_OFFSET]);
-	len = kbn_len(tb[KB_A_CHUNK]);
+	size = kbtn_u64(tb[KB_A_IMAGE_SIZE]);
+	off = kbtn_u64(tb[KB_A_OFFSET]);
+	len = kbtn_len(tb[KB_A_CHUNK]);
 	if (!im->buf) {
 		im->size = size;
 		im->buf = malloc(size);
@@ -172,21 +172,21 @@ static int export_cb(struct nlmsghdr *nlh, void *arg)
 		im->bad++;
 		return 0;
 	}
-	memcpy(im->buf + off, kbn_data(tb[KB_A_CHUNK]), len);
+	memcpy(im->buf + off, kbtn_data(tb[KB_A_CHUNK]), len);
 	im->got += len;
 	im->msgs++;
 	return 0;
 }
 
-static int nl_export(struct kbn *n, const char *name, struct image *im,
+static int nl_export(struct kbtn *n, const char *name, struct image *im,
 		     void (*between)(void *), void *barg)
 {
 	memset(im, 0, sizeof(*im));
-	kbn_init(&req, n->family, KB_CMD_EXPORT, NLM_F_DUMP);
-	kbn_put_str(&req, KB_A_NAME, name);
-	if (kbn_send(n, &req))
+	kbtn_init(&req, n->family, KB_CMD_EXPORT, NLM_F_DUMP);
+	kbtn_put_str(&req, KB_A_NAME, name);
+	if (kbtn_send(n, &req))
 		return -errno;
-	return kbn_recv(n, export_cb, im, NULL, between, barg);
+	return kbtn_recv(n, export_cb, im, NULL, between, barg);
 }
 
 static void fill(int fd, const char *name, __u64 nkeys)
@@ -205,7 +205,7 @@ TEST(export_identical)
 		{ KB_KIND_COUNTING, 20000 },
 		{ KB_KIND_BLOCKED, 1 },
 	};
-	struct kbn *n = kbn_open();
+	struct kbtn *n = kbtn_open();
 	int fd = kbt_open();
 	struct image im;
 	unsigned int i;
@@ -239,7 +239,7 @@ TEST(export_identical)
 		EXPECT_EQ(0, kbt_destroy(fd, "x.img"));
 	}
 	close(fd);
-	kbn_close(n);
+	kbtn_close(n);
 }
 
 static void between_add(void *arg)
@@ -260,7 +260,7 @@ static void between_add(void *arg)
 /* the filter changes mid-export: EAGAIN (ENOENT if destroyed), never a mix */
 TEST(export_changed)
 {
-	struct kbn *n = kbn_open();
+	struct kbtn *n = kbtn_open();
 	int fd = kbt_open();
 	struct image im;
 
@@ -285,14 +285,14 @@ TEST(export_changed)
 	fd = kbt_open();
 	EXPECT_EQ(0, kbt_destroy(fd, "x.other"));
 	close(fd);
-	kbn_close(n);
+	kbtn_close(n);
 }
 
-static int expect_event(struct kbn *l, int ev, const char *name,
+static int expect_event(struct kbtn *l, int ev, const char *name,
 			const char *name2)
 {
 	char a[KB_NAME_MAX], b[KB_NAME_MAX];
-	int got = kbn_event(l, 2000, a, b);
+	int got = kbtn_event(l, 2000, a, b);
 
 	if (got != ev || strcmp(a, name) || strcmp(b, name2 ? name2 : "")) {
 		fprintf(stderr, "# event %d %s %s, expected %d %s %s\n", got,
@@ -305,7 +305,7 @@ static int expect_event(struct kbn *l, int ev, const char *name,
 TEST(events)
 {
 	struct kb_ioc_create c;
-	struct kbn *n, *l;
+	struct kbtn *n, *l;
 	char a[KB_NAME_MAX], b[KB_NAME_MAX];
 	void *img = NULL;
 	long len;
@@ -313,26 +313,26 @@ TEST(events)
 
 	/* a namespace of our own: nobody else's events */
 	ASSERT_EQ(0, unshare(CLONE_NEWNET));
-	n = kbn_open();
-	l = kbn_open();
+	n = kbtn_open();
+	l = kbtn_open();
 	fd = kbt_open();
 	ASSERT_NE(NULL, n);
 	ASSERT_NE(NULL, l);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, kbn_join(l));
+	ASSERT_EQ(0, kbtn_join(l));
 
-	ASSERT_EQ(0, kbn_create(n, "e.a", KB_KIND_BLOCKED, KB_KEY_STR, 10, 0));
+	ASSERT_EQ(0, kbtn_create(n, "e.a", KB_KIND_BLOCKED, KB_KEY_STR, 10, 0));
 	EXPECT_EQ(0, expect_event(l, KB_EVENT_CREATED, "e.a", NULL));
-	ASSERT_EQ(0, kbn_name2_cmd(n, KB_CMD_RENAME, "e.a", "e.b"));
+	ASSERT_EQ(0, kbtn_name2_cmd(n, KB_CMD_RENAME, "e.a", "e.b"));
 	EXPECT_EQ(0, expect_event(l, KB_EVENT_RENAMED, "e.a", "e.b"));
 	ASSERT_EQ(0, kbt_create(fd, "e.c", KB_KIND_BLOCKED, KB_KEY_STR, 10));
 	EXPECT_EQ(0, expect_event(l, KB_EVENT_CREATED, "e.c", NULL));
-	ASSERT_EQ(0, kbn_name2_cmd(n, KB_CMD_SWAP, "e.b", "e.c"));
+	ASSERT_EQ(0, kbtn_name2_cmd(n, KB_CMD_SWAP, "e.b", "e.c"));
 	EXPECT_EQ(0, expect_event(l, KB_EVENT_SWAPPED, "e.b", "e.c"));
-	ASSERT_EQ(0, kbn_name_cmd(n, KB_CMD_FLUSH, "e.b"));
+	ASSERT_EQ(0, kbtn_name_cmd(n, KB_CMD_FLUSH, "e.b"));
 	EXPECT_EQ(0, expect_event(l, KB_EVENT_FLUSHED, "e.b", NULL));
 	/* failures announce nothing */
-	EXPECT_EQ(-EEXIST, kbn_create(n, "e.b", KB_KIND_BLOCKED, KB_KEY_STR,
+	EXPECT_EQ(-EEXIST, kbtn_create(n, "e.b", KB_KIND_BLOCKED, KB_KEY_STR,
 				      10, 0));
 	/* a rebuild (transaction commit) */
 	c = kbt_spec("e.b", KB_KIND_BLOCKED, KB_KEY_STR, 1000, 1000000);
@@ -352,65 +352,65 @@ TEST(events)
 	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c));
 	ASSERT_EQ(0, kbt_txn(fd, KB_IOC_TXN_COMMIT));
 	EXPECT_EQ(0, expect_event(l, KB_EVENT_CREATED, "e.e", NULL));
-	ASSERT_EQ(0, kbn_name_cmd(n, KB_CMD_DESTROY, "e.b"));
+	ASSERT_EQ(0, kbtn_name_cmd(n, KB_CMD_DESTROY, "e.b"));
 	EXPECT_EQ(0, expect_event(l, KB_EVENT_DESTROYED, "e.b", NULL));
 	ASSERT_EQ(0, kbt_destroy(fd, "e.c"));
 	EXPECT_EQ(0, expect_event(l, KB_EVENT_DESTROYED, "e.c", NULL));
 	/* key changes are not events */
-	ASSERT_EQ(0, kbn_keys(n, KB_CMD_ADD, "e.d", "k", 1, 1, NULL, NULL));
-	EXPECT_EQ(0, kbn_event(l, 200, a, b));
-	kbn_close(l);
-	kbn_close(n);
+	ASSERT_EQ(0, kbtn_keys(n, KB_CMD_ADD, "e.d", "k", 1, 1, NULL, NULL));
+	EXPECT_EQ(0, kbtn_event(l, 200, a, b));
+	kbtn_close(l);
+	kbtn_close(n);
 	close(fd);
 }
 
 /* a second namespace sees neither the first's filters nor its events */
 TEST(netns_isolation)
 {
-	struct kbn *n1 = kbn_open(), *l1 = kbn_open(), *n2, *l2;
+	struct kbtn *n1 = kbtn_open(), *l1 = kbtn_open(), *n2, *l2;
 	struct dump_seen *d = calloc(1, sizeof(*d));
 	char a[KB_NAME_MAX], b[KB_NAME_MAX];
 	int fd;
 
 	ASSERT_NE(NULL, n1);
 	ASSERT_NE(NULL, l1);
-	ASSERT_EQ(0, kbn_join(l1));
-	ASSERT_EQ(0, kbn_create(n1, "d.001", KB_KIND_BLOCKED, KB_KEY_STR, 10,
+	ASSERT_EQ(0, kbtn_join(l1));
+	ASSERT_EQ(0, kbtn_create(n1, "d.001", KB_KIND_BLOCKED, KB_KEY_STR, 10,
 				0));
 	EXPECT_EQ(0, expect_event(l1, KB_EVENT_CREATED, "d.001", NULL));
 
 	ASSERT_EQ(0, unshare(CLONE_NEWNET));
-	n2 = kbn_open();
-	l2 = kbn_open();
+	n2 = kbtn_open();
+	l2 = kbtn_open();
 	ASSERT_NE(NULL, n2);
 	ASSERT_NE(NULL, l2);
-	ASSERT_EQ(0, kbn_join(l2));
-	EXPECT_EQ(-ENOENT, kbn_name_cmd(n2, KB_CMD_GET, "d.001"));
-	kbn_init(&req, n2->family, KB_CMD_GET, NLM_F_DUMP);
-	ASSERT_EQ(0, kbn_send(n2, &req));
-	ASSERT_EQ(0, kbn_recv(n2, dump_cb, d, NULL, NULL, NULL));
+	ASSERT_EQ(0, kbtn_join(l2));
+	EXPECT_EQ(-ENOENT, kbtn_name_cmd(n2, KB_CMD_GET, "d.001"));
+	kbtn_init(&req, n2->family, KB_CMD_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, kbtn_send(n2, &req));
+	ASSERT_EQ(0, kbtn_recv(n2, dump_cb, d, NULL, NULL, NULL));
 	EXPECT_EQ(0, d->count[1]);
 	EXPECT_EQ(0, d->other);
 
 	/* the same name in both, events only in their own namespace */
-	ASSERT_EQ(0, kbn_create(n2, "d.001", KB_KIND_BLOCKED, KB_KEY_STR, 10,
+	ASSERT_EQ(0, kbtn_create(n2, "d.001", KB_KIND_BLOCKED, KB_KEY_STR, 10,
 				0));
 	EXPECT_EQ(0, expect_event(l2, KB_EVENT_CREATED, "d.001", NULL));
-	EXPECT_EQ(0, kbn_event(l1, 300, a, b));
-	ASSERT_EQ(0, kbn_name_cmd(n1, KB_CMD_DESTROY, "d.001"));
+	EXPECT_EQ(0, kbtn_event(l1, 300, a, b));
+	ASSERT_EQ(0, kbtn_name_cmd(n1, KB_CMD_DESTROY, "d.001"));
 	EXPECT_EQ(0, expect_event(l1, KB_EVENT_DESTROYED, "d.001", NULL));
-	EXPECT_EQ(0, kbn_event(l2, 300, a, b));
+	EXPECT_EQ(0, kbtn_event(l2, 300, a, b));
 	/* the device follows the opener's namespace */
 	fd = kbt_open();
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(0, kbt_destroy(fd, "d.001"));
 	EXPECT_EQ(0, expect_event(l2, KB_EVENT_DESTROYED, "d.001", NULL));
-	EXPECT_EQ(0, kbn_event(l1, 300, a, b));
+	EXPECT_EQ(0, kbtn_event(l1, 300, a, b));
 	close(fd);
-	kbn_close(l2);
-	kbn_close(n2);
-	kbn_close(l1);
-	kbn_close(n1);
+	kbtn_close(l2);
+	kbtn_close(n2);
+	kbtn_close(l1);
+	kbtn_close(n1);
 	free(d);
 }
 

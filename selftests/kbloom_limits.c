@@ -115,14 +115,14 @@ static int enter_userns_as(uid_t uid, struct report *r)
 }
 
 /* create 1 MiB filters f0, f1, ... until one is refused (at most max) */
-static void fill(struct kbn *n, int max, struct report *r)
+static void fill(struct kbtn *n, int max, struct report *r)
 {
 	char name[16];
 
 	memset(r, 0, sizeof(*r));
 	for (r->created = 0; r->created < max; r->created++) {
 		snprintf(name, sizeof(name), "f%d", r->created);
-		r->err = kbn_create(n, name, KB_KIND_BLOCKED, KB_KEY_BYTES,
+		r->err = kbtn_create(n, name, KB_KIND_BLOCKED, KB_KEY_BYTES,
 				    ITEMS_1MIB, 0);
 		if (r->err) {
 			snprintf(r->msg, sizeof(r->msg), "%s", n->msg);
@@ -141,7 +141,7 @@ static pid_t filler(int uid, int max, int rep[2], int hold[2])
 {
 	pid_t pid = fork();
 	struct report r = { .created = -1 };
-	struct kbn *n;
+	struct kbtn *n;
 	char c;
 
 	if (pid)
@@ -150,7 +150,7 @@ static pid_t filler(int uid, int max, int rep[2], int hold[2])
 	close(hold[1]);
 	if (uid >= 0 ? enter_userns_as(uid, &r) : unshare(CLONE_NEWNET))
 		r.err = -errno;
-	else if (!(n = kbn_open()))
+	else if (!(n = kbtn_open()))
 		r.err = -ENOPROTOOPT;
 	else
 		fill(n, max, &r);
@@ -277,7 +277,7 @@ TEST_F(limits, netns_cap)
 {
 	struct kb_ioc_create c;
 	struct report r;
-	struct kbn *n;
+	struct kbtn *n;
 	int fd, tries, ret = -1;
 
 	ASSERT_EQ(0, set_param("max_netns_bytes", 3 * MIB));
@@ -288,10 +288,10 @@ TEST_F(limits, netns_cap)
 	c.sizing = KB_SIZING_BPK;
 	c.bits_per_key = 10;
 	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_CREATE, &c));
-	n = kbn_open();
+	n = kbtn_open();
 	ASSERT_NE(NULL, n);
 	fill(n, 10, &r);
-	kbn_close(n);
+	kbtn_close(n);
 	EXPECT_EQ(2, r.created);
 	EXPECT_EQ(-ENOSPC, r.err);
 	EXPECT_NE(NULL, strstr(r.msg, "max_netns_bytes")) TH_LOG("%s", r.msg);

@@ -220,8 +220,8 @@ static const char *opn(int op)
 
 static int run_op(int op)
 {
-	struct kbn_req *r;
-	struct kbn *n;
+	struct kbtn_req *r;
+	struct kbtn *n;
 	int fd, ret;
 
 	switch (op) {
@@ -232,14 +232,14 @@ static int run_op(int op)
 		fd = kbt_open();
 		return fd < 0 ? 1 : !!kbt_destroy(fd, "pin.y");
 	case OP_LIST:
-		n = kbn_open();
+		n = kbtn_open();
 		r = calloc(1, sizeof(*r));
 		if (!n || !r)
 			return 1;
-		kbn_init(r, n->family, KB_CMD_GET, NLM_F_DUMP);
-		ret = kbn_send(n, r);
+		kbtn_init(r, n->family, KB_CMD_GET, NLM_F_DUMP);
+		ret = kbtn_send(n, r);
 		if (!ret)
-			ret = kbn_recv(n, NULL, NULL, NULL, NULL, NULL);
+			ret = kbtn_recv(n, NULL, NULL, NULL, NULL, NULL);
 		return !!ret;
 	case OP_IPT:
 		return !!kbt_sh("iptables -w -A INPUT -m bloom --bloom-name pin.x -j DROP >/dev/null 2>&1");
@@ -378,15 +378,15 @@ TEST(stalled_export_destroyed_enoent)
 /* an EXPORT dump left unread does not keep a destroyed filter's payload */
 TEST(unread_export_dump_frees_destroyed)
 {
-	struct kbn_req *r = calloc(1, sizeof(*r));
+	struct kbtn_req *r = calloc(1, sizeof(*r));
 	long base, bytes, kb;
-	struct kbn *n;
+	struct kbtn *n;
 	int fd;
 
 	ASSERT_EQ(0, unshare(CLONE_NEWNET));
 	fd = kbt_open();
 	ASSERT_LE(0, fd);
-	n = kbn_open();
+	n = kbtn_open();
 	ASSERT_NE(NULL, n);
 	ASSERT_NE(NULL, r);
 	base = vmalloc_base();
@@ -394,9 +394,9 @@ TEST(unread_export_dump_frees_destroyed)
 	bytes = mkfilter(fd, "pin.n", BIG_ITEMS);
 	ASSERT_LT(32L << 20, bytes);
 	ASSERT_LE(base + bytes / 1024 / 2, vmalloc_kb());
-	kbn_init(r, n->family, KB_CMD_EXPORT, NLM_F_DUMP);
-	kbn_put_str(r, KB_A_NAME, "pin.n");
-	ASSERT_EQ(0, kbn_send(n, r));
+	kbtn_init(r, n->family, KB_CMD_EXPORT, NLM_F_DUMP);
+	kbtn_put_str(r, KB_A_NAME, "pin.n");
+	ASSERT_EQ(0, kbtn_send(n, r));
 	/* the dump has started (its first step ran); nothing is read */
 	usleep(200000);
 	ASSERT_EQ(0, kbt_destroy(fd, "pin.n"));
@@ -405,8 +405,8 @@ TEST(unread_export_dump_frees_destroyed)
 		TH_LOG("VmallocUsed %ld kB, %ld before the filter: the dump pins it",
 		       kb, base);
 	/* read on: the dump ends with ENOENT */
-	EXPECT_EQ(-ENOENT, kbn_recv(n, NULL, NULL, NULL, NULL, NULL));
-	kbn_close(n);
+	EXPECT_EQ(-ENOENT, kbtn_recv(n, NULL, NULL, NULL, NULL, NULL));
+	kbtn_close(n);
 	free(r);
 	close(fd);
 }

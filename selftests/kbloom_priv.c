@@ -221,44 +221,44 @@ static void pv_ioctls(int fd)
 
 /* ---- generic netlink ---------------------------------------------------- */
 
-static struct kbn_req pv_req;
+static struct kbtn_req pv_req;
 
 /* a valid request for cmd (dump: its dump form); 0 if cmd has none */
-static int pv_nl_req(struct kbn *n, int cmd, int dump)
+static int pv_nl_req(struct kbtn *n, int cmd, int dump)
 {
 	if (dump && cmd != KB_CMD_GET && cmd != KB_CMD_EXPORT)
 		return 0;
 	if (!dump && cmd == KB_CMD_EXPORT)
 		return 0;
-	kbn_init(&pv_req, n->family, cmd, dump ? NLM_F_DUMP : 0);
+	kbtn_init(&pv_req, n->family, cmd, dump ? NLM_F_DUMP : 0);
 	switch (cmd) {
 	case KB_CMD_CREATE:
-		kbn_put_str(&pv_req, KB_A_NAME, "pv.new");
-		kbn_put_u32(&pv_req, KB_A_BITS_PER_KEY, 10);
+		kbtn_put_str(&pv_req, KB_A_NAME, "pv.new");
+		kbtn_put_u32(&pv_req, KB_A_BITS_PER_KEY, 10);
 		return 1;
 	case KB_CMD_GET:
 		if (!dump)
-			kbn_put_str(&pv_req, KB_A_NAME, PV_SIP);
+			kbtn_put_str(&pv_req, KB_A_NAME, PV_SIP);
 		return 1;
 	case KB_CMD_DESTROY:
 	case KB_CMD_FLUSH:
 	case KB_CMD_EXPORT:
-		kbn_put_str(&pv_req, KB_A_NAME, PV_SIP);
+		kbtn_put_str(&pv_req, KB_A_NAME, PV_SIP);
 		return 1;
 	case KB_CMD_SWAP:
 	case KB_CMD_RENAME:
-		kbn_put_str(&pv_req, KB_A_NAME, PV_SIP);
-		kbn_put_str(&pv_req, KB_A_NAME2,
+		kbtn_put_str(&pv_req, KB_A_NAME, PV_SIP);
+		kbtn_put_str(&pv_req, KB_A_NAME2,
 			    cmd == KB_CMD_SWAP ? PV_CNT : "pv.ren");
 		return 1;
 	case KB_CMD_ADD:
 	case KB_CMD_TEST:
 	case KB_CMD_DEL:
 	case KB_CMD_TEST_ADD:
-		kbn_put_str(&pv_req, KB_A_NAME, PV_CNT);
-		kbn_nest_start(&pv_req, KB_A_KEYS);
-		kbn_put(&pv_req, KB_KEY_DATA, "a", 1);
-		kbn_nest_end(&pv_req);
+		kbtn_put_str(&pv_req, KB_A_NAME, PV_CNT);
+		kbtn_nest_start(&pv_req, KB_A_KEYS);
+		kbtn_put(&pv_req, KB_KA_DATA, "a", 1);
+		kbtn_nest_end(&pv_req);
 		return 1;
 	case KB_CMD_EVENT:	/* notifications only: no request form */
 		return 2;
@@ -274,7 +274,7 @@ static int pv_count_cb(struct nlmsghdr *nlh, void *arg)
 
 static void pv_netlink(void)
 {
-	struct kbn *n = kbn_open();
+	struct kbtn *n = kbtn_open();
 	int cmd, dump, forms = 0;
 
 	PV_CHECK(n, "netlink socket");
@@ -289,9 +289,9 @@ static void pv_netlink(void)
 			if (!r)
 				continue;
 			have = 1;
-			ret = kbn_send(n, &pv_req);
+			ret = kbtn_send(n, &pv_req);
 			if (!ret)
-				ret = kbn_recv(n, pv_count_cb, &msgs, NULL,
+				ret = kbtn_recv(n, pv_count_cb, &msgs, NULL,
 					       NULL, NULL);
 			/* the event command has no handler at all */
 			PV_CHECK(ret == (r == 2 ? -EOPNOTSUPP : -EPERM),
@@ -304,8 +304,8 @@ static void pv_netlink(void)
 	}
 	/* 12 commands, GET also as a dump, EXPORT only as one */
 	PV_CHECK(forms == KB_CMD_MAX + 1, "%d request forms", forms);
-	PV_CHECK(kbn_join(n) == -EPERM, "joined the events group");
-	kbn_close(n);
+	PV_CHECK(kbtn_join(n) == -EPERM, "joined the events group");
+	kbtn_close(n);
 }
 
 /* ---- the tests ------------------------------------------------------------ */
@@ -412,7 +412,7 @@ TEST(own_netns_root)
 	if (!pid) {
 		struct kb_ioc_info info;
 		unsigned char res[1];
-		struct kbn *n;
+		struct kbtn *n;
 		void *img = NULL;
 		__u64 bm = 0;
 		long len;
@@ -421,7 +421,7 @@ TEST(own_netns_root)
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNET))
 			_exit(100);
 		fd = kbt_open();
-		n = kbn_open();
+		n = kbtn_open();
 		PV_CHECK(fd >= 0 && n, "open");
 		if (fd < 0 || !n)
 			_exit(98);
@@ -443,23 +443,23 @@ TEST(own_netns_root)
 				   NULL), "ioctl del");
 		PV_CHECK(!kbt_name2(fd, KB_IOC_RENAME, "un.a", "un.b"),
 			 "ioctl rename");
-		PV_CHECK(!kbn_create(n, "un.c", KB_KIND_COUNTING, KB_KEY_STR,
+		PV_CHECK(!kbtn_create(n, "un.c", KB_KIND_COUNTING, KB_KEY_STR,
 				     100, 0), "nl create");
-		PV_CHECK(!kbn_keys(n, KB_CMD_ADD, "un.c", "y", 1, 1, NULL,
+		PV_CHECK(!kbtn_keys(n, KB_CMD_ADD, "un.c", "y", 1, 1, NULL,
 				   NULL), "nl add");
-		PV_CHECK(!kbn_keys(n, KB_CMD_TEST, "un.c", "y", 1, 1, res,
+		PV_CHECK(!kbtn_keys(n, KB_CMD_TEST, "un.c", "y", 1, 1, res,
 				   NULL) && res[0] == 1, "nl test");
-		PV_CHECK(!kbn_name_cmd(n, KB_CMD_GET, "un.c"), "nl get");
-		kbn_init(&pv_req, n->family, KB_CMD_EXPORT, NLM_F_DUMP);
-		kbn_put_str(&pv_req, KB_A_NAME, "un.c");
-		PV_CHECK(!kbn_do(n, &pv_req), "nl export");
-		kbn_init(&pv_req, n->family, KB_CMD_GET, NLM_F_DUMP);
-		PV_CHECK(!kbn_do(n, &pv_req), "nl get dump");
-		PV_CHECK(!kbn_name2_cmd(n, KB_CMD_SWAP, "un.b", "un.c"),
+		PV_CHECK(!kbtn_name_cmd(n, KB_CMD_GET, "un.c"), "nl get");
+		kbtn_init(&pv_req, n->family, KB_CMD_EXPORT, NLM_F_DUMP);
+		kbtn_put_str(&pv_req, KB_A_NAME, "un.c");
+		PV_CHECK(!kbtn_do(n, &pv_req), "nl export");
+		kbtn_init(&pv_req, n->family, KB_CMD_GET, NLM_F_DUMP);
+		PV_CHECK(!kbtn_do(n, &pv_req), "nl get dump");
+		PV_CHECK(!kbtn_name2_cmd(n, KB_CMD_SWAP, "un.b", "un.c"),
 			 "nl swap");
-		PV_CHECK(!kbn_name_cmd(n, KB_CMD_FLUSH, "un.b"), "nl flush");
-		PV_CHECK(!kbn_join(n), "join events");
-		PV_CHECK(!kbn_name_cmd(n, KB_CMD_DESTROY, "un.b"),
+		PV_CHECK(!kbtn_name_cmd(n, KB_CMD_FLUSH, "un.b"), "nl flush");
+		PV_CHECK(!kbtn_join(n), "join events");
+		PV_CHECK(!kbtn_name_cmd(n, KB_CMD_DESTROY, "un.b"),
 			 "nl destroy");
 		PV_CHECK(!kbt_destroy(fd, "un.c"), "ioctl destroy");
 		free(img);

@@ -118,57 +118,57 @@ TEST(ioctl_create_and_begin_refuse_unused_fields)
 	close(fd);
 }
 
-static struct kbn_req req;
+static struct kbtn_req req;
 
 /* the request of c as netlink attributes; *bad = the extra field's */
-static void sp_nl_req(struct kbn *n, const struct kb_ioc_create *c,
+static void sp_nl_req(struct kbtn *n, const struct kb_ioc_create *c,
 		      enum sp_field extra, int with_extra, struct nlattr **bad)
 {
-	kbn_init(&req, n->family, KB_CMD_CREATE, 0);
-	kbn_put_str(&req, KB_A_NAME, SP_NAME);
-	kbn_put_u32(&req, KB_A_KIND, c->kind);
-	kbn_put_u64(&req, KB_A_ITEMS, c->items);
+	kbtn_init(&req, n->family, KB_CMD_CREATE, 0);
+	kbtn_put_str(&req, KB_A_NAME, SP_NAME);
+	kbtn_put_u32(&req, KB_A_KIND, c->kind);
+	kbtn_put_u64(&req, KB_A_ITEMS, c->items);
 	if (c->sizing == KB_SIZING_MK) {
-		kbn_put_u64(&req, KB_A_M, c->m);
-		kbn_put_u32(&req, KB_A_K, c->k);
+		kbtn_put_u64(&req, KB_A_M, c->m);
+		kbtn_put_u32(&req, KB_A_K, c->k);
 	} else if (c->sizing == KB_SIZING_BPK) {
-		kbn_put_u32(&req, KB_A_BITS_PER_KEY, c->bits_per_key);
+		kbtn_put_u32(&req, KB_A_BITS_PER_KEY, c->bits_per_key);
 	} else {
-		kbn_put_u32(&req, KB_A_FPR_PPB, c->fpr_ppb);
+		kbtn_put_u32(&req, KB_A_FPR_PPB, c->fpr_ppb);
 	}
 	*bad = NULL;
 	if (!with_extra)
 		return;
 	switch (extra) {
 	case SP_FPR:
-		*bad = kbn_put_u32(&req, KB_A_FPR_PPB, 1000000);
+		*bad = kbtn_put_u32(&req, KB_A_FPR_PPB, 1000000);
 		break;
 	case SP_BPK:
-		*bad = kbn_put_u32(&req, KB_A_BITS_PER_KEY, 12);
+		*bad = kbtn_put_u32(&req, KB_A_BITS_PER_KEY, 12);
 		break;
 	case SP_M:
-		*bad = kbn_put_u64(&req, KB_A_M, 2048);
+		*bad = kbtn_put_u64(&req, KB_A_M, 2048);
 		break;
 	case SP_K:
-		*bad = kbn_put_u32(&req, KB_A_K, 4);
+		*bad = kbtn_put_u32(&req, KB_A_K, 4);
 		break;
 	case SP_SEED0:
-		*bad = kbn_put(&req, KB_A_SEED, (__u64[2]){ 0, 0 }, 16);
+		*bad = kbtn_put(&req, KB_A_SEED, (__u64[2]){ 0, 0 }, 16);
 		break;
 	case SP_SEED1:
-		*bad = kbn_put(&req, KB_A_SEED, (__u64[2]){ 1, 2 }, 16);
+		*bad = kbtn_put(&req, KB_A_SEED, (__u64[2]){ 1, 2 }, 16);
 		break;
 	}
 }
 
 TEST(netlink_create_refuses_unused_fields)
 {
-	struct kbn *n = kbn_open();
+	struct kbtn *n = kbtn_open();
 	struct nlattr *bad;
 	unsigned int i;
 
 	ASSERT_NE(NULL, n);
-	kbn_name_cmd(n, KB_CMD_DESTROY, SP_NAME);
+	kbtn_name_cmd(n, KB_CMD_DESTROY, SP_NAME);
 	for (i = 0; i < sizeof(sp_cases) / sizeof(sp_cases[0]); i++) {
 		const struct sp_case *t = &sp_cases[i];
 		struct kb_ioc_create c = sp_valid(t->kind, t->sizing);
@@ -183,26 +183,26 @@ TEST(netlink_create_refuses_unused_fields)
 		if (t->sizing == KB_SIZING_FPR && t->extra == SP_BPK)
 			continue;
 		sp_nl_req(n, &c, t->extra, 0, &bad);
-		ASSERT_EQ(0, kbn_do(n, &req)) TH_LOG("case %u: %s", i, n->msg);
-		ASSERT_EQ(0, kbn_name_cmd(n, KB_CMD_DESTROY, SP_NAME));
+		ASSERT_EQ(0, kbtn_do(n, &req)) TH_LOG("case %u: %s", i, n->msg);
+		ASSERT_EQ(0, kbtn_name_cmd(n, KB_CMD_DESTROY, SP_NAME));
 		sp_nl_req(n, &c, t->extra, 1, &bad);
-		EXPECT_EQ(-EINVAL, kbn_do(n, &req)) TH_LOG("case %u", i);
-		EXPECT_EQ(kbn_offs(&req, bad), n->offs) TH_LOG("case %u", i);
+		EXPECT_EQ(-EINVAL, kbtn_do(n, &req)) TH_LOG("case %u", i);
+		EXPECT_EQ(kbtn_offs(&req, bad), n->offs) TH_LOG("case %u", i);
 		EXPECT_NE(NULL, strstr(n->msg, t->word))
 			TH_LOG("case %u: '%s'", i, n->msg);
-		EXPECT_EQ(-ENOENT, kbn_name_cmd(n, KB_CMD_GET, SP_NAME));
+		EXPECT_EQ(-ENOENT, kbtn_name_cmd(n, KB_CMD_GET, SP_NAME));
 	}
 	/* the mode-picking cases skipped above, blamed on the other field */
-	kbn_init(&req, n->family, KB_CMD_CREATE, 0);
-	kbn_put_str(&req, KB_A_NAME, SP_NAME);
-	kbn_put_u32(&req, KB_A_BITS_PER_KEY, 10);
-	kbn_put_u64(&req, KB_A_M, 2048);
-	kbn_put_u32(&req, KB_A_K, 3);
-	kbn_put_u64(&req, KB_A_ITEMS, 100);
-	EXPECT_EQ(-EINVAL, kbn_do(n, &req));
+	kbtn_init(&req, n->family, KB_CMD_CREATE, 0);
+	kbtn_put_str(&req, KB_A_NAME, SP_NAME);
+	kbtn_put_u32(&req, KB_A_BITS_PER_KEY, 10);
+	kbtn_put_u64(&req, KB_A_M, 2048);
+	kbtn_put_u32(&req, KB_A_K, 3);
+	kbtn_put_u64(&req, KB_A_ITEMS, 100);
+	EXPECT_EQ(-EINVAL, kbtn_do(n, &req));
 	EXPECT_NE(NULL, strstr(n->msg, "BITS_PER_KEY is only"));
-	EXPECT_EQ(-ENOENT, kbn_name_cmd(n, KB_CMD_GET, SP_NAME));
-	kbn_close(n);
+	EXPECT_EQ(-ENOENT, kbtn_name_cmd(n, KB_CMD_GET, SP_NAME));
+	kbtn_close(n);
 }
 
 /* the numbers of uapi section 3, as _IOC(dir, 0xBF, nr, VER0 size) */

@@ -233,7 +233,7 @@ def spec_matches_header():
     def cname(prefix, name):
         return (prefix + name).upper().replace('-', '_')
     want = {}
-    for set_name, prefix in (('filter', 'kb-a-'), ('keys', 'kb-key-')):
+    for set_name, prefix in (('filter', 'kb-a-'), ('keys', 'kb-ka-')):
         for name, a in f.attr_sets[set_name].items():
             want[cname(prefix, name)] = a.value
     for name, op in f.msgs.items():

@@ -489,7 +489,7 @@ struct kb_ioc_txn {
  *	message, KB_A_RESULT 1 = the key was new (tested absent before).
  *	A key batch is validated as a whole before anything is done: a
  *	malformed key (for the filter's key type) fails the request with
- *	EINVAL, the extack offset pointing at its KB_KEY_DATA, and changes
+ *	EINVAL, the extack offset pointing at its KB_KA_DATA, and changes
  *	nothing.  Bulk loads belong to /dev/kbloom (section 3).
  * KB_CMD_SWAP (do): KB_A_NAME, KB_A_NAME2: exchange the two filters'
  *	contents (same key type).  Event KB_EVENT_SWAPPED (NAME, NAME2).
@@ -604,7 +604,7 @@ enum kb_nl_attr {
 	KB_A_HITS,		/* u64: of which answered maybe present */
 	KB_A_ADDS,		/* u64: keys added */
 	KB_A_GENERATION,	/* u64: id of the current generation */
-	KB_A_KEYS,		/* nested: 1..KB_NL_KEYS_MAX KB_KEY_DATA */
+	KB_A_KEYS,		/* nested: 1..KB_NL_KEYS_MAX KB_KA_DATA */
 	KB_A_RESULT,		/* binary: one byte per key, in request order,
 				 * 0 or 1 (see the commands)
 				 */
@@ -620,14 +620,14 @@ enum kb_nl_attr {
 
 /* attributes nested in KB_A_KEYS */
 enum kb_nl_key_attr {
-	KB_KEY_UNSPEC,
-	KB_KEY_DATA,		/* binary, 1..KB_KEY_MAX_LEN bytes: one key,
+	KB_KA_UNSPEC,
+	KB_KA_DATA,		/* binary, 1..KB_KEY_MAX_LEN bytes: one key,
 				 * encoded for the filter's key type
 				 * (section 1); repeated, in order
 				 */
 
-	__KB_KEY_A_MAX,
-	KB_KEY_A_MAX = __KB_KEY_A_MAX - 1,
+	__KB_KA_MAX,
+	KB_KA_MAX = __KB_KA_MAX - 1,
 };
 
 #endif /* _UAPI_LINUX_KBLOOM_H */

@@ -444,7 +444,7 @@ int kbnl_keys(struct kbnl *nl, int op, const char *name, const void *keys,
 			memcpy(&len, p, sizeof(len));
 			if (bytes + NLA_HDRLEN + NLA_ALIGN(len) > KBNL_NEST_BYTES)
 				break;
-			if (nla_put(msg, KB_KEY_DATA, len, p + sizeof(len))) {
+			if (nla_put(msg, KB_KA_DATA, len, p + sizeof(len))) {
 				nlmsg_free(msg);
 				return -EMSGSIZE;
 			}

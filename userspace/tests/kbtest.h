@@ -10,7 +10,7 @@
 #include "kb_core.h"
 #include "kbuser.h"
 
-static inline u64 kbt_splitmix(u64 *s)
+static inline u64 kbut_splitmix(u64 *s)
 {
 	u64 z = (*s += 0x9e3779b97f4a7c15ULL);
 
@@ -20,7 +20,7 @@ static inline u64 kbt_splitmix(u64 *s)
 }
 
 /* n random keys of len bytes each from seed; free(keys[0].data), free(keys) */
-static inline struct kb_key *kbt_keys(u64 n, u32 len, u64 seed)
+static inline struct kb_key *kbut_keys(u64 n, u32 len, u64 seed)
 {
 	struct kb_key *keys = calloc(n ? n : 1, sizeof(*keys));
 	u8 *buf = malloc(n * len + 8);
@@ -29,7 +29,7 @@ static inline struct kb_key *kbt_keys(u64 n, u32 len, u64 seed)
 	if (!keys || !buf)
 		abort();
 	for (i = 0; i < n * len; i += 8) {
-		u64 v = kbt_splitmix(&s);
+		u64 v = kbut_splitmix(&s);
 
 		for (j = 0; j < 8 && i + j < n * len; j++)
 			buf[i + j] = (u8)(v >> (8 * j));
@@ -43,14 +43,14 @@ static inline struct kb_key *kbt_keys(u64 n, u32 len, u64 seed)
 	return keys;
 }
 
-static inline void kbt_keys_free(struct kb_key *keys)
+static inline void kbut_keys_free(struct kb_key *keys)
 {
 	free((void *)keys[0].data);
 	free(keys);
 }
 
 /* allocate and init a filter for p; returns payload (free()) or NULL */
-static inline void *kbt_filter(struct kb_filter *f, const struct kb_params *p)
+static inline void *kbut_filter(struct kb_filter *f, const struct kb_params *p)
 {
 	u64 bytes = kb_params_payload_bytes(p);
 	void *pl = kbu_alloc_payload(bytes);
@@ -63,7 +63,7 @@ static inline void *kbt_filter(struct kb_filter *f, const struct kb_params *p)
 }
 
 /* count keys that test present, in batches */
-static inline u64 kbt_count_present(const struct kb_filter *f,
+static inline u64 kbut_count_present(const struct kb_filter *f,
 				    const struct kb_key *keys, u64 n)
 {
 	u64 bm[4096 / 64], i, hits = 0;
@@ -76,7 +76,7 @@ static inline u64 kbt_count_present(const struct kb_filter *f,
 	return hits;
 }
 
-static inline void kbt_add_all(struct kb_filter *f, const struct kb_key *keys,
+static inline void kbut_add_all(struct kb_filter *f, const struct kb_key *keys,
 			       u64 n)
 {
 	u64 i;

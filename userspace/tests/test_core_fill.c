@@ -43,7 +43,7 @@ static void *mk(struct kb_filter *f, u32 kind, u32 hash, u64 m, u32 k)
 	p.items = m / 10;
 	if (kb_params_from_mk(&p, m, k, 0))
 		return NULL;
-	return kbt_filter(f, &p);
+	return kbut_filter(f, &p);
 }
 
 /* random writer operations, statistics compared after each */
@@ -57,8 +57,8 @@ TEST(fill_equals_scan)
 				kind == KB_KIND_COUNTING ? 64 * 128 : 20000;
 			u32 k = kind == KB_KIND_CLASSIC ? 7 : 6;
 			u64 n = 60000, s = 99 + h, bm[4096 / 64];
-			struct kb_key *keys = kbt_keys(n, 16, 41 + ki * 2 + h);
-			struct kb_key *other = kbt_keys(n, 5, 77 + ki);
+			struct kb_key *keys = kbut_keys(n, 16, 41 + ki * 2 + h);
+			struct kb_key *other = kbut_keys(n, 5, 77 + ki);
 			struct kb_filter f, g;
 			struct kb_fill *fl, *fl2;
 			void *pl = mk(&f, kind, h, m, k), *pl2;
@@ -78,8 +78,8 @@ TEST(fill_equals_scan)
 			ASSERT_EQ(fl, f.fill);
 			check_equal(_metadata, &f, "empty");
 			for (u64 i = 0; i < n; ) {
-				u32 op = kbt_splitmix(&s) % 6;
-				u32 c = 1 + kbt_splitmix(&s) % 300;
+				u32 op = kbut_splitmix(&s) % 6;
+				u32 c = 1 + kbut_splitmix(&s) % 300;
 
 				if (c > n - i)
 					c = n - i;
@@ -114,7 +114,7 @@ TEST(fill_equals_scan)
 				default:
 					if (kind != KB_KIND_COUNTING) {
 						kb_filter_add_hash(&f,
-							kbt_splitmix(&s));
+							kbut_splitmix(&s));
 						break;
 					}
 					for (u32 j = 0; j < c; j++)
@@ -124,7 +124,7 @@ TEST(fill_equals_scan)
 					break;
 				}
 				i += c;
-				if (kbt_splitmix(&s) % 8 == 0)
+				if (kbut_splitmix(&s) % 8 == 0)
 					check_equal(_metadata, &f, "ops");
 			}
 			check_equal(_metadata, &f, "filled");
@@ -147,15 +147,15 @@ TEST(fill_equals_scan)
 			kb_filter_clear(&f);
 			check_equal(_metadata, &f, "cleared");
 			ASSERT_EQ(0, fl->bits_set);
-			kbt_add_all(&f, keys, 500);
+			kbut_add_all(&f, keys, 500);
 			check_equal(_metadata, &f, "cleared+adds");
 			free(fl2);
 			free(pl2);
 			free(fl);
 			free(pl);
 next:
-			kbt_keys_free(keys);
-			kbt_keys_free(other);
+			kbut_keys_free(keys);
+			kbut_keys_free(other);
 		}
 	}
 }

@@ -91,15 +91,15 @@ static int measure(u32 kind, u32 bpk, u64 nq, struct fpr_result *r)
 		p.seed[0] = 0x1234567890abcdefULL + bpk;
 	if (kb_params_from_bpk(&p, N_KEYS, bpk, 0))
 		return -1;
-	pl = kbt_filter(&f, &p);
+	pl = kbut_filter(&f, &p);
 	if (!pl)
 		return -1;
-	keys = kbt_keys(N_KEYS, 16, 1000 + bpk * 7 + kind);
-	kbt_add_all(&f, keys, N_KEYS);
-	if (kbt_count_present(&f, keys, N_KEYS) != N_KEYS)
+	keys = kbut_keys(N_KEYS, 16, 1000 + bpk * 7 + kind);
+	kbut_add_all(&f, keys, N_KEYS);
+	if (kbut_count_present(&f, keys, N_KEYS) != N_KEYS)
 		return -2;	/* false negative */
-	q = kbt_keys(nq, 16, 99999 + bpk * 13 + kind);
-	fp = kbt_count_present(&f, q, nq);
+	q = kbut_keys(nq, 16, 99999 + bpk * 13 + kind);
+	fp = kbut_count_present(&f, q, nq);
 	r->measured = (double)fp / (double)nq;
 	r->textbook = kb_model_fpr_ppb(kind, p.m, p.k, N_KEYS) / 1e9;
 	r->model = kind == KB_KIND_CLASSIC ?
@@ -114,8 +114,8 @@ static int measure(u32 kind, u32 bpk, u64 nq, struct fpr_result *r)
 		printf(", textbook %.5f%%", r->textbook * 100);
 	printf("\n");
 	fflush(stdout);
-	kbt_keys_free(keys);
-	kbt_keys_free(q);
+	kbut_keys_free(keys);
+	kbut_keys_free(q);
 	free(pl);
 	return 0;
 }
@@ -171,19 +171,19 @@ TEST_F_TIMEOUT(fpr, blocked_from_fpr_meets_p, 120)
 	kb_params_init(&p, KB_KIND_BLOCKED);
 	p.seed[0] = 42;
 	ASSERT_EQ(0, kb_params_from_fpr(&p, n, 10000000, 0));	/* 1% */
-	pl = kbt_filter(&f, &p);
+	pl = kbut_filter(&f, &p);
 	ASSERT_NE(NULL, pl);
-	keys = kbt_keys(n, 16, 5);
-	q = kbt_keys(nq, 16, 6);
-	kbt_add_all(&f, keys, n);
-	fp = kbt_count_present(&f, q, nq);
+	keys = kbut_keys(n, 16, 5);
+	q = kbut_keys(nq, 16, 6);
+	kbut_add_all(&f, keys, n);
+	fp = kbut_count_present(&f, q, nq);
 	printf("# from_fpr 1%%: m=%llu k=%u measured %.4f%%\n",
 	       (unsigned long long)p.m, p.k, fp * 100.0 / nq);
 	fflush(stdout);
 	/* allow 3 standard deviations of sampling noise */
 	EXPECT_LE((double)fp / nq, 0.01 * (1 + 3 / sqrt(0.01 * nq)));
-	kbt_keys_free(keys);
-	kbt_keys_free(q);
+	kbut_keys_free(keys);
+	kbut_keys_free(q);
 	free(pl);
 }
 

@@ -25,7 +25,7 @@ static void *mk(struct kb_filter *f, u32 kind, u32 hash, u64 n, u32 bpk)
 	}
 	if (kb_params_from_bpk(&p, n, bpk, 0))
 		return NULL;
-	return kbt_filter(f, &p);
+	return kbut_filter(f, &p);
 }
 
 TEST(no_false_negatives_all_kinds)
@@ -34,17 +34,17 @@ TEST(no_false_negatives_all_kinds)
 		for (u32 h = 0; h < 2; h++) {
 			struct kb_filter f;
 			u64 n = 200000;
-			struct kb_key *keys = kbt_keys(n, 13, 7 + h);
+			struct kb_key *keys = kbut_keys(n, 13, 7 + h);
 			void *pl = mk(&f, all_kinds[ki], h, n, 10);
 
 			ASSERT_NE(NULL, pl);
 			for (u64 i = 0; i < n / 2; i++)
 				kb_filter_add(&f, keys[i].data, keys[i].len);
-			kbt_add_all(&f, keys + n / 2, n - n / 2);
-			ASSERT_EQ(n, kbt_count_present(&f, keys, n));
+			kbut_add_all(&f, keys + n / 2, n - n / 2);
+			ASSERT_EQ(n, kbut_count_present(&f, keys, n));
 			for (u64 i = 0; i < n; i += 97)
 				ASSERT_TRUE(kb_filter_test(&f, keys[i].data, keys[i].len));
-			kbt_keys_free(keys);
+			kbut_keys_free(keys);
 			free(pl);
 		}
 	}
@@ -55,12 +55,12 @@ TEST(batched_equals_single)
 	for (int ki = 0; ki < 3; ki++) {
 		struct kb_filter f;
 		u64 n = 20000, bm[(30011 + 63) / 64];
-		struct kb_key *keys = kbt_keys(n, 9, 21);
-		struct kb_key *q = kbt_keys(30011, 9, 22);
+		struct kb_key *keys = kbut_keys(n, 9, 21);
+		struct kb_key *q = kbut_keys(30011, 9, 22);
 		void *pl = mk(&f, all_kinds[ki], 0, n, 4);
 		u32 hits, cnt = 0;
 
-		kbt_add_all(&f, keys, n);
+		kbut_add_all(&f, keys, n);
 		memset(bm, 0xa5, sizeof(bm));
 		hits = kb_filter_test_many(&f, q, 30011, bm);
 		for (u32 i = 0; i < 30011; i++) {
@@ -84,8 +84,8 @@ TEST(batched_equals_single)
 			if (m)
 				ASSERT_EQ(m == 64 ? ~0ULL : (1ULL << m) - 1, b2);
 		}
-		kbt_keys_free(keys);
-		kbt_keys_free(q);
+		kbut_keys_free(keys);
+		kbut_keys_free(q);
 		free(pl);
 	}
 }
@@ -94,7 +94,7 @@ TEST(test_and_add_reports_new_once)
 {
 	for (int ki = 0; ki < 3; ki++) {
 		struct kb_filter f;
-		struct kb_key *keys = kbt_keys(1000, 16, 31), batch[300];
+		struct kb_key *keys = kbut_keys(1000, 16, 31), batch[300];
 		u64 bm[5];
 		void *pl = mk(&f, all_kinds[ki], 0, 100000, 16);
 		u32 nnew;
@@ -112,7 +112,7 @@ TEST(test_and_add_reports_new_once)
 		ASSERT_EQ(0, kb_filter_test_and_add_many(&f, batch, 300, NULL));
 		ASSERT_TRUE(kb_filter_test_and_add(&f, keys[500].data, 16));
 		ASSERT_FALSE(kb_filter_test_and_add(&f, keys[500].data, 16));
-		kbt_keys_free(keys);
+		kbut_keys_free(keys);
 		free(pl);
 	}
 }
@@ -121,13 +121,13 @@ TEST(counting_add_delete)
 {
 	struct kb_filter f;
 	u64 n = 50000, bm[(50000 + 63) / 64];
-	struct kb_key *keys = kbt_keys(n, 16, 41);
+	struct kb_key *keys = kbut_keys(n, 16, 41);
 	void *pl = mk(&f, KB_KIND_COUNTING, 0, n, 10);
 	struct kb_stats st;
 	int r;
 
-	kbt_add_all(&f, keys, n);
-	ASSERT_EQ(n, kbt_count_present(&f, keys, n));
+	kbut_add_all(&f, keys, n);
+	ASSERT_EQ(n, kbut_count_present(&f, keys, n));
 	/* delete the first half one by one, the rest batched */
 	for (u64 i = 0; i < n / 2; i++)
 		ASSERT_EQ(0, kb_filter_del(&f, keys[i].data, keys[i].len));
@@ -136,7 +136,7 @@ TEST(counting_add_delete)
 	/* counters back to zero: empty filter (no saturation at 10 bpk) */
 	kb_filter_stats(&f, &st);
 	ASSERT_EQ(0, st.bits_set);
-	ASSERT_EQ(0, kbt_count_present(&f, keys, n));
+	ASSERT_EQ(0, kbut_count_present(&f, keys, n));
 	/* deleting an absent key changes nothing */
 	ASSERT_EQ(-ENOENT, kb_filter_del(&f, keys[0].data, keys[0].len));
 	r = kb_filter_del_many(&f, keys, 100, bm);
@@ -149,14 +149,14 @@ TEST(counting_add_delete)
 	ASSERT_TRUE(kb_filter_test(&f, keys[1].data, 16));
 	ASSERT_EQ(0, kb_filter_del(&f, keys[1].data, 16));
 	ASSERT_FALSE(kb_filter_test(&f, keys[1].data, 16));
-	kbt_keys_free(keys);
+	kbut_keys_free(keys);
 	free(pl);
 }
 
 TEST(counting_saturation)
 {
 	struct kb_filter f;
-	struct kb_key *keys = kbt_keys(2, 16, 51);
+	struct kb_key *keys = kbut_keys(2, 16, 51);
 	void *pl = mk(&f, KB_KIND_COUNTING, 0, 100, 10);
 	struct kb_stats st;
 
@@ -179,7 +179,7 @@ TEST(counting_saturation)
 	kb_filter_stats(&f, &st);
 	ASSERT_GE(st.bits_set, 1);
 	ASSERT_LE(st.bits_set, f.p.k);
-	kbt_keys_free(keys);
+	kbut_keys_free(keys);
 	free(pl);
 }
 
@@ -187,14 +187,14 @@ TEST(delete_unsupported)
 {
 	for (int ki = 0; ki < 2; ki++) {
 		struct kb_filter f;
-		struct kb_key *keys = kbt_keys(2, 16, 61);
+		struct kb_key *keys = kbut_keys(2, 16, 61);
 		void *pl = mk(&f, all_kinds[ki], 0, 100, 10);
 
 		kb_filter_add(&f, keys[0].data, 16);
 		ASSERT_EQ(-EOPNOTSUPP, kb_filter_del(&f, keys[0].data, 16));
 		ASSERT_EQ(-EOPNOTSUPP, kb_filter_del_many(&f, keys, 2, NULL));
 		ASSERT_TRUE(kb_filter_test(&f, keys[0].data, 16));
-		kbt_keys_free(keys);
+		kbut_keys_free(keys);
 		free(pl);
 	}
 }
@@ -203,16 +203,16 @@ TEST(clear_and_init_errors)
 {
 	for (int ki = 0; ki < 3; ki++) {
 		struct kb_filter f;
-		struct kb_key *keys = kbt_keys(1000, 16, 71);
+		struct kb_key *keys = kbut_keys(1000, 16, 71);
 		void *pl = mk(&f, all_kinds[ki], 0, 1000, 10);
 		struct kb_params p = f.p;
 		struct kb_stats st;
 
-		kbt_add_all(&f, keys, 1000);
+		kbut_add_all(&f, keys, 1000);
 		kb_filter_clear(&f);
 		kb_filter_stats(&f, &st);
 		ASSERT_EQ(0, st.bits_set);
-		ASSERT_EQ(0, kbt_count_present(&f, keys, 1000));
+		ASSERT_EQ(0, kbut_count_present(&f, keys, 1000));
 		if (all_kinds[ki] == KB_KIND_CLASSIC)
 			ASSERT_EQ(p.k, ((u8 *)pl)[f.bytes - 1]);
 		/* wrong payload length, misalignment, NULL, bad params */
@@ -224,7 +224,7 @@ TEST(clear_and_init_errors)
 		p.k = 0;
 		ASSERT_EQ(-EINVAL, kb_filter_init(&f, &p, pl,
 						  kb_params_payload_bytes(&p)));
-		kbt_keys_free(keys);
+		kbut_keys_free(keys);
 		free(pl);
 	}
 }
@@ -236,14 +236,14 @@ TEST(stats_estimates)
 		struct kb_stats st;
 		struct kb_params p;
 		u64 n = 100000;
-		struct kb_key *keys = kbt_keys(3 * n, 16, 81);
+		struct kb_key *keys = kbut_keys(3 * n, 16, 81);
 		void *pl;
 		double ratio;
 
 		kb_params_init(&p, all_kinds[ki]);
 		ASSERT_EQ(0, kb_params_from_fpr(&p, n, 10000000, 0));
-		pl = kbt_filter(&f, &p);
-		kbt_add_all(&f, keys, n / 2);
+		pl = kbut_filter(&f, &p);
+		kbut_add_all(&f, keys, n / 2);
 		kb_filter_stats(&f, &st);
 		ratio = (double)st.est_items / (n / 2);
 		ASSERT_GT(ratio, 0.97) TH_LOG("%s est %llu", kb_kind_name(p.kind),
@@ -253,10 +253,10 @@ TEST(stats_estimates)
 		ASSERT_LT(st.est_fpr_ppb, st.expected_fpr_ppb);
 		ASSERT_EQ(st.fill_ppm, (u32)(st.bits_set * 1000000 / st.m));
 		/* at capacity the estimated FPR is near the measured one */
-		kbt_add_all(&f, keys + n / 2, n - n / 2);
+		kbut_add_all(&f, keys + n / 2, n - n / 2);
 		kb_filter_stats(&f, &st);
 		{
-			u64 fp = kbt_count_present(&f, keys + 2 * n, n);
+			u64 fp = kbut_count_present(&f, keys + 2 * n, n);
 			double meas = fp / (double)n, est = st.est_fpr_ppb / 1e9;
 
 			/* classic: (X/m)^k ignores LevelDB's correlated
@@ -270,11 +270,11 @@ TEST(stats_estimates)
 			ASSERT_LT(est / meas, 1.15);
 		}
 		/* three times over capacity */
-		kbt_add_all(&f, keys + n, n);
+		kbut_add_all(&f, keys + n, n);
 		kb_filter_stats(&f, &st);
 		ASSERT_EQ(1, st.over_capacity);
 		ASSERT_GT(st.est_items, n);
-		kbt_keys_free(keys);
+		kbut_keys_free(keys);
 		free(pl);
 	}
 }
@@ -288,7 +288,7 @@ TEST(saturated_stats)
 
 	kb_params_init(&p, KB_KIND_BLOCKED);
 	ASSERT_EQ(0, kb_params_from_mk(&p, 512, 4, 0));
-	pl = kbt_filter(&f, &p);
+	pl = kbut_filter(&f, &p);
 	memset(pl, 0xff, 64);
 	kb_filter_stats(&f, &st);
 	ASSERT_EQ(U64_MAX, st.est_items);
@@ -330,7 +330,7 @@ TEST(concurrent_reader)
 		void *pl = mk(&f, all_kinds[ki], 0, n, 10);
 
 		r.f = &f;
-		r.keys = kbt_keys(n, 16, 91);
+		r.keys = kbut_keys(n, 16, 91);
 		ASSERT_EQ(0, pthread_create(&t, NULL, reader, &r));
 		for (u64 i = 0; i < n; i += 1000) {
 			kb_filter_add_many(&f, r.keys + i, 1000);
@@ -339,7 +339,7 @@ TEST(concurrent_reader)
 		r.stop = 1;
 		pthread_join(t, NULL);
 		ASSERT_EQ(0, r.misses);
-		kbt_keys_free(r.keys);
+		kbut_keys_free(r.keys);
 		free(pl);
 	}
 }

@@ -118,7 +118,7 @@ static u32 ref_crc32c(const u8 *p, size_t len)
 static void fill(u8 *b, size_t n, u64 *s)
 {
 	for (size_t i = 0; i < n; i++)
-		b[i] = (u8)kbt_splitmix(s);
+		b[i] = (u8)kbut_splitmix(s);
 }
 
 TEST(xxh64_known_answers)
@@ -138,7 +138,7 @@ TEST(xxh64_matches_reference)
 	u64 s = 11;
 
 	for (size_t len = 0; len <= 260; len++) {
-		u64 seed = len & 1 ? kbt_splitmix(&s) : 0;
+		u64 seed = len & 1 ? kbut_splitmix(&s) : 0;
 
 		fill(buf, len, &s);
 		ASSERT_EQ(ref_xxh64(buf, len, seed), kb_xxh64(buf, len, seed))
@@ -161,7 +161,7 @@ TEST(xxh64_fast_paths_match_reference)
 	kb_params_init(&p, KB_KIND_BLOCKED);
 	ASSERT_EQ(0, kb_params_from_mk(&p, 512, 4, 0));
 	for (int round = 0; round < 64; round++) {
-		p.seed[0] = round ? kbt_splitmix(&s) : 0;
+		p.seed[0] = round ? kbut_splitmix(&s) : 0;
 		ASSERT_EQ(0, kb_filter_init(&f, &p, pl, sizeof(pl)));
 		for (u32 len = 0; len <= 40; len++) {
 			u32 off = (round + len) & 7;
@@ -200,7 +200,7 @@ TEST(siphash_matches_reference)
 	u64 s = 12;
 
 	for (size_t len = 0; len <= 150; len++) {
-		u64 k0 = kbt_splitmix(&s), k1 = kbt_splitmix(&s);
+		u64 k0 = kbut_splitmix(&s), k1 = kbut_splitmix(&s);
 
 		fill(buf, len, &s);
 		ASSERT_EQ(ref_siphash(buf, len, k0, k1),
@@ -225,9 +225,9 @@ TEST(crc32c_hw_sw_reference_incremental)
 
 	fill(buf, sizeof(buf), &s);
 	for (int t = 0; t < 300; t++) {
-		size_t off = kbt_splitmix(&s) % 64;
-		size_t len = kbt_splitmix(&s) % (sizeof(buf) - 64);
-		size_t cut = len ? kbt_splitmix(&s) % len : 0;
+		size_t off = kbut_splitmix(&s) % 64;
+		size_t len = kbut_splitmix(&s) % (sizeof(buf) - 64);
+		size_t cut = len ? kbut_splitmix(&s) % len : 0;
 		u32 want = ref_crc32c(buf + off, len), st;
 
 		ASSERT_EQ(want, ~kb_crc32c_sw(~0U, buf + off, len));
@@ -264,18 +264,18 @@ TEST(filter_hash_uses_seed_and_algorithm)
 	kb_params_init(&p, KB_KIND_BLOCKED);
 	p.seed[0] = 77;
 	ASSERT_EQ(0, kb_params_from_bpk(&p, 100, 10, 0));
-	pl = kbt_filter(&f, &p);
+	pl = kbut_filter(&f, &p);
 	ASSERT_EQ(kb_xxh64("key", 3, 77), kb_filter_hash(&f, "key", 3));
 	free(pl);
 	p.hash = KB_HASH_SIPHASH;
 	p.seed[1] = 78;
-	pl = kbt_filter(&f, &p);
+	pl = kbut_filter(&f, &p);
 	ASSERT_EQ(ref_siphash((const u8 *)"key", 3, 77, 78),
 		  kb_filter_hash(&f, "key", 3));
 	free(pl);
 	kb_params_init(&p, KB_KIND_CLASSIC);
 	ASSERT_EQ(0, kb_params_from_bpk(&p, 100, 10, 0));
-	pl = kbt_filter(&f, &p);
+	pl = kbut_filter(&f, &p);
 	ASSERT_EQ(kb_leveldb_hash("key", 3, 0xbc9f1d34),
 		  kb_filter_hash(&f, "key", 3));
 	free(pl);

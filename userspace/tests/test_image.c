@@ -44,7 +44,7 @@ struct img {
 static void mk_img(struct img *im, u32 kind, u32 key_type, u64 nkeys)
 {
 	struct kb_params p;
-	struct kb_key *keys = kbt_keys(nkeys ? nkeys : 1, 16, 5 + kind);
+	struct kb_key *keys = kbut_keys(nkeys ? nkeys : 1, 16, 5 + kind);
 
 	kb_params_init(&p, kind);
 	p.key_type = key_type;
@@ -56,12 +56,12 @@ static void mk_img(struct img *im, u32 kind, u32 key_type, u64 nkeys)
 		p.seed[0] = 0x3333;
 	}
 	kb_params_from_fpr(&p, 1000, 10000000, 0);
-	im->pl = kbt_filter(&im->f, &p);
-	kbt_add_all(&im->f, keys, nkeys);
+	im->pl = kbut_filter(&im->f, &p);
+	kbut_add_all(&im->f, keys, nkeys);
 	im->len = kb_image_size(&im->f.p);
 	im->buf = malloc(im->len);
 	kb_image_write(&im->f, 1234, im->buf, im->len);
-	kbt_keys_free(keys);
+	kbut_keys_free(keys);
 }
 
 static void free_img(struct img *im)
@@ -302,10 +302,10 @@ TEST(random_garbage)
 	u8 buf[600];
 
 	for (int t = 0; t < 20000; t++) {
-		u64 len = kbt_splitmix(&s) % sizeof(buf);
+		u64 len = kbut_splitmix(&s) % sizeof(buf);
 
 		for (u64 i = 0; i < len; i++)
-			buf[i] = (u8)kbt_splitmix(&s);
+			buf[i] = (u8)kbut_splitmix(&s);
 		if (len >= 8 && (t & 1))	/* plausible header start */
 			memcpy(buf, "KBLM\1\0\x80\0", 8);
 		ASSERT_NE(0, parse(buf, len, &w));

@@ -30,10 +30,10 @@ static void mk_keys(struct keyset *ks, size_t n, u64 *seed)
 	ks->kk = calloc(n + 1, sizeof(*ks->kk));
 	ks->buf = malloc(n * 40 + 1);
 	for (i = 0; i < n; i++) {
-		size_t l = kbt_splitmix(seed) % 40, j;
+		size_t l = kbut_splitmix(seed) % 40, j;
 
 		for (j = 0; j < l; j++)
-			ks->buf[off + j] = (u8)kbt_splitmix(seed);
+			ks->buf[off + j] = (u8)kbut_splitmix(seed);
 		ks->ptr[i] = ks->buf + off;
 		ks->len[i] = l;
 		ks->kk[i].data = ks->buf + off;
@@ -74,7 +74,7 @@ TEST(create_filter_bytes_identical)
 			theirs = ldb_create_filter(pol, ks.ptr, ks.len, ks.n, &tlen);
 			kb_params_init(&p, KB_KIND_CLASSIC);
 			ASSERT_EQ(0, kb_params_from_bpk(&p, ks.n, bpks[bi], 0));
-			pl = kbt_filter(&f, &p);
+			pl = kbut_filter(&f, &p);
 			ASSERT_NE(NULL, pl);
 			/* half one at a time, half batched */
 			for (i = 0; i < half; i++)

@@ -239,7 +239,7 @@ TEST(expected_fpr_in_stats)
 	void *pl;
 
 	ASSERT_EQ(0, kb_params_from_fpr(&p, 10000, 10000000, 0));
-	pl = kbt_filter(&f, &p);
+	pl = kbut_filter(&f, &p);
 	kb_filter_stats(&f, &st);
 	ASSERT_LE(st.expected_fpr_ppb, 10000000);
 	ASSERT_GT(st.expected_fpr_ppb, 9000000);
