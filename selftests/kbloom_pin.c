@@ -99,6 +99,9 @@ static int add_ip(int fd, const char *name, __u32 ip)
 	return kbt_keys(fd, KB_IOC_ADD, name, 0, &ip, 4, 1, NULL, NULL);
 }
 
+/* keys in a TEST batch that stalls in its second step (2 x 4096) */
+#define KEYS_STALL	8192
+
 /* an export into a buffer whose pages after the first are never served */
 struct stall {
 	int fd;
@@ -374,6 +377,83 @@ TEST(stalled_export_destroyed_enoent)
 }
 
 /* ---- references that pin memory ------------------------------------------ */
+
+/*
+ * A TEST batch stalled in its second chunk of keys (a userfaultfd page)
+ * while its filter is destroyed: the rest of the batch answers ENOENT, as
+ * an add does, not answers from a filter that no longer exists.  The
+ * ioctl looked the filter up before the stall, so this is the "destroyed
+ * since looked up" case, made deterministic.
+ */
+struct stalled_test {
+	int fd;
+	__u32 *keys;
+	__u64 count;
+	__u64 res[KEYS_STALL / 64];
+	int ret;
+};
+
+static void *stalled_test_run(void *arg)
+{
+	struct stalled_test *t = arg;
+
+	t->ret = kbt_keys(t->fd, KB_IOC_TEST, "pin.t", 0, t->keys, 4,
+			  t->count, t->res, NULL);
+	return NULL;
+}
+
+TEST(stalled_test_destroyed_enoent)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct pollfd p = { .events = POLLIN };
+	struct uffdio_register reg;
+	struct uffdio_zeropage z;
+	struct stalled_test t;
+	struct uffd_msg msg;
+	size_t len, first;
+	pthread_t th;
+	int uffd;
+
+	if (uffd_missing())
+		SKIP(return, "no userfaultfd in this kernel");
+
+	ASSERT_EQ(0, unshare(CLONE_NEWNET));
+	memset(&t, 0, sizeof(t));
+	t.fd = kbt_open();
+	ASSERT_LE(0, t.fd);
+	ASSERT_LT(0, mkfilter(t.fd, "pin.t", 1000));
+	/* the kernel copies 4096 keys a step: the second step faults */
+	t.count = KEYS_STALL;
+	len = t.count * 4;
+	first = 4096 * 4;
+	t.keys = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, t.keys);
+	memset(t.keys, 0, first);
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	ASSERT_LE(0, uffd);
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (uintptr_t)t.keys + first;
+	reg.range.len = len - first;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	ASSERT_EQ(0, pthread_create(&th, NULL, stalled_test_run, &t));
+	p.fd = uffd;
+	ASSERT_EQ(1, poll(&p, 1, 20000));
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	/* stalled after the lookup, holding no lock: destroy works */
+	EXPECT_EQ(0, kbt_destroy(t.fd, "pin.t"));
+	memset(&z, 0, sizeof(z));
+	z.range.start = (uintptr_t)t.keys + first;
+	z.range.len = len - first;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &z));
+	pthread_join(th, NULL);
+	EXPECT_EQ(-ENOENT, t.ret);
+	close(uffd);
+	munmap(t.keys, len);
+	close(t.fd);
+}
 
 /* an EXPORT dump left unread does not keep a destroyed filter's payload */
 TEST(unread_export_dump_frees_destroyed)
