@@ -101,7 +101,7 @@ static inline u32 kb_crc32c(u32 crc, const void *data, u64 len)
 
 #else /* userspace */
 
-/* userspace/lib/kb_platform_user.h: the same names for userspace */
+/* kb_platform_user.h, beside this file: the same names for userspace */
 #include "kb_platform_user.h"
 
 #define kb_cond_resched()	do { } while (0)

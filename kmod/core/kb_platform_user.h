@@ -2,7 +2,8 @@
 /*
  * Userspace half of kmod/core/kb_platform.h: types, accessors and hashes
  * with the kernel's names and semantics (libxxhash, libsodium, and the
- * CRC32C of kb_crc32c.c).  Included only through kb_platform.h.
+ * CRC32C of userspace/lib/kb_crc32c.c).  Included only through
+ * kb_platform.h, which keeps the kernel half beside it.
  */
 #ifndef _KB_PLATFORM_USER_H
 #define _KB_PLATFORM_USER_H
