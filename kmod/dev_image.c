@@ -206,8 +206,7 @@ static int kb_out_lock(struct kb_out *o, const char *name,
 }
 
 /* write the source's image to the user, one consistent generation */
-static long kb_image_out(struct file *file, struct kb_out *o,
-			 struct kb_ioc_image *a)
+static long kb_image_out(struct kb_out *o, struct kb_ioc_image *a)
 {
 	u8 __user *dst = u64_to_user_ptr(a->image);
 	u64 hsz = sizeof(struct kb_image_hdr), total, bytes, off, n, i;
@@ -295,7 +294,7 @@ long kb_ioc_export(struct file *file, struct kb_file *kf, void __user *u)
 		o.set_id = s->id;
 		kb_set_put(s);
 	}
-	ret = kb_image_out(file, &o, &a);
+	ret = kb_image_out(&o, &a);
 	if ((!ret || ret == -ENOSPC) && kb_copy_out(u, &a, sizeof(a), usize))
 		return -EFAULT;
 	return ret;

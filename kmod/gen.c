@@ -124,12 +124,6 @@ static void kb_gen_free_rcu(struct rcu_head *head)
 	kb_gen_release(container_of(head, struct kb_gen, rcu));
 }
 
-static void kb_gen_free(struct kb_gen *g)
-{
-	if (g)
-		call_rcu(&g->rcu, kb_gen_free_rcu);
-}
-
 /*
  * The payload, with little rounding: kvmalloc() tries kmalloc() first,
  * which rounds up to a power of two (a 1.85 MiB filter would hold 2 MiB, a
@@ -216,7 +210,8 @@ void kb_gen_fill(struct kb_gen *g)
 /* free (after a grace period) a generation that is not or no longer live */
 void kb_gen_discard(struct kb_gen *g)
 {
-	kb_gen_free(g);
+	if (g)
+		call_rcu(&g->rcu, kb_gen_free_rcu);
 }
 
 /*
