@@ -125,8 +125,18 @@ run: deps all
 		--insmod $(KBUILD_DIR)/kmod/kbloom.ko --insmod $(KBUILD_DIR)/kmod/xt_bloom.ko \
 		--run '$(CURDIR)/scripts/demo $(UBUILD)'
 
-style: ksft
-	@$(CURDIR)/scripts/style $(CHECKPATCH)
+# The netlink ABI from uapi/kbloom.yaml (scripts/ynl-gen): make regen
+# rewrites the generated files, make style fails when they are stale.
+NL_GEN := $(CURDIR)/scripts/ynl-gen $(YNL_DIR) $(CURDIR) $(BUILD)
+.PHONY: regen
+regen: $(YNL_DIR)/.stamp
+	@$(NL_GEN)
+# the selftests' rules name uapi/linux/kbloom.h, not what it includes
+$(filter $(ST_BUILD)/%,$(VM_TEST_PROGS)): uapi/linux/kbloom_netlink.h
+
+style: ksft $(YNL_DIR)/.stamp
+	@rc=0; $(NL_GEN) --check || rc=1; \
+	$(CURDIR)/scripts/style $(CHECKPATCH) || rc=1; exit $$rc
 
 bench: $(BENCH_TARGETS)
 

@@ -24,6 +24,20 @@
 #endif
 
 /*
+ * Policy range pointers are const since 6.2; the generated policies
+ * (netlink_gen.c) point to const ranges, which 6.1's non-const member
+ * would warn about.  Cast to the member's own type: a no-op where it is
+ * const, and 6.1 only reads through it.
+ */
+#include <net/netlink.h>
+#undef NLA_POLICY_FULL_RANGE
+#define NLA_POLICY_FULL_RANGE(tp, _range) {				\
+	.type = NLA_ENSURE_UINT_OR_BINARY_TYPE(tp),			\
+	.validation_type = NLA_VALIDATE_RANGE_PTR,			\
+	.range = (typeof(((struct nla_policy *)0)->range))(_range),	\
+}
+
+/*
  * Huge (PMD) vmalloc mappings for big payloads: vmalloc_huge() exists in
  * both 6.1 and 6.12 (6.12 makes it an alloc_hooks() macro around
  * vmalloc_huge_noprof()); VM_ALLOW_HUGE_VMAP tells that it is available.

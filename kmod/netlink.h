@@ -9,9 +9,9 @@
 #include <net/genetlink.h>
 
 #include "internal.h"
+#include "netlink_gen.h"
 
 extern struct genl_family kb_genl_family;
-extern const struct nla_policy kb_name_policy[KB_A_MAX + 1];
 /* "kbloom: missing attribute X (...)" by attribute type */
 extern const char * const kb_missing_msg[KB_A_MAX + 1];
 

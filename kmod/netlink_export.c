@@ -46,14 +46,14 @@ static int kb_nl_export_begin(struct netlink_callback *cb,
 			      struct netlink_ext_ack *extack)
 {
 	struct net *net = sock_net(cb->skb->sk);
-	struct nlattr *tb[KB_A_MAX + 1];
+	struct nlattr *tb[ARRAY_SIZE(kbloom_export_nl_policy)];
 	struct kb_set *s;
 	struct kb_gen *g;
 	int ret;
 
 	/* validated by the core already: this only finds the attributes */
-	ret = nlmsg_parse(cb->nlh, GENL_HDRLEN, tb, KB_A_MAX, kb_name_policy,
-			  extack);
+	ret = nlmsg_parse(cb->nlh, GENL_HDRLEN, tb, ARRAY_SIZE(tb) - 1,
+			  kbloom_export_nl_policy, extack);
 	if (ret)
 		return ret;
 	if (!tb[KB_A_NAME]) {

@@ -313,7 +313,7 @@ static void nl_check_reply(struct nlmsghdr *h, struct drain *d, __u16 family)
 		fz_fail("nl", "a reply (cmd %u) without CAP_NET_ADMIN",
 			((struct genlmsghdr *)NLMSG_DATA(h))->cmd);
 	kbtn_parse(h, tb, KB_A_MAX);
-	if (!tb[KB_A_NAME] && g->cmd != KB_CMD_UNSPEC)
+	if (!tb[KB_A_NAME] && g->cmd != 0)
 		fz_fail("netlink", "reply cmd %u without NAME", g->cmd);
 	if (tb[KB_A_RESULT]) {
 		p = kbtn_data(tb[KB_A_RESULT]);

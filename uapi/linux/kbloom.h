@@ -439,7 +439,9 @@ struct kb_ioc_txn {
  * header (attributes follow struct genlmsghdr).  The kernel loads kbloom.ko
  * when the family is resolved (MODULE_ALIAS_GENL_FAMILY).  The family is
  * netns-aware: every command works on the filters of the network namespace
- * of the requesting socket.  The YAML spec is uapi/kbloom.yaml.
+ * of the requesting socket.  The YAML spec is uapi/kbloom.yaml; the
+ * family's name, commands, attributes and events are generated from it
+ * (<linux/kbloom_netlink.h>, included at the end of this section).
  *
  * Validation is strict for every command: unknown attributes, attributes of
  * the wrong length or type, a non-zero genlmsghdr.reserved and trailing
@@ -529,105 +531,18 @@ struct kb_ioc_txn {
  * kb_ioc_info).  u64 attributes are 8 bytes, 64-bit aligned with KB_A_PAD
  * (NLA_PUT_U64_64BIT); all integers are in host byte order.
  */
-#define KB_GENL_NAME		"kbloom"
-#define KB_GENL_VERSION		1
-#define KB_GENL_MCGRP_EVENTS	"events"
-
 /* keys per KB_A_KEYS batch at most (and the nest must stay < 64 KiB) */
 #define KB_NL_KEYS_MAX		1024
 /* bytes per KB_A_CHUNK at most */
 #define KB_NL_CHUNK_MAX		32768
 
-enum kb_nl_cmd {
-	KB_CMD_UNSPEC,
-	KB_CMD_CREATE,		/* 1 */
-	KB_CMD_DESTROY,
-	KB_CMD_GET,
-	KB_CMD_ADD,
-	KB_CMD_TEST,		/* 5 */
-	KB_CMD_DEL,
-	KB_CMD_TEST_ADD,
-	KB_CMD_SWAP,
-	KB_CMD_RENAME,
-	KB_CMD_FLUSH,		/* 10 */
-	KB_CMD_EXPORT,
-	KB_CMD_EVENT,		/* notifications only */
-
-	__KB_CMD_MAX,
-	KB_CMD_MAX = __KB_CMD_MAX - 1,
-};
-
-/* KB_A_EVENT values */
-enum kb_nl_event {
-	KB_EVENT_UNSPEC,
-	KB_EVENT_CREATED,	/* 1 */
-	KB_EVENT_DESTROYED,
-	KB_EVENT_SWAPPED,
-	KB_EVENT_RENAMED,
-	KB_EVENT_FLUSHED,	/* 5 */
-	KB_EVENT_REBUILT,
-
-	__KB_EVENT_MAX,
-	KB_EVENT_MAX = __KB_EVENT_MAX - 1,
-};
-
-enum kb_nl_attr {
-	KB_A_UNSPEC,
-	KB_A_PAD,		/* padding for u64 attributes */
-	KB_A_NAME,		/* string (NUL-terminated), 1..31 bytes of
-				 * [A-Za-z0-9_.:-]
-				 */
-	KB_A_NAME2,		/* string: second name (swap, rename to) */
-	KB_A_KIND,		/* u32: enum kb_kind (0..KB_KIND_MAX) */
-	KB_A_KEY_TYPE,		/* u32: enum kb_key_type (0..KB_KEY_MAX) */
-	KB_A_HASH,		/* u32: enum kb_hash (0..KB_HASH_MAX) */
-	KB_A_ITEMS,		/* u64: configured capacity n */
-	KB_A_FPR_PPB,		/* u32: configured FPR, 1..999999999 ppb */
-	KB_A_BITS_PER_KEY,	/* u32: 1..1000 (create only) */
-	KB_A_M,			/* u64: bits (counting: counters) */
-	KB_A_K,			/* u32: probes per key, 1..32 */
-	KB_A_SEED,		/* binary, 16 bytes: __u64 seed[2] (host
-				 * order)
-				 */
-	KB_A_PLEN4,		/* u64: IPv4 prefix lengths held (net types) */
-	KB_A_PLEN6,		/* binary, 24 bytes: __u64 plen6[3] */
-	KB_A_BYTES,		/* u64: payload bytes */
-	KB_A_EXPECTED_FPR_PPB,	/* u32: model FPR at KB_A_ITEMS */
-	KB_A_COUNT,		/* u64: keys added to this generation */
-	KB_A_BITS_SET,		/* u64: set bits (counting: nonzero counters) */
-	KB_A_EST_ITEMS,		/* u64: estimated cardinality */
-	KB_A_FILL_PPM,		/* u32: fill ratio, parts per million */
-	KB_A_EST_FPR_PPB,	/* u32: FPR of the current bitset */
-	KB_A_OVER_CAPACITY,	/* u8: 1 = over the configured capacity */
-	KB_A_REFS,		/* u32: references held by in-kernel consumers */
-	KB_A_LOOKUPS,		/* u64: keys tested */
-	KB_A_HITS,		/* u64: of which answered maybe present */
-	KB_A_ADDS,		/* u64: keys added */
-	KB_A_GENERATION,	/* u64: id of the current generation */
-	KB_A_KEYS,		/* nested: 1..KB_NL_KEYS_MAX KB_KA_DATA */
-	KB_A_RESULT,		/* binary: one byte per key, in request order,
-				 * 0 or 1 (see the commands)
-				 */
-	KB_A_MATCHES,		/* u32: number of 1 bytes in KB_A_RESULT */
-	KB_A_EVENT,		/* u32: enum kb_nl_event */
-	KB_A_IMAGE_SIZE,	/* u64: length of the whole image */
-	KB_A_OFFSET,		/* u64: offset of KB_A_CHUNK in the image */
-	KB_A_CHUNK,		/* binary: 1..KB_NL_CHUNK_MAX image bytes */
-
-	__KB_A_MAX,
-	KB_A_MAX = __KB_A_MAX - 1,
-};
-
-/* attributes nested in KB_A_KEYS */
-enum kb_nl_key_attr {
-	KB_KA_UNSPEC,
-	KB_KA_DATA,		/* binary, 1..KB_KEY_MAX_LEN bytes: one key,
-				 * encoded for the filter's key type
-				 * (section 1); repeated, in order
-				 */
-
-	__KB_KA_MAX,
-	KB_KA_MAX = __KB_KA_MAX - 1,
-};
+/*
+ * KB_GENL_NAME, KB_GENL_VERSION, KB_GENL_MCGRP_EVENTS and the enums
+ * kb_nl_cmd (KB_CMD_*), kb_nl_event (KB_EVENT_*), kb_nl_attr (KB_A_*) and
+ * kb_nl_key_attr (KB_KA_*, nested in KB_A_KEYS) are generated from
+ * uapi/kbloom.yaml, where each attribute's type and checks are: edit the
+ * spec and run make regen.
+ */
+#include <linux/kbloom_netlink.h>
 
 #endif /* _UAPI_LINUX_KBLOOM_H */

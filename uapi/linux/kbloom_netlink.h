@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
+/* Do not edit directly, auto-generated from: */
+/*	uapi/kbloom.yaml */
+/* YNL-GEN uapi header */
+
+#ifndef _UAPI_LINUX_KBLOOM_NETLINK_H
+#define _UAPI_LINUX_KBLOOM_NETLINK_H
+
+#define KB_GENL_NAME	"kbloom"
+#define KB_GENL_VERSION	1
+
+enum kb_nl_event {
+	KB_EVENT_CREATED = 1,
+	KB_EVENT_DESTROYED,
+	KB_EVENT_SWAPPED,
+	KB_EVENT_RENAMED,
+	KB_EVENT_FLUSHED,
+	KB_EVENT_REBUILT,
+
+	/* private: */
+	__KB_EVENT_MAX,
+	KB_EVENT_MAX = (__KB_EVENT_MAX - 1)
+};
+
+enum kb_nl_attr {
+	KB_A_PAD = 1,
+	KB_A_NAME,
+	KB_A_NAME2,
+	KB_A_KIND,
+	KB_A_KEY_TYPE,
+	KB_A_HASH,
+	KB_A_ITEMS,
+	KB_A_FPR_PPB,
+	KB_A_BITS_PER_KEY,
+	KB_A_M,
+	KB_A_K,
+	KB_A_SEED,
+	KB_A_PLEN4,
+	KB_A_PLEN6,
+	KB_A_BYTES,
+	KB_A_EXPECTED_FPR_PPB,
+	KB_A_COUNT,
+	KB_A_BITS_SET,
+	KB_A_EST_ITEMS,
+	KB_A_FILL_PPM,
+	KB_A_EST_FPR_PPB,
+	KB_A_OVER_CAPACITY,
+	KB_A_REFS,
+	KB_A_LOOKUPS,
+	KB_A_HITS,
+	KB_A_ADDS,
+	KB_A_GENERATION,
+	KB_A_KEYS,
+	KB_A_RESULT,
+	KB_A_MATCHES,
+	KB_A_EVENT,
+	KB_A_IMAGE_SIZE,
+	KB_A_OFFSET,
+	KB_A_CHUNK,
+
+	__KB_A_MAX,
+	KB_A_MAX = (__KB_A_MAX - 1)
+};
+
+enum kb_nl_key_attr {
+	KB_KA_DATA = 1,
+
+	__KB_KA_MAX,
+	KB_KA_MAX = (__KB_KA_MAX - 1)
+};
+
+enum kb_nl_cmd {
+	KB_CMD_CREATE = 1,
+	KB_CMD_DESTROY,
+	KB_CMD_GET,
+	KB_CMD_ADD,
+	KB_CMD_TEST,
+	KB_CMD_DEL,
+	KB_CMD_TEST_ADD,
+	KB_CMD_SWAP,
+	KB_CMD_RENAME,
+	KB_CMD_FLUSH,
+	KB_CMD_EXPORT,
+	KB_CMD_EVENT,
+
+	__KB_CMD_MAX,
+	KB_CMD_MAX = (__KB_CMD_MAX - 1)
+};
+
+#define KB_GENL_MCGRP_EVENTS	"events"
+
+#endif /* _UAPI_LINUX_KBLOOM_NETLINK_H */
