@@ -17,63 +17,58 @@
 
 #define KB_IMG_CHUNK	(1U << 20)	/* image bytes per step */
 
-/* a generation from a user image, fully validated; charged to net */
+/*
+ * A generation from a user image, fully validated; charged to net.  The
+ * cursor checks the header before the generation is allocated, and the
+ * payload is copied from the user straight into it.
+ */
 static struct kb_gen *kb_image_read(struct net *net, const u8 __user *src,
 				    u64 len, u32 *why)
 {
-	struct kb_image_hdr h = {};
-	u64 hsz = sizeof(h), plen, count, off;
-	enum kb_img_err e = KB_IMG_OK;
-	struct kb_params p;
-	struct kb_gen *g;
-	u8 trailer[KB_IMAGE_TRAILER_LEN];
-	u32 st;
-	int ret;
+	struct kb_image_cur c;
+	struct kb_gen *g = NULL;
+	u64 off = 0, room, n;
+	void *dst;
+	int ret = 0;
 
-	if (copy_from_user(&h, src, min(len, hsz)))
-		return ERR_PTR(-EFAULT);
-	ret = kb_image_parse_header(&h, min(len, hsz), len,
-				    READ_ONCE(kb_max_filter_bytes), &p, &plen,
-				    &count, &e);
-	*why = e;
-	if (ret)
-		return ERR_PTR(ret);
-	g = kb_gen_new(net, &p, false, NULL);
-	if (IS_ERR(g))
-		return g;
-	st = kb_image_crc_update(kb_image_crc_init(), &h, hsz);
-	for (off = 0; off < plen; off += KB_IMG_CHUNK) {
-		u64 n = min_t(u64, plen - off, KB_IMG_CHUNK);
-		u8 *dst = (u8 *)g->f.payload + off;
-
-		if (copy_from_user(dst, src + hsz + off, n)) {
+	kb_image_cur_read_begin(&c, len, READ_ONCE(kb_max_filter_bytes));
+	while ((dst = kb_image_cur_buf(&c, &room))) {
+		n = min_t(u64, room, KB_IMG_CHUNK);
+		if (copy_from_user(dst, src + off, n)) {
 			ret = -EFAULT;
 			goto fail;
 		}
-		st = kb_image_crc_update(st, dst, n);
+		off += n;
+		ret = kb_image_cur_advance(&c, n);
+		if (ret)
+			break;
+		if (kb_image_cur_wants_payload(&c)) {
+			g = kb_gen_new(net, &c.p, false, NULL);
+			if (IS_ERR(g)) {
+				*why = c.why;
+				return g;
+			}
+			c.payload = g->f.payload;
+		}
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			goto fail;
 		}
 		cond_resched();
 	}
-	if (copy_from_user(trailer, src + hsz + plen, sizeof(trailer))) {
-		ret = -EFAULT;
-		goto fail;
-	}
-	ret = kb_image_crc_check(st, trailer, &e);
+	ret = kb_image_cur_read_end(&c);
 	if (!ret)
-		ret = kb_image_check_payload(&p, g->f.payload, plen, &e);
-	if (!ret)
-		ret = kb_filter_attach(&g->f, &p, g->f.payload, plen);
-	*why = e;
+		ret = kb_filter_attach(&g->f, &c.p, g->f.payload,
+				       c.payload_len);
+	*why = c.why;
 	if (ret)
 		goto fail;
 	kb_gen_fill(g);
-	g->count = count;
+	g->count = c.count;
 	return g;
 fail:
-	kb_gen_discard(g);
+	if (g)
+		kb_gen_discard(g);
 	return ERR_PTR(ret);
 }
 
@@ -209,50 +204,38 @@ static int kb_out_lock(struct kb_out *o, const char *name,
 static long kb_image_out(struct kb_out *o, struct kb_ioc_image *a)
 {
 	u8 __user *dst = u64_to_user_ptr(a->image);
-	u64 hsz = sizeof(struct kb_image_hdr), total, bytes, off, n, i;
-	struct kb_image_hdr h;
+	struct kb_image_cur c;
 	struct kb_gen *g;
-	bool big_endian;
-	__le32 crc;
+	u64 off, n;
 	u8 *bounce;
 	long ret;
-	u32 st;
 
 	ret = kb_out_lock(o, a->name, &g);
 	if (ret)
 		return ret;
-	bytes = g->f.bytes;
-	total = kb_image_size(&g->f.p);
-	big_endian = KB_BIG_ENDIAN && g->f.p.kind != KB_KIND_CLASSIC;
-	kb_image_fill_header(&h, &g->f.p, g->count);
+	kb_image_cur_write_begin(&c, &g->f.p, g->count);
 	kb_out_unlock(o);
-	if (a->image_len < total) {
-		a->image_len = total;
+	if (a->image_len < c.total) {
+		a->image_len = c.total;
 		return -ENOSPC;
 	}
 	/* a small filter needs no 1 MiB bounce buffer (and no high order) */
-	bounce = kvmalloc(min_t(u64, max_t(u64, bytes, 1), KB_IMG_CHUNK),
-			  GFP_KERNEL);
+	bounce = kvmalloc(min_t(u64, c.total, KB_IMG_CHUNK), GFP_KERNEL);
 	if (!bounce)
 		return -ENOMEM;
-	st = kb_image_crc_update(kb_image_crc_init(), &h, hsz);
-	if (copy_to_user(dst, &h, hsz)) {
-		ret = -EFAULT;
-		goto out;
-	}
-	for (off = 0; off < bytes; off += n) {
-		n = min_t(u64, bytes - off, KB_IMG_CHUNK);
-		ret = kb_out_lock(o, a->name, &g);
-		if (ret)
-			goto out;
-		memcpy(bounce, (u8 *)g->f.payload + off, n);
-		kb_out_unlock(o);
-		/* payload words are little-endian in images */
-		if (big_endian)
-			for (i = 0; i < n / 8; i++)
-				((u64 *)bounce)[i] = swab64(((u64 *)bounce)[i]);
-		st = kb_image_crc_update(st, bounce, n);
-		if (copy_to_user(dst + hsz + off, bounce, n)) {
+	for (off = 0; off < c.total; off += n) {
+		n = min_t(u64, c.total - off, KB_IMG_CHUNK);
+		/* the filter's lock only for pieces that hold payload */
+		g = NULL;
+		if (kb_image_cur_wants_filter(&c, n)) {
+			ret = kb_out_lock(o, a->name, &g);
+			if (ret)
+				goto out;
+		}
+		kb_image_cur_produce(&c, g ? &g->f : NULL, bounce, n);
+		if (g)
+			kb_out_unlock(o);
+		if (copy_to_user(dst + off, bounce, n)) {
 			ret = -EFAULT;
 			goto out;
 		}
@@ -262,10 +245,7 @@ static long kb_image_out(struct kb_out *o, struct kb_ioc_image *a)
 		}
 		cond_resched();
 	}
-	crc = cpu_to_le32(kb_image_crc_final(st));
-	if (copy_to_user(dst + hsz + bytes, &crc, sizeof(crc)))
-		ret = -EFAULT;
-	a->image_len = total;
+	a->image_len = c.total;
 out:
 	kvfree(bounce);
 	return ret;

@@ -10,10 +10,10 @@
  * id (gone: the dump ends with ENOENT), takes its mutex (writers are
  * excluded while it copies),
  * checks that none of those changed (else the dump ends with EAGAIN:
- * "filter changed during export, retry"), and fills the skb with chunks,
- * computing the CRC trailer on the way.  So a completed export is one
- * consistent image, byte-identical to KB_IOC_EXPORT's, without copying
- * the filter first.
+ * "filter changed during export, retry"), and fills the skb with chunks
+ * that the core's image cursor (struct kb_image_cur) writes, CRC trailer
+ * included.  So a completed export is one consistent image,
+ * byte-identical to KB_IOC_EXPORT's, without copying the filter first.
  */
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -28,17 +28,11 @@ struct kb_export {
 	u64 seq;
 	u64 plen4;
 	u64 plen6[3];
-	u64 off;			/* next image byte to send */
-	u64 total;			/* image length */
-	u32 crc;			/* CRC state over [0, off) */
-	__le32 trailer;
-	struct kb_image_hdr h;
+	struct kb_image_cur cur;	/* header, offset, CRC */
 	char name[KB_NAME_MAX];
 	int err;			/* a failed start (6.1), or 0 */
 	const char *err_msg;
 };
-
-#define KB_HDR_LEN	sizeof(struct kb_image_hdr)
 
 /* bind x to the filter the request names; extack may be a local one */
 static int kb_nl_export_begin(struct netlink_callback *cb,
@@ -79,11 +73,9 @@ static int kb_nl_export_begin(struct netlink_callback *cb,
 	x->seq = g->seq;
 	x->plen4 = g->f.p.plen4;
 	memcpy(x->plen6, g->f.p.plen6, sizeof(x->plen6));
-	x->total = kb_image_size(&g->f.p);
-	kb_image_fill_header(&x->h, &g->f.p, g->count);
+	kb_image_cur_write_begin(&x->cur, &g->f.p, g->count);
 	mutex_unlock(&s->lock);
 	kb_set_put(s);
-	x->crc = kb_image_crc_init();
 	return 0;
 }
 
@@ -121,40 +113,6 @@ int kb_nl_export_done(struct netlink_callback *cb)
 	return 0;
 }
 
-/* copy image bytes [x->off, x->off + len) of g to dst, advance the CRC */
-static void kb_nl_export_copy(struct kb_export *x, const struct kb_gen *g,
-			      u8 *dst, u32 len)
-{
-	const struct kb_filter *f = &g->f;
-	u64 off = x->off, end = x->off + len, n, i;
-
-	if (off < KB_HDR_LEN) {
-		n = min_t(u64, end, KB_HDR_LEN) - off;
-		memcpy(dst, (u8 *)&x->h + off, n);
-		x->crc = kb_image_crc_update(x->crc, dst, n);
-		dst += n;
-		off += n;
-	}
-	if (off < end && off < KB_HDR_LEN + f->bytes) {
-		n = min_t(u64, end, KB_HDR_LEN + f->bytes) - off;
-		memcpy(dst, (u8 *)f->payload + (off - KB_HDR_LEN), n);
-		/* payload words are little-endian in images */
-		if (KB_BIG_ENDIAN && f->p.kind != KB_KIND_CLASSIC)
-			for (i = 0; i + 8 <= n; i += 8)
-				*(u64 *)(dst + i) = swab64(*(u64 *)(dst + i));
-		x->crc = kb_image_crc_update(x->crc, dst, n);
-		dst += n;
-		off += n;
-	}
-	if (off < end) {
-		if (off == KB_HDR_LEN + f->bytes)
-			x->trailer = cpu_to_le32(kb_image_crc_final(x->crc));
-		memcpy(dst, (u8 *)&x->trailer + (off - KB_HDR_LEN - f->bytes),
-		       end - off);
-	}
-	x->off = end;
-}
-
 int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct kb_export *x = (struct kb_export *)cb->args[0];
@@ -169,7 +127,7 @@ int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		kb_nl_msg(cb->extack, x->err_msg);
 		return x->err;
 	}
-	if (x->off >= x->total)
+	if (x->cur.off >= x->cur.total)
 		return 0;
 	s = kb_set_find_id(sock_net(cb->skb->sk), x->set_id);
 	if (IS_ERR(s)) {
@@ -198,15 +156,15 @@ int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		kb_set_put(s);
 		return ret;
 	}
-	while (x->off < x->total) {
+	while (x->cur.off < x->cur.total) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &kb_genl_family,
 				  NLM_F_MULTI, KB_CMD_EXPORT);
 		if (!hdr)
 			break;
 		if (nla_put_string(skb, KB_A_NAME, x->name) ||
-		    kb_nl_put_u64(skb, KB_A_IMAGE_SIZE, x->total) ||
-		    kb_nl_put_u64(skb, KB_A_OFFSET, x->off)) {
+		    kb_nl_put_u64(skb, KB_A_IMAGE_SIZE, x->cur.total) ||
+		    kb_nl_put_u64(skb, KB_A_OFFSET, x->cur.off)) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
@@ -215,14 +173,14 @@ int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
-		len = min_t(u64, x->total - x->off,
+		len = min_t(u64, x->cur.total - x->cur.off,
 			    min_t(u32, KB_NL_CHUNK_MAX, room & ~7));
 		chunk = nla_reserve(skb, KB_A_CHUNK, len);
 		if (!chunk) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
-		kb_nl_export_copy(x, g, nla_data(chunk), len);
+		kb_image_cur_produce(&x->cur, &g->f, nla_data(chunk), len);
 		genlmsg_end(skb, hdr);
 	}
 	mutex_unlock(&s->lock);

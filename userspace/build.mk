@@ -42,8 +42,8 @@ USER_PROGS += $(UBUILD)/bfctl
 # ---- native tests (kselftest harness, TAP) ----
 
 KB_C_TESTS := test_hash_vectors test_math test_sizing test_keys \
-	test_core_kinds test_core_fpr test_image test_bfctl_image \
-	test_core_fill
+	test_core_kinds test_core_fpr test_image test_image_cur \
+	test_bfctl_image test_core_fill
 KB_TEST_CFLAGS = $(KB_UCFLAGS) -I$(KSFT_DIR) -Wno-unused-parameter -Wno-sign-compare \
 	-DBFCTL_PATH='"$(UBUILD)/bfctl"'
 

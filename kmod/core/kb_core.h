@@ -449,6 +449,69 @@ void kb_image_fill_header(struct kb_image_hdr *h, const struct kb_params *p,
 s64 kb_image_write(const struct kb_filter *f, u64 count, void *buf,
 		   u64 buf_len);
 
+/*
+ * The image cursor: the one place that knows the image layout (header,
+ * payload, CRC32C trailer) and reads or writes an image in pieces of any
+ * size, so that a transport (an ioctl's user buffer, netlink messages, a
+ * file) only moves bytes.  The cursor holds no lock and no reference:
+ * between pieces the caller may drop its locks, and must itself make sure
+ * that every piece of a written image comes from the same generation.
+ */
+struct kb_image_cur {
+	struct kb_image_hdr h;		/* write: built at begin; read: read */
+	u8 trailer[KB_IMAGE_TRAILER_LEN];
+	bool hdr_ok;			/* read: the header checked out */
+	u32 kind;			/* write: the image's filter kind */
+	struct kb_params p;		/* read: from the header */
+	u64 count;			/* read: from the header */
+	u64 payload_len;
+	u64 total;			/* image length */
+	u64 off;			/* image bytes written or read so far */
+	u64 max_bytes;			/* read: payload limit, 0 = none */
+	void *payload;			/* read: where the payload goes */
+	u32 crc;			/* CRC state over header and payload */
+	int err;			/* read: first failure, or 0 */
+	enum kb_img_err why;		/* read: which check it was */
+};
+
+/*
+ * Write side.  Begin with the filter's params and count (the header is
+ * built now: call it where p is stable, e.g. under the filter's lock),
+ * then produce the image's bytes in order: each call writes the next
+ * min(len, total - off) bytes into dst and returns how many.  f supplies
+ * the payload bytes (read with KB_READ_ONCE, as a lockless reader); it
+ * must have the params given at begin, and may be NULL for a piece that
+ * holds no payload byte (kb_image_cur_wants_filter() says).  The trailer
+ * is the CRC of everything produced before it.  Yields in long pieces.
+ */
+void kb_image_cur_write_begin(struct kb_image_cur *c,
+			      const struct kb_params *p, u64 count);
+u64 kb_image_cur_produce(struct kb_image_cur *c, const struct kb_filter *f,
+			 void *dst, u64 len);
+bool kb_image_cur_wants_filter(const struct kb_image_cur *c, u64 len);
+
+/*
+ * Read side, for an image of total_len bytes (the whole input's length:
+ * a shorter or longer image is rejected as truncated or trailing).
+ * kb_image_cur_buf() says where the next bytes go (NULL: complete, failed
+ * or waiting for the payload's place) and how many at most; the caller
+ * writes up to that many there and calls kb_image_cur_advance().  The
+ * header is checked when it is complete (kb_image_parse_header()); the
+ * caller then points c->payload at c->payload_len bytes
+ * (kb_image_cur_wants_payload()).  The CRC is checked when the trailer is
+ * complete, the payload's contents at kb_image_cur_read_end(), which
+ * also rejects an incomplete image.  Every failure is -errno with c->why
+ * and sticks.  kb_image_cur_consume() does the copying from memory (no
+ * copy where src already is the place, for a parse in place).
+ */
+void kb_image_cur_read_begin(struct kb_image_cur *c, u64 total_len,
+			     u64 max_bytes);
+void *kb_image_cur_buf(struct kb_image_cur *c, u64 *room);
+int kb_image_cur_advance(struct kb_image_cur *c, u64 n);
+bool kb_image_cur_wants_payload(const struct kb_image_cur *c);
+s64 kb_image_cur_consume(struct kb_image_cur *c, const void *src, u64 len);
+int kb_image_cur_read_end(struct kb_image_cur *c);
+
 /* ---- LevelDB compatibility ---------------------------------------------- */
 
 /* LevelDB's Hash(data, n, seed) (util/hash.cc) */

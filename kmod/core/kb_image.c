@@ -160,34 +160,6 @@ int kb_image_check_payload(const struct kb_params *p, const void *payload,
 	return kb_img_fail(why, KB_IMG_OK, 0);
 }
 
-int kb_image_parse(const void *img, u64 len, u64 max_bytes,
-		   struct kb_params *p, const void **payload, u64 *payload_len,
-		   u64 *count, enum kb_img_err *why)
-{
-	const u8 *b = img;
-	const u64 hsz = sizeof(struct kb_image_hdr);
-	u64 plen;
-	u32 st;
-	int ret;
-
-	ret = kb_image_parse_header(img, len, len, max_bytes, p, &plen, count,
-				    why);
-	if (ret)
-		return ret;
-	st = kb_image_crc_update(kb_image_crc_init(), b, hsz + plen);
-	ret = kb_image_crc_check(st, b + hsz + plen, why);
-	if (ret)
-		return ret;
-	ret = kb_image_check_payload(p, b + hsz, plen, why);
-	if (ret)
-		return ret;
-	if (payload)
-		*payload = b + hsz;
-	if (payload_len)
-		*payload_len = plen;
-	return 0;
-}
-
 void kb_image_fill_header(struct kb_image_hdr *h, const struct kb_params *p,
 			  u64 count)
 {
@@ -213,43 +185,255 @@ void kb_image_fill_header(struct kb_image_hdr *h, const struct kb_params *p,
 	h->payload_len = kb_cpu_to_le64(kb_params_payload_bytes(p));
 }
 
+#define KB_HDR_LEN	((u64)sizeof(struct kb_image_hdr))
+
+void kb_image_cur_write_begin(struct kb_image_cur *c,
+			      const struct kb_params *p, u64 count)
+{
+	memset(c, 0, sizeof(*c));
+	kb_image_fill_header(&c->h, p, count);
+	c->kind = p->kind;
+	c->count = count;
+	c->payload_len = kb_params_payload_bytes(p);
+	c->total = KB_HDR_LEN + c->payload_len + KB_IMAGE_TRAILER_LEN;
+	c->crc = kb_image_crc_init();
+}
+
+bool kb_image_cur_wants_filter(const struct kb_image_cur *c, u64 len)
+{
+	return len && c->off < KB_HDR_LEN + c->payload_len &&
+	       c->off + len > KB_HDR_LEN;
+}
+
+/* payload bytes [poff, poff + n) as in an image: words little-endian */
+static void kb_image_copy_payload(const struct kb_image_cur *c,
+				  const struct kb_filter *f, u8 *d, u64 poff,
+				  u64 n)
+{
+	const u64 resched = (u64)KB_RESCHED_WORDS * 8;
+	u64 i, skip, take, v;
+
+	if (c->kind == KB_KIND_CLASSIC) {
+		const u8 *src = (const u8 *)f->payload + poff;
+
+		for (i = 0; i < n; i++) {
+			d[i] = KB_READ_ONCE(src[i]);
+			if (!((poff + i + 1) % resched))
+				kb_cond_resched();
+		}
+		return;
+	}
+	/* a piece may start or end inside a word */
+	i = poff / 8;
+	skip = poff % 8;
+	while (n) {
+		take = 8 - skip < n ? 8 - skip : n;
+		v = KB_READ_ONCE(((const u64 *)f->payload)[i]);
+		if (KB_BIG_ENDIAN)
+			v = kb_swab64(v);
+		if (take == 8)
+			memcpy(d, &v, 8);
+		else
+			memcpy(d, (u8 *)&v + skip, take);
+		d += take;
+		n -= take;
+		skip = 0;
+		if (!(++i % KB_RESCHED_WORDS))
+			kb_cond_resched();
+	}
+}
+
+static void kb_image_put_crc(u8 *t, u32 crc)
+{
+	t[0] = (u8)crc;
+	t[1] = (u8)(crc >> 8);
+	t[2] = (u8)(crc >> 16);
+	t[3] = (u8)(crc >> 24);
+}
+
+u64 kb_image_cur_produce(struct kb_image_cur *c, const struct kb_filter *f,
+			 void *dst, u64 len)
+{
+	const u64 pend = KB_HDR_LEN + c->payload_len;
+	u64 off = c->off, end, n;
+	u8 *d = dst;
+
+	if (len > c->total - off)
+		len = c->total - off;
+	end = off + len;
+	if (off < KB_HDR_LEN) {
+		n = (end < KB_HDR_LEN ? end : KB_HDR_LEN) - off;
+		memcpy(d, (const u8 *)&c->h + off, n);
+		c->crc = kb_image_crc_update(c->crc, d, n);
+		d += n;
+		off += n;
+	}
+	if (off < end && off < pend) {
+		n = (end < pend ? end : pend) - off;
+		kb_image_copy_payload(c, f, d, off - KB_HDR_LEN, n);
+		c->crc = kb_image_crc_update(c->crc, d, n);
+		d += n;
+		off += n;
+	}
+	if (off < end) {
+		if (off == pend)
+			kb_image_put_crc(c->trailer,
+					 kb_image_crc_final(c->crc));
+		memcpy(d, c->trailer + (off - pend), end - off);
+	}
+	c->off = end;
+	return len;
+}
+
+void kb_image_cur_read_begin(struct kb_image_cur *c, u64 total_len,
+			     u64 max_bytes)
+{
+	memset(c, 0, sizeof(*c));
+	c->total = total_len;
+	c->max_bytes = max_bytes;
+	c->crc = kb_image_crc_init();
+}
+
+void *kb_image_cur_buf(struct kb_image_cur *c, u64 *room)
+{
+	u64 pend = KB_HDR_LEN + c->payload_len;
+
+	*room = 0;
+	if (c->err || c->off >= c->total)
+		return NULL;
+	if (!c->hdr_ok) {
+		/* a total_len under the header's: truncated at the end */
+		*room = (c->total < KB_HDR_LEN ? c->total : KB_HDR_LEN) -
+			c->off;
+		return (u8 *)&c->h + c->off;
+	}
+	if (c->off < pend) {
+		if (!c->payload)
+			return NULL;
+		*room = pend - c->off;
+		return (u8 *)c->payload + (c->off - KB_HDR_LEN);
+	}
+	*room = c->total - c->off;
+	return c->trailer + (c->off - pend);
+}
+
+static int kb_image_cur_fail(struct kb_image_cur *c, int err)
+{
+	c->err = err;
+	return err;
+}
+
+int kb_image_cur_advance(struct kb_image_cur *c, u64 n)
+{
+	u64 pend = KB_HDR_LEN + c->payload_len, room;
+	void *at = kb_image_cur_buf(c, &room);
+	int ret;
+
+	if (c->err)
+		return c->err;
+	if (n > room)
+		return kb_image_cur_fail(c, -EINVAL);
+	if (c->off < pend)
+		c->crc = kb_image_crc_update(c->crc, at, n);
+	c->off += n;
+	if (!c->hdr_ok && c->off == KB_HDR_LEN) {
+		ret = kb_image_parse_header(&c->h, KB_HDR_LEN, c->total,
+					    c->max_bytes, &c->p,
+					    &c->payload_len, &c->count,
+					    &c->why);
+		if (ret)
+			return kb_image_cur_fail(c, ret);
+		c->hdr_ok = true;
+	} else if (c->hdr_ok && c->off == c->total) {
+		ret = kb_image_crc_check(c->crc, c->trailer, &c->why);
+		if (ret)
+			return kb_image_cur_fail(c, ret);
+	}
+	return 0;
+}
+
+bool kb_image_cur_wants_payload(const struct kb_image_cur *c)
+{
+	return c->hdr_ok && !c->err && !c->payload;
+}
+
+s64 kb_image_cur_consume(struct kb_image_cur *c, const void *src, u64 len)
+{
+	const u8 *s = src;
+	u64 done = 0, room, n;
+	void *dst;
+	int ret;
+
+	while (done < len && (dst = kb_image_cur_buf(c, &room))) {
+		n = room < len - done ? room : len - done;
+		if (dst != s + done)
+			memcpy(dst, s + done, n);
+		ret = kb_image_cur_advance(c, n);
+		if (ret)
+			return ret;
+		done += n;
+	}
+	return c->err ?: (s64)done;
+}
+
+int kb_image_cur_read_end(struct kb_image_cur *c)
+{
+	if (c->err)
+		return c->err;
+	if (!c->hdr_ok) {
+		/* what the header alone would say: truncated */
+		c->err = kb_image_parse_header(&c->h, c->off, c->total,
+					       c->max_bytes, &c->p, NULL,
+					       NULL, &c->why);
+		return c->err ?: kb_image_cur_fail(c, -EINVAL);
+	}
+	if (c->off < c->total || !c->payload) {
+		c->why = KB_IMG_TRUNCATED;
+		return kb_image_cur_fail(c, -EINVAL);
+	}
+	return kb_image_cur_fail(c, kb_image_check_payload(&c->p, c->payload,
+							   c->payload_len,
+							   &c->why));
+}
+
+/* the whole image in memory, parsed in place */
+int kb_image_parse(const void *img, u64 len, u64 max_bytes,
+		   struct kb_params *p, const void **payload, u64 *payload_len,
+		   u64 *count, enum kb_img_err *why)
+{
+	struct kb_image_cur c;
+	s64 n;
+	int ret;
+
+	kb_image_cur_read_begin(&c, len, max_bytes);
+	n = kb_image_cur_consume(&c, img, len);
+	if (n >= 0 && kb_image_cur_wants_payload(&c)) {
+		/* never written: consume() copies nothing onto itself */
+		c.payload = (u8 *)img + KB_HDR_LEN;
+		kb_image_cur_consume(&c, (const u8 *)img + n, len - n);
+	}
+	ret = kb_image_cur_read_end(&c);
+	if (why)
+		*why = c.why;
+	if (ret)
+		return ret;
+	*p = c.p;
+	if (payload)
+		*payload = c.payload;
+	if (payload_len)
+		*payload_len = c.payload_len;
+	if (count)
+		*count = c.count;
+	return 0;
+}
+
 s64 kb_image_write(const struct kb_filter *f, u64 count, void *buf,
 		   u64 buf_len)
 {
-	const u64 hsz = sizeof(struct kb_image_hdr);
-	u64 total = kb_image_size(&f->p), i;
-	u8 *b = buf, *pl = b + hsz;
-	u32 crc;
+	struct kb_image_cur c;
 
-	if (buf_len < total)
+	kb_image_cur_write_begin(&c, &f->p, count);
+	if (buf_len < c.total)
 		return -E2BIG;
-	kb_image_fill_header((struct kb_image_hdr *)buf, &f->p, count);
-	if (f->p.kind == KB_KIND_CLASSIC) {
-		const u8 *src = f->payload;
-
-		for (i = 0; i < f->bytes; i++) {
-			pl[i] = KB_READ_ONCE(src[i]);
-			if (!((i + 1) % ((u64)KB_RESCHED_WORDS * 8)))
-				kb_cond_resched();
-		}
-	} else {
-		const u64 *src = f->payload;
-
-		for (i = 0; i < f->bytes / 8; i++) {
-			u64 v = KB_READ_ONCE(src[i]);
-
-			if (KB_BIG_ENDIAN)
-				v = kb_swab64(v);
-			memcpy(pl + i * 8, &v, 8);
-			if (!((i + 1) % KB_RESCHED_WORDS))
-				kb_cond_resched();
-		}
-	}
-	crc = kb_image_crc_final(kb_image_crc_update(kb_image_crc_init(), b,
-						     hsz + f->bytes));
-	b[hsz + f->bytes] = (u8)crc;
-	b[hsz + f->bytes + 1] = (u8)(crc >> 8);
-	b[hsz + f->bytes + 2] = (u8)(crc >> 16);
-	b[hsz + f->bytes + 3] = (u8)(crc >> 24);
-	return (s64)total;
+	return (s64)kb_image_cur_produce(&c, f, buf, c.total);
 }

@@ -5,9 +5,11 @@
  * The input is an image.  It is parsed one-shot (kb_image_parse) and
  * streaming (kb_image_parse_header on a header-only buffer, the CRC over
  * header and payload in two pieces, kb_image_check_payload), and both must
- * agree.  An accepted image is attached as a filter, which must then
+ * agree, and so must the image cursor fed in pieces of a size the input
+ * picks.  An accepted image is attached as a filter, which must then
  * answer test / test_many consistently, report stats, and write back the
- * identical image; keys added to a copy must test present.
+ * identical image, whole and in pieces; keys added to a copy must test
+ * present.
  */
 #include "fuzz.h"
 
@@ -29,6 +31,53 @@ static u32 fuzz_keys(const u8 *data, size_t size, struct kb_key *keys)
 		n++;
 	}
 	return n;
+}
+
+static void fuzz_produce(const struct kb_filter *f, u64 count, u8 *out,
+			 size_t size, u64 step)
+{
+	struct kb_image_cur c;
+	u64 off = 0;
+
+	kb_image_cur_write_begin(&c, &f->p, count);
+	FUZZ_CHECK(c.total == size);
+	while (off < size)
+		off += kb_image_cur_produce(&c, kb_image_cur_wants_filter(&c,
+								       step) ?
+					    f : NULL, out + off, step);
+	FUZZ_CHECK(off == size);
+}
+
+/* the cursor reading img in pieces of step bytes, payload copied out */
+static int fuzz_cur_read(const u8 *img, size_t size, u64 step,
+			 struct kb_image_cur *c)
+{
+	u64 off = 0, room, n;
+	u8 *pl = NULL;
+	void *dst;
+	int ret = 0;
+
+	kb_image_cur_read_begin(c, size, FUZZ_MAX_BYTES);
+	while ((dst = kb_image_cur_buf(c, &room))) {
+		n = room < step ? room : step;
+		FUZZ_CHECK(n <= size - off);
+		memcpy(dst, img + off, n);
+		off += n;
+		ret = kb_image_cur_advance(c, n);
+		if (ret)
+			break;
+		if (kb_image_cur_wants_payload(c)) {
+			pl = malloc(c->payload_len);
+			FUZZ_CHECK(pl);
+			c->payload = pl;
+		}
+	}
+	ret = kb_image_cur_read_end(c);
+	if (!ret)
+		FUZZ_CHECK(!memcmp(pl, img + sizeof(struct kb_image_hdr),
+				   c->payload_len));
+	free(pl);
+	return ret;
 }
 
 static void fuzz_filter(const struct kb_params *p, const void *pl, u64 plen,
@@ -75,6 +124,10 @@ static void fuzz_filter(const struct kb_params *p, const void *pl, u64 plen,
 	w = kb_image_write(&f, count, out, size);
 	FUZZ_CHECK(w == (s64)size);
 	FUZZ_CHECK(!memcmp(out, img, size));
+	/* and in pieces of a size the input picks */
+	memset(out, 0, size);
+	fuzz_produce(&f, count, out, size, 1 + img[size - 1] % 61);
+	FUZZ_CHECK(!memcmp(out, img, size));
 	free(out);
 
 	/* a writable copy: added keys test present */
@@ -99,6 +152,7 @@ static void fuzz_image(const u8 *data, size_t size)
 	const u64 hsz = sizeof(struct kb_image_hdr);
 	enum kb_img_err why = KB_IMG_ERR_MAX, why2 = KB_IMG_ERR_MAX;
 	struct kb_params p, p2;
+	struct kb_image_cur cur;
 	u64 plen = 0, plen2 = 0, count = 0, count2 = 0;
 	size_t hdr_avail = size < hsz ? size : hsz;
 	const void *pl = NULL;
@@ -135,10 +189,14 @@ static void fuzz_image(const u8 *data, size_t size)
 						      &why2);
 	}
 	FUZZ_CHECK(ret == ret2 && why == why2);
+	ret2 = fuzz_cur_read(img, size, size ? 1 + data[0] % 97 : 1, &cur);
+	FUZZ_CHECK(ret == ret2 && why == cur.why);
 
 	if (!ret) {
 		FUZZ_CHECK(!memcmp(&p, &p2, sizeof(p)));
 		FUZZ_CHECK(plen == plen2 && count == count2);
+		FUZZ_CHECK(!memcmp(&p, &cur.p, sizeof(p)));
+		FUZZ_CHECK(plen == cur.payload_len && count == cur.count);
 		FUZZ_CHECK(pl == img + hsz);
 		fuzz_filter(&p, pl, plen, count, img, size);
 	}
