@@ -6,7 +6,11 @@
 # and CFLAGS_USER.  All output goes under $(UBUILD).
 
 KB_CORE_SRCS := $(sort $(wildcard kmod/core/*.c))
-KB_LIB_SRCS := $(sort $(wildcard userspace/lib/*.c))
+# the client of the module (kbconn.c over kbnl.c, libnl, and kbdev.c):
+# only bfctl links kbconn.c and kbnl.c, so that libkbcore's other users
+# (the tests, fuzzers and benchmark) need no libnl
+KB_CLIENT_SRCS := userspace/lib/kbconn.c userspace/lib/kbnl.c
+KB_LIB_SRCS := $(filter-out $(KB_CLIENT_SRCS),$(sort $(wildcard userspace/lib/*.c)))
 KB_BFCTL_SRCS := $(sort $(wildcard userspace/bfctl/*.c))
 
 KB_UCFLAGS = $(CFLAGS_USER) -I$(CURDIR)/userspace/lib -MMD -MP
@@ -15,6 +19,7 @@ KB_LIBCORE := $(UBUILD)/lib/libkbcore.a
 
 KB_CORE_OBJS := $(patsubst kmod/core/%.c,$(UBUILD)/core/%.o,$(KB_CORE_SRCS))
 KB_LIB_OBJS := $(patsubst userspace/lib/%.c,$(UBUILD)/lib/%.o,$(KB_LIB_SRCS))
+KB_CLIENT_OBJS := $(patsubst userspace/lib/%.c,$(UBUILD)/lib/%.o,$(KB_CLIENT_SRCS))
 KB_BFCTL_OBJS := $(patsubst userspace/bfctl/%.c,$(UBUILD)/bfctl.d/%.o,$(KB_BFCTL_SRCS))
 
 # One object rule per source directory and build flavour:
@@ -34,8 +39,8 @@ $(KB_LIBCORE): $(KB_CORE_OBJS) $(KB_LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(UBUILD)/bfctl: $(KB_BFCTL_OBJS) $(KB_LIBCORE)
-	$(CC) -o $@ $(KB_BFCTL_OBJS) $(KB_LIBCORE) $(KB_ULIBS)
+$(UBUILD)/bfctl: $(KB_BFCTL_OBJS) $(KB_CLIENT_OBJS) $(KB_LIBCORE)
+	$(CC) -o $@ $(KB_BFCTL_OBJS) $(KB_CLIENT_OBJS) $(KB_LIBCORE) $(KB_ULIBS)
 
 USER_PROGS += $(UBUILD)/bfctl
 
@@ -157,7 +162,8 @@ KB_ASAN_TESTS := $(KB_C_TESTS) test_leveldb_compat
 KB_ASAN_LIBCORE := $(UBUILD)/asan/libkbcore.a
 KB_ASAN_OBJS := $(patsubst kmod/core/%.c,$(UBUILD)/asan/core/%.o,$(KB_CORE_SRCS)) \
 	$(patsubst userspace/lib/%.c,$(UBUILD)/asan/lib/%.o,$(KB_LIB_SRCS))
-KB_ASAN_BFCTL_OBJS := $(patsubst userspace/bfctl/%.c,$(UBUILD)/asan/bfctl-obj/%.o,$(KB_BFCTL_SRCS))
+KB_ASAN_BFCTL_OBJS := $(patsubst userspace/bfctl/%.c,$(UBUILD)/asan/bfctl-obj/%.o,$(KB_BFCTL_SRCS)) \
+	$(patsubst userspace/lib/%.c,$(UBUILD)/asan/lib/%.o,$(KB_CLIENT_SRCS))
 KB_ASAN_TEST_CFLAGS = $(KB_UCFLAGS) $(KB_ASAN_FLAGS) -I$(KSFT_DIR) \
 	-Wno-unused-parameter -Wno-sign-compare \
 	-DBFCTL_PATH='"$(UBUILD)/asan/bfctl"'

@@ -93,7 +93,10 @@ ti2=$(elapsed "$t")
 t=$(now)
 $B info small > /dev/null
 tref2=$(elapsed "$t")
-check "info answers in ${ti2}s <= ${INFO_LOAD_MAX}s" under "$ti2" 0 "$INFO_LOAD_MAX"
+# against an info of the small filter under the same load: both pay for
+# starting bfctl on a host as busy as it is now
+check "info answers in ${ti2}s <= ${tref2}s + ${INFO_LOAD_MAX}s" \
+	under "$ti2" "$tref2" "$INFO_LOAD_MAX"
 
 touch "$TMP/stop"
 wait $lp

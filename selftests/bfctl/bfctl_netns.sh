@@ -1,14 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Filters are per network namespace: a second netns sees none of the
-# first's, over netlink and over /dev/kbloom.
+# first's, over netlink and over /dev/kbloom (key batches).
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
 $B destroy ns1 2> /dev/null
 $B create ns1 blocked --items 100 --fpr 0.01 --key-type str
 $B add ns1 a > /dev/null
 expect 3 "another netns has no ns1 (info)" unshare -n $B info ns1
-expect 3 "another netns has no ns1 (ioctl)" unshare -n env BFCTL_TRANSPORT=ioctl $B info ns1
 expect 3 "another netns cannot test ns1" unshare -n $B test ns1 a
 if have_netlink; then
 	expect 0 "another netns lists nothing" unshare -n $B list -t

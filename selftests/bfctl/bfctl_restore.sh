@@ -27,7 +27,25 @@ $B del rs_cnt key-1 key-2 > /dev/null
 for f in $names; do $B export $f -o "$TMP/$f.before"; done
 expect 0 "save NAME -file" $B save rs_blk -file "$TMP/one.save"
 like "save starts with its magic line" "$(head -1 "$TMP/one.save")" '^# bfctl save 1$'
+like "save ends with its end line" "$(tail -1 "$TMP/one.save")" '^# bfctl save end$'
+expect 3 "save of a filter that does not exist" bash -c "$B save rs_nosuch > $TMP/failed.save"
+expect 2 "its output does not restore" $B restore -check -file "$TMP/failed.save"
+like "restore says the save is cut short" "$err" 'cut short'
 like "filter line has every parameter" "$(sed -n 2p "$TMP/one.save")" '^filter rs_blk kind=blocked key-type=str hash=xxh64 m=[0-9]+ k=[0-9]+ items=3000 fpr-ppb=10000000 seed=0x[0-9a-f]+,0x0 plen4=0x0 plen6=0x0,0x0,0x0 count=[0-9]+ bytes=[0-9]+ crc32c=0x[0-9a-f]{8}$'
+# save -file goes where export -o goes (kbu_out): a symlink is followed,
+# an existing file keeps its mode, a device node stays a device node
+ln -s one.copy "$TMP/one.link"
+echo old > "$TMP/one.copy"
+chmod 644 "$TMP/one.copy"
+expect 0 "save -file through a symlink" $B save rs_blk -file "$TMP/one.link"
+check "the symlink is still a symlink" test -L "$TMP/one.link"
+check "its target holds the save" cmp -s "$TMP/one.copy" "$TMP/one.save"
+check "the target kept its mode 644" test "$(stat -c %a "$TMP/one.copy")" = 644
+mknod "$TMP/null" c 1 3
+expect 0 "save -file to a device node" $B save rs_blk -file "$TMP/null"
+check "the device node is still a device" test -c "$TMP/null"
+expect 0 "export -o to a device node" $B export rs_blk -o "$TMP/null"
+check "the device node is still a device after export" test -c "$TMP/null"
 expect 0 "save of several filters to stdout" bash -c "for f in $names; do $B save \$f | sed 1d; done > $TMP/all.body"
 { echo '# bfctl save 1'; cat "$TMP/all.body"; } > "$TMP/all.save"
 check "an empty 1M-key filter saves small (zero runs)" test "$(grep -A3 '^filter rs_empty' "$TMP/all.save" | wc -c)" -lt 2000

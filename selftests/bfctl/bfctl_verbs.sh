@@ -26,7 +26,14 @@ expect 0 "help" $B --help
 expect 0 "create blocked ipv4" $B create v4 blocked --items 1000 --fpr 0.01 --key-type ipv4
 expect 3 "create twice: EEXIST" $B create v4 blocked --key-type ipv4
 like "create twice names the error" "$err" '^bfctl: create v4: File exists'
-expect 0 "create twice with -exist" $B create v4 blocked --key-type ipv4 -exist
+expect 0 "create twice with -exist" $B create v4 blocked --items 1000 --fpr 0.01 --key-type ipv4 -exist
+# -exist keeps only an identical filter (ipset, and bfctl's own restore)
+expect 3 "-exist with another kind" $B create v4 counting --items 1000 --fpr 0.01 --key-type ipv4 -exist
+like "names what exists" "$err" 'exists with other parameters \(blocked ipv4 m='
+expect 3 "-exist with another key type" $B create v4 blocked --items 1000 --fpr 0.01 --key-type ipv6 -exist
+expect 3 "-exist with another size" $B create v4 blocked --items 100000 --fpr 0.01 --key-type ipv4 -exist
+expect 0 "v4 is unchanged" $B info v4
+like "still a blocked filter" "$out" 'kind: blocked'
 expect 0 "create ipv6 siphash with a seed" $B create v6 blocked --bits-per-key 10 --items 100 --key-type ipv6 --hash siphash --seed 1,2
 expect 0 "create str with --bits/--hashes" $B create s1 blocked --bits 4096 --hashes 5 --key-type str
 expect 0 "create second str" $B create s2 blocked --bits 4096 --hashes 5 --key-type str
@@ -171,20 +178,11 @@ if have_netlink; then
 	like "extack message reaches the user" "$err" '^bfctl: create big: Invalid argument: .+'
 	diag "extack: $err"
 	expect 3 "a second create reports EEXIST over netlink" $B create v4 blocked --key-type ipv4
-	# the same verbs over /dev/kbloom
-	export BFCTL_TRANSPORT=ioctl
-	expect 0 "ioctl transport: version says so" $B version
-	like "ioctl transport in use" "$out" 'transport ioctl'
-	expect 0 "ioctl transport: create" $B create io1 blocked --key-type str
-	expect 0 "ioctl transport: add" $B add io1 x
-	expect 0 "ioctl transport: test" $B test io1 x
-	expect 0 "ioctl transport: info" $B info io1
-	expect 0 "ioctl transport: rename" $B rename io1 io2
-	expect 0 "ioctl transport: flush" $B flush io2
-	expect 1 "ioctl transport: flushed" $B test io2 x
-	expect 3 "ioctl transport: list all is not possible" $B list
-	expect 0 "ioctl transport: destroy" $B destroy io2
-	unset BFCTL_TRANSPORT
+	# the control plane is netlink only: the old switch to the device is gone
+	expect 0 "version names the control transport" env BFCTL_TRANSPORT=ioctl $B version
+	like "netlink even with BFCTL_TRANSPORT=ioctl" "$out" 'transport netlink'
+	expect 0 "BFCTL_TRANSPORT=ioctl is ignored: list all works" env BFCTL_TRANSPORT=ioctl $B list -t
+	like "list over netlink shows v4" "$out" '^v4$'
 else
 	expect 3 "list all needs netlink" $B list
 fi

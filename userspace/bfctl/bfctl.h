@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 #include "kbuser.h"
-#include "kbdev.h"
+#include "kbconn.h"
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -21,14 +21,11 @@
 #define BFCTL_USAGE	2	/* bad command line */
 #define BFCTL_ERR	3	/* system, kernel or file error */
 
-/* why the kernel says EPERM (uapi/linux/kbloom.h, "Privileges") */
-#define BFCTL_PRIV_HINT	"every kbloom operation, reads included, needs " \
-	"CAP_NET_ADMIN in the network namespace's user namespace (run as root)"
-
 struct bfctl_verb {
 	const char *name;
 	int (*main)(int argc, char **argv);	/* argv[0] is the verb */
 	const char *summary;
+	const char *usage;	/* its arguments, for help VERB / VERB --help */
 };
 
 /* the command line: global options and the verb with its arguments */
@@ -36,7 +33,8 @@ struct bfctl_cmd {
 	const struct bfctl_verb *verb;	/* NULL: help, or a usage error */
 	int argc;			/* the verb's: argv[0] is the verb */
 	char **argv;
-	bool json, quiet, help;
+	bool json, quiet, help;		/* help: with verb, its usage */
+	bool version;			/* --version */
 	const char *bad_verb;		/* an unknown verb, for the message */
 };
 
@@ -60,56 +58,26 @@ int bfctl_restore_main(int argc, char **argv);
 extern bool bfctl_json;
 extern bool bfctl_quiet;
 
-/* ---- talking to the kernel (transport.c) ---- */
+/* ---- talking to the kernel (userspace/lib/kbconn.h) ---- */
 
-/*
- * Control operations go over the generic netlink family when the module
- * provides it and over /dev/kbloom otherwise; bulk operations always use
- * /dev/kbloom.  Errors are -errno; extack holds the kernel's message about
- * the last one (empty if none).
- */
-struct kbnl;
-struct bfctl_conn {
-	int dev;		/* /dev/kbloom, -1 until first needed */
-	struct kbnl *nl;	/* netlink, NULL if the family is absent */
-	char extack[256];
-};
-
-void bfc_init(struct bfctl_conn *c);
-void bfc_close(struct bfctl_conn *c);
-/* /dev/kbloom of this netns: fd or -errno */
-int bfc_dev(struct bfctl_conn *c);
-int bfc_create(struct bfctl_conn *c, const struct kb_ioc_create *a);
-int bfc_destroy(struct bfctl_conn *c, const char *name);
-int bfc_flush(struct bfctl_conn *c, const char *name);
-int bfc_swap(struct bfctl_conn *c, const char *a, const char *b);
-int bfc_rename(struct bfctl_conn *c, const char *from, const char *to);
-int bfc_info(struct bfctl_conn *c, const char *name, struct kb_ioc_info *i);
-/* every filter of the netns, in name order; cb's nonzero return stops */
-int bfc_list(struct bfctl_conn *c,
-	     int (*cb)(const struct kb_ioc_info *i, void *arg), void *arg);
-/* one batch of packed keys, see kbdev_keys() */
-int bfc_keys(struct bfctl_conn *c, unsigned long cmd, const char *name,
-	     const void *keys, u64 keys_len, u64 count, u64 *result,
-	     u64 *processed, u64 *err_index);
 /* print "bfctl: what: strerror[: extack]", return BFCTL_ERR */
-int bfc_fail(struct bfctl_conn *c, const char *what, int err);
+int bfctl_fail_err(struct kbconn *c, const char *what, int err);
 
 /* ---- keys (keys.c) ---- */
 
 /* packed keys as /dev/kbloom takes them (key_size 0: __u16 len + bytes) */
-struct bfk_batch {
+struct bfctl_batch {
 	u8 *buf;
 	u64 len, cap;
 	u64 count, max_count;
 	u64 *line;		/* source line (or argv index) of each key */
 };
 
-int bfk_init(struct bfk_batch *b, u64 max_count, u64 cap);
-void bfk_free(struct bfk_batch *b);
-void bfk_reset(struct bfk_batch *b);
+int bfctl_batch_init(struct bfctl_batch *b, u64 max_count, u64 cap);
+void bfctl_batch_free(struct bfctl_batch *b);
+void bfctl_batch_reset(struct bfctl_batch *b);
 /* make room for one more key (doubling: a batch that holds a whole file) */
-int bfk_reserve(struct bfk_batch *b);
+int bfctl_batch_reserve(struct bfctl_batch *b);
 /*
  * `test` on a net filter: each host key of in (an address without /plen)
  * becomes the keys of its prefixes of the lengths the filter holds
@@ -117,42 +85,44 @@ int bfk_reserve(struct bfk_batch *b);
  * addresses (xt_bloom) test them; other keys are copied.  out->line[j] is
  * the index in in of out's key j.  0 or -ENOMEM.
  */
-int bfk_expand_prefixes(const struct bfk_batch *in,
-			const struct kb_params *held, struct bfk_batch *out);
+int bfctl_batch_expand_prefixes(const struct bfctl_batch *in,
+			const struct kb_params *held, struct bfctl_batch *out);
 /* the text format of a key type: bytes are hex, the rest text */
-int bfk_format(u32 key_type);
+int bfctl_key_format(u32 key_type);
 /* parse text as key_type and append it; 0 or -EINVAL with *why */
-int bfk_push_text(struct bfk_batch *b, u32 key_type, const char *s,
+int bfctl_batch_push_text(struct bfctl_batch *b, u32 key_type, const char *s,
 		  size_t len, u64 line, const char **why);
 /* the text of key i of b (for messages), into out of outlen bytes */
-void bfk_key_text(const struct bfk_batch *b, u32 key_type, u64 i, char *out,
+void bfctl_batch_key_text(const struct bfctl_batch *b, u32 key_type, u64 i, char *out,
 		  size_t outlen);
 
 /*
- * Stream a key file (one key per line, empty lines skipped; "-" is stdin;
- * pipes and FIFOs work): parse into b and call flush whenever b is full
- * and at the end.  Returns 0, flush's nonzero return, or -errno/-EINVAL
- * with a message "line N: why" in err.
+ * Stream a key file (kbu_keyfile_read(), keys in format fmt) into b and
+ * call flush whenever b is full and at the end.  Returns 0, flush's
+ * nonzero return, or -errno/-EINVAL with a message ("line N: why") in
+ * err.
  */
-int bfk_stream_file(const char *path, u32 key_type, struct bfk_batch *b,
-		    int (*flush)(struct bfk_batch *b, void *arg), void *arg,
-		    char *err, size_t errlen);
+int bfctl_batch_stream_file(const char *path, u32 key_type, int fmt,
+			    struct bfctl_batch *b,
+			    int (*flush)(struct bfctl_batch *b, void *arg),
+			    void *arg, char *err, size_t errlen);
 /* count the lines of a regular file (for sizing); -errno if not regular */
-s64 bfk_count_lines(const char *path);
+s64 bfctl_count_lines(const char *path);
 
 /* ---- JSON output (json.c): one compact document on stdout ---- */
 
-void jw_open_obj(const char *key);	/* key NULL: in an array or top */
-void jw_close_obj(void);
-void jw_open_arr(const char *key);
-void jw_close_arr(void);
-void jw_str(const char *key, const char *v);
-void jw_strn(const char *key, const char *v, size_t len);
-void jw_u64(const char *key, u64 v);
-void jw_bool(const char *key, bool v);
-void jw_double(const char *key, double v);
+/* key NULL: in an array or at the top */
+void bfctl_json_open_obj(const char *key);
+void bfctl_json_close_obj(void);
+void bfctl_json_open_arr(const char *key);
+void bfctl_json_close_arr(void);
+void bfctl_json_str(const char *key, const char *v);
+void bfctl_json_strn(const char *key, const char *v, size_t len);
+void bfctl_json_u64(const char *key, u64 v);
+void bfctl_json_bool(const char *key, bool v);
+void bfctl_json_double(const char *key, double v);
 /* after the outermost close: newline and flush */
-void jw_end(void);
+void bfctl_json_end(void);
 
 /* helpers shared by the kernel verbs and save/restore (kernel.c) */
 int bfctl_parse_fpr(const char *s, u32 *ppb);

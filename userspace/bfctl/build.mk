@@ -8,7 +8,7 @@
 KB_NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
 KB_NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3)
 
-# kbnl.c includes <netlink/...>; only an include path, harmless elsewhere
+# lib/kbnl.c includes <netlink/...>; only an include path, harmless elsewhere
 CFLAGS_USER += $(KB_NL_CFLAGS)
 $(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += $(KB_NL_LIBS)
 

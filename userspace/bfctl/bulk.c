@@ -11,14 +11,14 @@
 #include "kverbs.h"
 
 struct bulk_add {
-	struct bfctl_conn *conn;
+	struct kbconn *conn;
 	const char *name;
 	u32 key_type;
 	u32 flags;		/* KB_KEYS_F_TXN for rebuild */
 	u64 total;
 };
 
-static int bulk_flush(struct bfk_batch *b, void *arg)
+static int bulk_flush(struct bfctl_batch *b, void *arg)
 {
 	struct bulk_add *ba = arg;
 	u64 done = 0, bad = ~0ULL;
@@ -30,60 +30,63 @@ static int bulk_flush(struct bfk_batch *b, void *arg)
 	if (ret == -EINVAL && bad < b->count) {
 		char key[128];
 
-		bfk_key_text(b, ba->key_type, bad, key, sizeof(key));
+		bfctl_batch_key_text(b, ba->key_type, bad, key, sizeof(key));
 		fprintf(stderr, "bfctl: add %s: line %llu: kernel refused key '%s'\n",
 			ba->name, (unsigned long long)b->line[bad], key);
 		return BFCTL_ERR;
 	}
 	if (ret)
-		return bfc_fail(ba->conn, what2("add", ba->name), ret);
+		return bfctl_fail_err(ba->conn,
+				      bfctl_verb_name("add", ba->name), ret);
 	return 0;
 }
 
 /* stream a key file into name (live, or this fd's transaction); BFCTL_* */
-int add_file(struct bfctl_conn *conn, const char *verb,
-		    const char *name, u32 key_type, const char *file, u32 flags,
-		    u64 *total)
+int bfctl_add_file(struct kbconn *conn, const char *verb,
+		   const char *name, u32 key_type, const char *file, u32 flags,
+		   u64 *total)
 {
 	struct bulk_add ba = { conn, name, key_type, flags, 0 };
-	struct bfk_batch b;
+	struct bfctl_batch b;
 	char err[256];
 	int ret;
 
-	if (bfk_init(&b, BULK_KEYS, BULK_BYTES))
+	if (bfctl_batch_init(&b, BULK_KEYS, BULK_BYTES))
 		return bfctl_fail(BFCTL_ERR, verb, "%s", strerror(ENOMEM));
-	ret = bfk_stream_file(file, key_type, &b, bulk_flush, &ba, err,
-			      sizeof(err));
-	bfk_free(&b);
+	ret = bfctl_batch_stream_file(file, key_type, bfctl_key_format(key_type),
+				      &b, bulk_flush, &ba, err, sizeof(err));
+	bfctl_batch_free(&b);
 	if (total)
 		*total = ba.total;
 	if (ret < 0)
-		return bfctl_fail(BFCTL_ERR, what2(verb, name), "%s: %s",
-				  file, err);
+		return bfctl_fail(BFCTL_ERR, bfctl_verb_name(verb, name),
+				  "%s: %s", file, err);
 	return ret;
 }
 
 /* ---- rebuild: a transaction over /dev/kbloom ---- */
 
-int do_rebuild(struct bfctl_conn *conn, struct kargs *a)
+int bfctl_do_rebuild(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	struct kb_ioc_info info;
 	struct kb_ioc_create c;
 	u64 total = 0;
 	int ret;
 
-	ret = want_pos(a, 1, 1, "rebuild NAME -file FILE [size options]");
+	ret = bfctl_want_pos(a, 1, 1, "rebuild NAME -file FILE [size options]");
 	if (!ret)
-		ret = check_name(a, a->pos[0]);
+		ret = bfctl_check_name(a, a->pos[0]);
 	if (ret)
 		return ret;
 	if (!a->file)
-		return kusage(a->verb, "%s", "-file FILE is required");
-	ret = bfc_info(conn, a->pos[0], &info);
+		return bfctl_usage(a->verb, "%s", "-file FILE is required");
+	ret = kbconn_info(conn, a->pos[0], &info);
 	if (ret)
-		return bfc_fail(conn, what2("rebuild", a->pos[0]), ret);
+		return bfctl_fail_err(conn,
+			bfctl_verb_name("rebuild", a->pos[0]), ret);
 	if (a->s.key_type >= 0 && (u32)a->s.key_type != info.key_type)
-		return kusage(a->verb, "%s", "a rebuild keeps the key type");
+		return bfctl_usage(a->verb, "%s",
+				   "a rebuild keeps the key type");
 	memset(&c, 0, sizeof(c));
 	kbdev_set_name(c.name, a->pos[0]);
 	c.kind = a->kind >= 0 ? (u32)a->kind : info.kind;
@@ -91,34 +94,35 @@ int do_rebuild(struct bfctl_conn *conn, struct kargs *a)
 	c.hash = c.kind == info.kind ? info.hash :
 		 c.kind == KB_KIND_CLASSIC ? KB_HASH_LEVELDB : KB_HASH_XXH64;
 	if (a->s.have_fpr || a->s.have_bpk || a->s.have_bits || a->s.have_hashes) {
-		struct kargs b = *a;
+		struct bfctl_kargs b = *a;
 
 		/* --fpr or --bits-per-key without --items: the file's keys */
 		if ((a->s.have_fpr || a->s.have_bpk) && !a->s.have_items) {
-			s64 n = bfk_count_lines(a->file);
+			s64 n = bfctl_count_lines(a->file);
 
 			b.s.have_items = true;
 			b.s.items = n > 0 ? (u64)n : info.items ? info.items : 1;
 		}
-		ret = fill_spec(&b, &c);
+		ret = bfctl_fill_spec(&b, &c);
 	} else if (a->s.have_items && info.fpr_ppb) {
-		struct kargs b = *a;
+		struct bfctl_kargs b = *a;
 
 		b.s.have_fpr = true;
 		b.s.fpr_ppb = info.fpr_ppb;
-		ret = fill_spec(&b, &c);
+		ret = bfctl_fill_spec(&b, &c);
 	} else if (a->s.have_items) {
-		return kusage(a->verb, "%s",
+		return bfctl_usage(a->verb, "%s",
 			      "this filter was not sized by --fpr: give --items with --bits-per-key (or --bits --hashes)");
 	} else if (a->kind >= 0 && (u32)a->kind != info.kind) {
-		return kusage(a->verb, "%s", "changing --kind needs size options");
+		return bfctl_usage(a->verb, "%s",
+				   "changing --kind needs size options");
 	} else {
 		/*
 		 * No size options: the same sizing, fresh keys (FPR sizing is
 		 * deterministic, so it gives the same m and k and keeps the
 		 * configured FPR in the new generation).
 		 */
-		struct kargs b = *a;
+		struct bfctl_kargs b = *a;
 
 		b.s.have_items = true;
 		b.s.items = info.items;
@@ -130,26 +134,28 @@ int do_rebuild(struct bfctl_conn *conn, struct kargs *a)
 			b.s.bits = info.m;
 			b.s.hashes = info.k;
 		}
-		ret = fill_spec(&b, &c);
+		ret = bfctl_fill_spec(&b, &c);
 	}
 	if (ret)
 		return ret;
-	ret = bfc_dev(conn);
+	ret = kbconn_dev(conn);
 	if (ret < 0)
-		return bfc_fail(conn, "open " KBDEV_PATH, ret);
+		return bfctl_fail_err(conn, "open " KBDEV_PATH, ret);
 	ret = kbdev_txn_begin(conn->dev, &c);
 	if (ret)
-		return bfc_fail(conn, what2("rebuild: begin", a->pos[0]), ret);
+		return bfctl_fail_err(conn,
+			bfctl_verb_name("rebuild: begin", a->pos[0]), ret);
 	/* a kill from here on closes the file: the kernel drops the txn */
-	ret = add_file(conn, "rebuild", a->pos[0], info.key_type, a->file,
-		       KB_KEYS_F_TXN, &total);
+	ret = bfctl_add_file(conn, "rebuild", a->pos[0], info.key_type, a->file,
+			     KB_KEYS_F_TXN, &total);
 	if (ret) {
 		kbdev_txn_abort(conn->dev);
 		return ret;
 	}
 	ret = kbdev_txn_commit(conn->dev);
 	if (ret)
-		return bfc_fail(conn, what2("rebuild: commit", a->pos[0]), ret);
+		return bfctl_fail_err(conn,
+			bfctl_verb_name("rebuild: commit", a->pos[0]), ret);
 	if (!bfctl_quiet)
 		printf("%s: rebuilt from %llu keys\n", a->pos[0],
 		       (unsigned long long)total);
@@ -158,23 +164,24 @@ int do_rebuild(struct bfctl_conn *conn, struct kargs *a)
 
 /* ---- upload, export ---- */
 
-int do_upload(struct bfctl_conn *conn, struct kargs *a)
+int bfctl_do_upload(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	u8 *img;
 	size_t len;
 	u32 why = 0;
 	int ret;
 
-	ret = want_pos(a, 2, 2, "upload NAME IMAGE");
+	ret = bfctl_want_pos(a, 2, 2, "upload NAME IMAGE");
 	if (!ret)
-		ret = check_name(a, a->pos[0]);
+		ret = bfctl_check_name(a, a->pos[0]);
 	if (ret)
 		return ret;
 	ret = kbu_read_file(a->pos[1], &img, &len);
 	if (ret)
-		return bfctl_fail(BFCTL_ERR, what2("upload", a->pos[0]), "%s: %s",
-				  a->pos[1], strerror(-ret));
-	ret = bfc_dev(conn);
+		return bfctl_fail(BFCTL_ERR,
+			bfctl_verb_name("upload", a->pos[0]), "%s: %s",
+			a->pos[1], strerror(-ret));
+	ret = kbconn_dev(conn);
 	if (ret >= 0)
 		ret = kbdev_upload(conn->dev, KB_IMAGE_F_CREATE, a->pos[0], img,
 				   len, &why);
@@ -183,39 +190,41 @@ int do_upload(struct bfctl_conn *conn, struct kargs *a)
 		snprintf(conn->extack, sizeof(conn->extack), "%s: %s",
 			 a->pos[1], kb_image_strerror(why));
 	if (ret)
-		return bfc_fail(conn, what2("upload", a->pos[0]), ret);
+		return bfctl_fail_err(conn,
+			bfctl_verb_name("upload", a->pos[0]), ret);
 	return BFCTL_OK;
 }
 
-int do_export(struct bfctl_conn *conn, struct kargs *a)
+int bfctl_do_export(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	u8 *img;
 	u64 len;
 	int ret;
 
-	ret = want_pos(a, 1, 1, "export NAME -o IMAGE");
+	ret = bfctl_want_pos(a, 1, 1, "export NAME -o IMAGE");
 	if (!ret)
-		ret = check_name(a, a->pos[0]);
+		ret = bfctl_check_name(a, a->pos[0]);
 	if (ret)
 		return ret;
 	if (!a->out)
-		return kusage(a->verb, "%s", "-o IMAGE is required (- for stdout)");
-	ret = bfc_dev(conn);
+		return bfctl_usage(a->verb, "%s",
+				   "-o IMAGE is required (- for stdout)");
+	ret = kbconn_dev(conn);
 	if (ret >= 0)
 		ret = kbdev_export(conn->dev, 0, a->pos[0], &img, &len);
 	if (ret == -EAGAIN)
-		return bfctl_fail(BFCTL_ERR, what2("export", a->pos[0]),
+		return bfctl_fail(BFCTL_ERR,
+				  bfctl_verb_name("export", a->pos[0]),
 				  "the filter kept changing during %d tries, try again later",
 				  KBDEV_EXPORT_TRIES);
 	if (ret)
-		return bfc_fail(conn, what2("export", a->pos[0]), ret);
-	if (!strcmp(a->out, "-"))
-		ret = kbu_write_all(1, img, len);
-	else
-		ret = kbu_write_file(a->out, img, len);
+		return bfctl_fail_err(conn,
+			bfctl_verb_name("export", a->pos[0]), ret);
+	ret = kbu_write_file(a->out, img, len);
 	free(img);
 	if (ret)
-		return bfctl_fail(BFCTL_ERR, what2("export", a->pos[0]), "%s: %s",
-				  a->out, strerror(-ret));
+		return bfctl_fail(BFCTL_ERR,
+			bfctl_verb_name("export", a->pos[0]), "%s: %s",
+			a->out, strerror(-ret));
 	return BFCTL_OK;
 }

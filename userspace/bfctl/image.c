@@ -99,8 +99,7 @@ static int write_image(const char *out, const struct kb_filter *f, u64 count)
 		return bfctl_fail(BFCTL_ERR, out, "%s", strerror((int)-n));
 	}
 	/* "-": stdout, as for export (the summary then goes to stderr) */
-	ret = strcmp(out, "-") ? kbu_write_file(out, buf, (size_t)n) :
-				 kbu_write_all(1, buf, (size_t)n);
+	ret = kbu_write_file(out, buf, (size_t)n);
 	free(buf);
 	if (ret)
 		return bfctl_fail(BFCTL_ERR, out, "%s", strerror(-ret));
@@ -496,10 +495,7 @@ static int cmd_export(int argc, char **argv)
 				  kb_kind_name(li.f.p.kind));
 	}
 	/* the payload of a classic filter is the LevelDB filter */
-	if (a.out)
-		ret = kbu_write_file(a.out, li.f.payload, li.f.bytes);
-	else
-		ret = kbu_write_all(STDOUT_FILENO, li.f.payload, li.f.bytes);
+	ret = kbu_write_file(a.out ? a.out : "-", li.f.payload, li.f.bytes);
 	free(li.buf);
 	if (ret)
 		return bfctl_fail(BFCTL_ERR, a.out ? a.out : "stdout", "%s",
@@ -543,11 +539,16 @@ static int cmd_import(int argc, char **argv)
 }
 
 static const struct bfctl_verb image_verbs[] = {
-	{ "build", cmd_build, "build an image from a key file" },
-	{ "info", cmd_info, "show an image's parameters and statistics" },
-	{ "test", cmd_test, "test keys against an image" },
-	{ "export", cmd_export, "export a classic image as LevelDB bytes" },
-	{ "import", cmd_import, "import LevelDB filter bytes as an image" },
+	{ "build", cmd_build, "build an image from a key file",
+	  "--kind KIND SIZE-OPTIONS [...] -file KEYS -o OUT.img" },
+	{ "info", cmd_info, "show an image's parameters and statistics",
+	  "IMG" },
+	{ "test", cmd_test, "test keys against an image",
+	  "[--key-format str|hex] IMG KEY..." },
+	{ "export", cmd_export, "export a classic image as LevelDB bytes",
+	  "--format leveldb IMG [-o OUT]" },
+	{ "import", cmd_import, "import LevelDB filter bytes as an image",
+	  "--format leveldb RAW -o OUT.img" },
 };
 
 int bfctl_image_main(int argc, char **argv)
@@ -565,6 +566,12 @@ int bfctl_image_main(int argc, char **argv)
 	}
 	for (i = 0; i < sizeof(image_verbs) / sizeof(image_verbs[0]); i++)
 		if (!strcmp(argv[1], image_verbs[i].name)) {
+			/* image VERB --help: the image verbs' usage */
+			if (argc > 2 && (!strcmp(argv[2], "-h") ||
+					 !strcmp(argv[2], "--help"))) {
+				image_usage(stdout);
+				return BFCTL_OK;
+			}
 			snprintf(image_what, sizeof(image_what), "image %s",
 				 image_verbs[i].name);
 			return image_verbs[i].main(argc - 1, argv + 1);

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include "bfctl.h"
 
-#define JW_DEPTH 16
+#define JSON_DEPTH 16
 
-static bool jw_need_comma[JW_DEPTH];
-static int jw_depth;
+static bool json_need_comma[JSON_DEPTH];
+static int json_depth;
 
 /* length of the valid UTF-8 sequence at s, 0 if invalid (RFC 3629) */
 static size_t utf8_len(const unsigned char *s, size_t left)
@@ -46,7 +46,7 @@ static size_t utf8_len(const unsigned char *s, size_t left)
  * Keys are bytes, JSON strings are Unicode: valid UTF-8 passes through,
  * any other byte b >= 0x80 becomes U+00bb so the document stays valid.
  */
-static void jw_escape(const char *s, size_t len)
+static void json_escape(const char *s, size_t len)
 {
 	size_t i;
 
@@ -75,82 +75,82 @@ static void jw_escape(const char *s, size_t len)
 }
 
 /* comma and "key": before a value */
-static void jw_prefix(const char *key)
+static void json_prefix(const char *key)
 {
-	if (jw_depth > 0 && jw_need_comma[jw_depth - 1])
+	if (json_depth > 0 && json_need_comma[json_depth - 1])
 		putchar(',');
-	if (jw_depth > 0)
-		jw_need_comma[jw_depth - 1] = true;
+	if (json_depth > 0)
+		json_need_comma[json_depth - 1] = true;
 	if (key) {
-		jw_escape(key, strlen(key));
+		json_escape(key, strlen(key));
 		putchar(':');
 	}
 }
 
-static void jw_open(const char *key, char c)
+static void json_open(const char *key, char c)
 {
-	jw_prefix(key);
+	json_prefix(key);
 	putchar(c);
-	if (jw_depth < JW_DEPTH)
-		jw_need_comma[jw_depth] = false;
-	jw_depth++;
+	if (json_depth < JSON_DEPTH)
+		json_need_comma[json_depth] = false;
+	json_depth++;
 }
 
-void jw_open_obj(const char *key)
+void bfctl_json_open_obj(const char *key)
 {
-	jw_open(key, '{');
+	json_open(key, '{');
 }
 
-void jw_open_arr(const char *key)
+void bfctl_json_open_arr(const char *key)
 {
-	jw_open(key, '[');
+	json_open(key, '[');
 }
 
-void jw_close_obj(void)
+void bfctl_json_close_obj(void)
 {
-	jw_depth--;
+	json_depth--;
 	putchar('}');
 }
 
-void jw_close_arr(void)
+void bfctl_json_close_arr(void)
 {
-	jw_depth--;
+	json_depth--;
 	putchar(']');
 }
 
-void jw_strn(const char *key, const char *v, size_t len)
+void bfctl_json_strn(const char *key, const char *v, size_t len)
 {
-	jw_prefix(key);
-	jw_escape(v, len);
+	json_prefix(key);
+	json_escape(v, len);
 }
 
-void jw_str(const char *key, const char *v)
+void bfctl_json_str(const char *key, const char *v)
 {
-	jw_strn(key, v, strlen(v));
+	bfctl_json_strn(key, v, strlen(v));
 }
 
-void jw_u64(const char *key, u64 v)
+void bfctl_json_u64(const char *key, u64 v)
 {
-	jw_prefix(key);
+	json_prefix(key);
 	printf("%llu", (unsigned long long)v);
 }
 
-void jw_bool(const char *key, bool v)
+void bfctl_json_bool(const char *key, bool v)
 {
-	jw_prefix(key);
+	json_prefix(key);
 	fputs(v ? "true" : "false", stdout);
 }
 
-void jw_double(const char *key, double v)
+void bfctl_json_double(const char *key, double v)
 {
-	jw_prefix(key);
+	json_prefix(key);
 	if (isfinite(v))
 		printf("%.9g", v);
 	else
 		fputs("null", stdout);
 }
 
-void jw_end(void)
+void bfctl_json_end(void)
 {
 	putchar('\n');
 	fflush(stdout);

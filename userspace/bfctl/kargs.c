@@ -37,19 +37,19 @@ static const struct option kopts[] = {
 };
 
 /* restore's create lines: the message goes here instead of stderr */
-static char *kusage_buf;
-static size_t kusage_len;
+static char *usage_buf;
+static size_t usage_len;
 
-void kusage_capture(char *buf, size_t len)
+void bfctl_usage_capture(char *buf, size_t len)
 {
-	kusage_buf = buf;
-	kusage_len = len;
+	usage_buf = buf;
+	usage_len = len;
 }
 
-int kusage(const char *verb, const char *fmt, const char *arg)
+int bfctl_usage(const char *verb, const char *fmt, const char *arg)
 {
-	if (kusage_buf) {
-		snprintf(kusage_buf, kusage_len, fmt, arg);
+	if (usage_buf) {
+		snprintf(usage_buf, usage_len, fmt, arg);
 		return BFCTL_USAGE;
 	}
 	fprintf(stderr, "bfctl: %s: ", verb);
@@ -89,7 +89,7 @@ static u32 opt_class(int c)
 	}
 }
 
-int kargs_parse(int argc, char **argv, struct kargs *a, u32 allowed)
+int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a, u32 allowed)
 {
 	char msg[128];
 	int c, idx = -1, ret;
@@ -109,18 +109,20 @@ int kargs_parse(int argc, char **argv, struct kargs *a, u32 allowed)
 			/* the option's name, not its value */
 			snprintf(msg, sizeof(msg), "-%s",
 				 idx >= 0 ? kopts[idx].name : (char[]){ (char)c, 0 });
-			return kusage(a->verb, "option '%s' is not allowed here",
-				      msg);
+			return bfctl_usage(a->verb,
+					   "option '%s' is not allowed here",
+					   msg);
 		}
 		if (class == KO_SPEC) {
 			ret = bfctl_spec_opt(&a->s, kopts[idx].name, optarg,
 					     msg, sizeof(msg));
 			/* LevelDB's hash comes with classic, never alone */
 			if (c == OPT_HASH && (ret < 0 || a->s.hash == KB_HASH_LEVELDB))
-				return kusage(a->verb, "unknown hash '%s' (xxh64 or siphash)",
-					      optarg);
+				return bfctl_usage(a->verb,
+					"unknown hash '%s' (xxh64 or siphash)",
+					optarg);
 			if (ret < 0)
-				return kusage(a->verb, "%s", msg);
+				return bfctl_usage(a->verb, "%s", msg);
 			continue;
 		}
 		switch (c) {
@@ -145,13 +147,16 @@ int kargs_parse(int argc, char **argv, struct kargs *a, u32 allowed)
 		case OPT_KIND:
 			a->kind = kb_kind_from_name(optarg);
 			if (a->kind < 0)
-				return kusage(a->verb, "unknown kind '%s'", optarg);
+				return bfctl_usage(a->verb, "unknown kind '%s'",
+						   optarg);
 			break;
 		case 'h':
-			return kusage(a->verb, "%s", "help is in bfctl(8)");
+			return bfctl_usage(a->verb, "%s",
+					   "help is in bfctl(8)");
 		default:
-			return kusage(a->verb, "unknown or incomplete option '%s'",
-				      argv[optind - 1]);
+			return bfctl_usage(a->verb,
+					   "unknown or incomplete option '%s'",
+					   argv[optind - 1]);
 		}
 	}
 	a->pos = argv + optind;
@@ -159,24 +164,25 @@ int kargs_parse(int argc, char **argv, struct kargs *a, u32 allowed)
 	return BFCTL_OK;
 }
 
-int want_pos(const struct kargs *a, int min, int max, const char *use)
+int bfctl_want_pos(const struct bfctl_kargs *a, int min, int max,
+		   const char *use)
 {
 	if (a->npos < min || (max >= 0 && a->npos > max))
-		return kusage(a->verb, "usage: bfctl %s", use);
+		return bfctl_usage(a->verb, "usage: bfctl %s", use);
 	return BFCTL_OK;
 }
 
-int check_name(const struct kargs *a, const char *name)
+int bfctl_check_name(const struct bfctl_kargs *a, const char *name)
 {
 	if (!kb_name_valid(name, (u32)strlen(name)))
-		return kusage(a->verb,
+		return bfctl_usage(a->verb,
 			      "bad filter name '%s' (1..31 of A-Z a-z 0-9 _ . : -)",
-			      name);
+				   name);
 	return BFCTL_OK;
 }
 
 /* "what" for messages: "verb NAME" */
-const char *what2(const char *verb, const char *name)
+const char *bfctl_verb_name(const char *verb, const char *name)
 {
 	static char buf[96];
 
@@ -187,18 +193,20 @@ const char *what2(const char *verb, const char *name)
 /* ---- create ---- */
 
 /* sizing and hash options -> a create/begin request; BFCTL_* */
-int fill_spec(const struct kargs *a, struct kb_ioc_create *c)
+int bfctl_fill_spec(const struct bfctl_kargs *a, struct kb_ioc_create *c)
 {
 	int modes = a->s.have_fpr + a->s.have_bpk + (a->s.have_bits || a->s.have_hashes);
 
 	if (modes > 1)
-		return kusage(a->verb, "%s",
+		return bfctl_usage(a->verb, "%s",
 			      "give one of --fpr, --bits-per-key, --bits/--hashes");
 	if (a->s.have_bits != a->s.have_hashes)
-		return kusage(a->verb, "%s", "--bits and --hashes go together");
+		return bfctl_usage(a->verb, "%s",
+				   "--bits and --hashes go together");
 	/* else the filter would be sized for no keys at all (64 bytes) */
 	if (a->s.have_bpk && !a->s.have_items)
-		return kusage(a->verb, "%s", "--bits-per-key needs --items N");
+		return bfctl_usage(a->verb, "%s",
+				   "--bits-per-key needs --items N");
 	c->items = a->s.items;
 	if (a->s.have_bpk) {
 		c->sizing = KB_SIZING_BPK;
@@ -215,17 +223,19 @@ int fill_spec(const struct kargs *a, struct kb_ioc_create *c)
 	}
 	if (c->kind == KB_KIND_CLASSIC) {
 		if (a->s.hash >= 0)
-			return kusage(a->verb, "%s",
+			return bfctl_usage(a->verb, "%s",
 				      "classic filters always use the LevelDB hash");
 		if (a->s.seed_parts)
-			return kusage(a->verb, "%s", "classic filters have no seed");
+			return bfctl_usage(a->verb, "%s",
+					   "classic filters have no seed");
 		c->hash = KB_HASH_LEVELDB;
 	} else if (a->s.hash >= 0) {
 		c->hash = (u32)a->s.hash;
 	}
 	if (a->s.seed_parts) {
 		if (c->hash == KB_HASH_XXH64 && a->s.seed_parts > 1)
-			return kusage(a->verb, "%s", "xxh64 takes one 64-bit seed");
+			return bfctl_usage(a->verb, "%s",
+					   "xxh64 takes one 64-bit seed");
 		c->flags |= KB_CREATE_F_SEED;
 		c->seed[0] = a->s.seed[0];
 		c->seed[1] = c->hash == KB_HASH_SIPHASH ? a->s.seed[1] : 0;
@@ -235,23 +245,60 @@ int fill_spec(const struct kargs *a, struct kb_ioc_create *c)
 
 
 /* create NAME KIND [options] -> the request; BFCTL_* */
-int create_request(struct kargs *a, struct kb_ioc_create *c)
+int bfctl_create_request(struct bfctl_kargs *a, struct kb_ioc_create *c)
 {
 	int ret, kind;
 
-	ret = want_pos(a, 2, 2, "create NAME KIND [--items N --fpr P | --bits-per-key B | --bits M --hashes K] [--key-type T] [--hash H] [--seed S] [-exist]");
+	ret = bfctl_want_pos(a, 2, 2, "create NAME KIND [--items N --fpr P | --bits-per-key B | --bits M --hashes K] [--key-type T] [--hash H] [--seed S] [-exist]");
 	if (!ret)
-		ret = check_name(a, a->pos[0]);
+		ret = bfctl_check_name(a, a->pos[0]);
 	if (ret)
 		return ret;
 	kind = kb_kind_from_name(a->pos[1]);
 	if (kind < 0)
-		return kusage(a->verb, "unknown kind '%s' (blocked, classic, counting)",
-			      a->pos[1]);
+		return bfctl_usage(a->verb,
+			"unknown kind '%s' (blocked, classic, counting)",
+			a->pos[1]);
 	memset(c, 0, sizeof(*c));
 	kbdev_set_name(c->name, a->pos[0]);
 	c->kind = (u32)kind;
 	c->key_type = a->s.key_type >= 0 ? (u32)a->s.key_type : KB_KEY_BYTES;
 	c->hash = KB_HASH_XXH64;
-	return fill_spec(a, c);
+	return bfctl_fill_spec(a, c);
+}
+
+int bfctl_create_params(const struct kb_ioc_create *c, struct kb_params *p,
+			u64 max)
+{
+	int ret = kb_params_init(p, c->kind);
+
+	if (ret)
+		return ret;
+	p->key_type = c->key_type;
+	p->hash = c->hash;
+	if (c->sizing == KB_SIZING_FPR) {
+		ret = kb_params_from_fpr(p, c->items, c->fpr_ppb, max);
+	} else if (c->sizing == KB_SIZING_BPK) {
+		ret = kb_params_from_bpk(p, c->items, c->bits_per_key, max);
+	} else {
+		p->items = c->items;
+		ret = kb_params_from_mk(p, c->m, c->k, max);
+	}
+	if (ret)
+		return ret;
+	if (c->flags & KB_CREATE_F_SEED) {
+		p->seed[0] = c->seed[0];
+		p->seed[1] = c->seed[1];
+	}
+	return kb_params_validate(p, max);
+}
+
+bool bfctl_create_matches(const struct kb_ioc_create *c,
+			  const struct kb_params *p,
+			  const struct kb_ioc_info *info)
+{
+	return info->kind == p->kind && info->key_type == p->key_type &&
+	       info->hash == p->hash && info->m == p->m && info->k == p->k &&
+	       (!(c->flags & KB_CREATE_F_SEED) ||
+		(info->seed[0] == p->seed[0] && info->seed[1] == p->seed[1]));
 }

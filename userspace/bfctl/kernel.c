@@ -9,60 +9,94 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "kbnl.h"
 #include "kverbs.h"
+
+/* ---- errors: the kernel's message, or what we know ---- */
+
+int bfctl_fail_err(struct kbconn *c, const char *what, int err)
+{
+	if (err < 0)
+		err = -err;
+	if (c && c->extack[0])
+		fprintf(stderr, "bfctl: %s: %s: %s\n", what, strerror(err),
+			c->extack);
+	else if (err == EPERM)	/* every request, reads included */
+		fprintf(stderr, "bfctl: %s: %s: %s\n", what, strerror(err),
+			KBCONN_PRIV_HINT);
+	else
+		fprintf(stderr, "bfctl: %s: %s\n", what, strerror(err));
+	return BFCTL_ERR;
+}
 
 /* ---- create ---- */
 
-static int do_create(struct bfctl_conn *conn, struct kargs *a)
+static int do_create(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	struct kb_ioc_create c;
 	int ret;
 
-	ret = create_request(a, &c);
+	ret = bfctl_create_request(a, &c);
 	if (ret)
 		return ret;
-	ret = bfc_create(conn, &c);
-	if (ret == -EEXIST && a->exist)
-		return BFCTL_OK;
+	ret = kbconn_create(conn, &c);
+	if (ret == -EEXIST && a->exist) {
+		struct kb_ioc_info info;
+		struct kb_params p;
+
+		/* like ipset: -exist accepts only an identical filter */
+		ret = kbconn_info(conn, c.name, &info);
+		if (ret)
+			return bfctl_fail_err(conn,
+				bfctl_verb_name("create", a->pos[0]), ret);
+		if (!bfctl_create_params(&c, &p, ~0ULL) &&
+		    bfctl_create_matches(&c, &p, &info))
+			return BFCTL_OK;
+		return bfctl_fail(BFCTL_ERR,
+				  bfctl_verb_name("create", a->pos[0]),
+				  "exists with other parameters (%s %s m=%llu k=%u); -exist keeps only an identical filter",
+				  kb_kind_name(info.kind),
+				  kb_key_type_name(info.key_type),
+				  (unsigned long long)info.m, info.k);
+	}
 	if (ret)
-		return bfc_fail(conn, what2("create", a->pos[0]), ret);
+		return bfctl_fail_err(conn,
+			bfctl_verb_name("create", a->pos[0]), ret);
 	return BFCTL_OK;
 }
 
 /* ---- destroy, flush, swap, rename ---- */
 
-static int do_names(struct bfctl_conn *conn, struct kargs *a)
+static int do_names(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	const char *v = a->verb;
 	bool two = !strcmp(v, "swap") || !strcmp(v, "rename");
 	char what[96];
 	int ret;
 
-	ret = want_pos(a, two ? 2 : 1, two ? 2 : 1,
+	ret = bfctl_want_pos(a, two ? 2 : 1, two ? 2 : 1,
 		       two ? (!strcmp(v, "swap") ? "swap A B" : "rename OLD NEW") :
 		       (!strcmp(v, "flush") ? "flush NAME" : "destroy NAME"));
 	if (!ret)
-		ret = check_name(a, a->pos[0]);
+		ret = bfctl_check_name(a, a->pos[0]);
 	if (!ret && two)
-		ret = check_name(a, a->pos[1]);
+		ret = bfctl_check_name(a, a->pos[1]);
 	if (ret)
 		return ret;
 	if (!strcmp(v, "destroy"))
-		ret = bfc_destroy(conn, a->pos[0]);
+		ret = kbconn_destroy(conn, a->pos[0]);
 	else if (!strcmp(v, "flush"))
-		ret = bfc_flush(conn, a->pos[0]);
+		ret = kbconn_flush(conn, a->pos[0]);
 	else if (!strcmp(v, "swap"))
-		ret = bfc_swap(conn, a->pos[0], a->pos[1]);
+		ret = kbconn_swap(conn, a->pos[0], a->pos[1]);
 	else
-		ret = bfc_rename(conn, a->pos[0], a->pos[1]);
+		ret = kbconn_rename(conn, a->pos[0], a->pos[1]);
 	if (!ret)
 		return BFCTL_OK;
 	if (two)
 		snprintf(what, sizeof(what), "%s %s %s", v, a->pos[0], a->pos[1]);
 	else
 		snprintf(what, sizeof(what), "%s %s", v, a->pos[0]);
-	return bfc_fail(conn, what, ret);
+	return bfctl_fail_err(conn, what, ret);
 }
 
 /* ---- list, info ---- */
@@ -74,29 +108,29 @@ static double ppb(u32 v)
 
 static void json_info(const struct kb_ioc_info *i)
 {
-	jw_open_obj(NULL);
-	jw_str("name", i->name);
-	jw_str("kind", kb_kind_name(i->kind));
-	jw_str("key_type", kb_key_type_name(i->key_type));
-	jw_str("hash", kb_hash_name(i->hash));
-	jw_u64("bytes", i->bytes);
-	jw_u64("m", i->m);
-	jw_u64("k", i->k);
-	jw_u64("items", i->items);
-	jw_double("fpr", ppb(i->fpr_ppb));
-	jw_double("expected_fpr", ppb(i->expected_fpr_ppb));
-	jw_u64("count", i->count);
-	jw_u64("bits_set", i->bits_set);
-	jw_double("fill", i->fill_ppm / 1e6);
-	jw_u64("est_items", i->est_items);
-	jw_double("est_fpr", ppb(i->est_fpr_ppb));
-	jw_bool("over_capacity", i->over_capacity);
-	jw_u64("lookups", i->lookups);
-	jw_u64("hits", i->hits);
-	jw_u64("adds", i->adds);
-	jw_u64("generation", i->generation);
-	jw_u64("refs", i->refs);
-	jw_close_obj();
+	bfctl_json_open_obj(NULL);
+	bfctl_json_str("name", i->name);
+	bfctl_json_str("kind", kb_kind_name(i->kind));
+	bfctl_json_str("key_type", kb_key_type_name(i->key_type));
+	bfctl_json_str("hash", kb_hash_name(i->hash));
+	bfctl_json_u64("bytes", i->bytes);
+	bfctl_json_u64("m", i->m);
+	bfctl_json_u64("k", i->k);
+	bfctl_json_u64("items", i->items);
+	bfctl_json_double("fpr", ppb(i->fpr_ppb));
+	bfctl_json_double("expected_fpr", ppb(i->expected_fpr_ppb));
+	bfctl_json_u64("count", i->count);
+	bfctl_json_u64("bits_set", i->bits_set);
+	bfctl_json_double("fill", i->fill_ppm / 1e6);
+	bfctl_json_u64("est_items", i->est_items);
+	bfctl_json_double("est_fpr", ppb(i->est_fpr_ppb));
+	bfctl_json_bool("over_capacity", i->over_capacity);
+	bfctl_json_u64("lookups", i->lookups);
+	bfctl_json_u64("hits", i->hits);
+	bfctl_json_u64("adds", i->adds);
+	bfctl_json_u64("generation", i->generation);
+	bfctl_json_u64("refs", i->refs);
+	bfctl_json_close_obj();
 }
 
 static void table_header(void)
@@ -118,12 +152,25 @@ static void table_row(const struct kb_ioc_info *i)
 
 struct list_state {
 	bool terse;
+	bool opened;	/* the JSON document has begun */
 	u64 n;
 };
+
+/* -j: begin the document at the first filter, or once the list is whole */
+static void list_json_open(struct list_state *st)
+{
+	if (bfctl_json && !st->opened) {
+		bfctl_json_open_obj(NULL);
+		bfctl_json_open_arr("filters");
+		st->opened = true;
+	}
+}
 
 static int list_one(const struct kb_ioc_info *i, void *arg)
 {
 	struct list_state *st = arg;
+
+	list_json_open(st);
 
 	if (bfctl_json) {
 		json_info(i);
@@ -138,56 +185,60 @@ static int list_one(const struct kb_ioc_info *i, void *arg)
 	return 0;
 }
 
-static int do_list(struct bfctl_conn *conn, struct kargs *a)
+static int do_list(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	struct list_state st = { .terse = a->terse };
 	struct kb_ioc_info i;
 	int ret;
 
-	ret = want_pos(a, 0, 1, "list [NAME] [-t] [-j]");
+	ret = bfctl_want_pos(a, 0, 1, "list [NAME] [-t] [-j]");
 	if (!ret && a->npos)
-		ret = check_name(a, a->pos[0]);
+		ret = bfctl_check_name(a, a->pos[0]);
 	if (ret)
 		return ret;
 	if (a->npos) {
-		ret = bfc_info(conn, a->pos[0], &i);
+		ret = kbconn_info(conn, a->pos[0], &i);
 		if (ret)
-			return bfc_fail(conn, what2("list", a->pos[0]), ret);
+			return bfctl_fail_err(conn,
+				bfctl_verb_name("list", a->pos[0]), ret);
 	}
-	if (bfctl_json) {
-		jw_open_obj(NULL);
-		jw_open_arr("filters");
-	}
+	/*
+	 * kbconn_list() calls list_one() only once the dump is complete, and
+	 * the JSON document begins with the first filter: a failed list
+	 * prints nothing, not an empty list that looks like an answer.
+	 */
 	if (a->npos)
 		list_one(&i, &st);
 	else
-		ret = bfc_list(conn, list_one, &st);
-	if (bfctl_json) {
-		jw_close_arr();
-		jw_close_obj();
-		jw_end();
-	}
+		ret = kbconn_list(conn, list_one, &st);
 	if (ret)
-		return bfc_fail(conn, "list", ret);
+		return bfctl_fail_err(conn, "list", ret);
+	if (bfctl_json) {
+		list_json_open(&st);
+		bfctl_json_close_arr();
+		bfctl_json_close_obj();
+		bfctl_json_end();
+	}
 	return BFCTL_OK;
 }
 
-static int do_info(struct bfctl_conn *conn, struct kargs *a)
+static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	struct kb_ioc_info i;
 	int ret;
 
-	ret = want_pos(a, 1, 1, "info NAME [-j]");
+	ret = bfctl_want_pos(a, 1, 1, "info NAME [-j]");
 	if (!ret)
-		ret = check_name(a, a->pos[0]);
+		ret = bfctl_check_name(a, a->pos[0]);
 	if (ret)
 		return ret;
-	ret = bfc_info(conn, a->pos[0], &i);
+	ret = kbconn_info(conn, a->pos[0], &i);
 	if (ret)
-		return bfc_fail(conn, what2("info", a->pos[0]), ret);
+		return bfctl_fail_err(conn, bfctl_verb_name("info", a->pos[0]),
+				      ret);
 	if (bfctl_json) {
 		json_info(&i);
-		jw_end();
+		bfctl_json_end();
 		return BFCTL_OK;
 	}
 	printf("name: %s\nkind: %s\nkey type: %s\nhash: %s\n", i.name,
@@ -211,7 +262,7 @@ static int do_info(struct bfctl_conn *conn, struct kargs *a)
 	return BFCTL_OK;
 }
 
-/* ---- add, del, test, test-and-add ---- */
+/* ---- add, del, test, test-and-add: one function per verb ---- */
 
 static bool bit(const u64 *bm, u64 i)
 {
@@ -219,20 +270,21 @@ static bool bit(const u64 *bm, u64 i)
 }
 
 /* keys from argv: parse them all first so a bad one changes nothing */
-static int argv_keys(struct kargs *a, u32 key_type, struct bfk_batch *b)
+static int argv_keys(struct bfctl_kargs *a, u32 key_type, struct bfctl_batch *b)
 {
 	const char *why;
 	int i;
 
-	if (bfk_init(b, (u64)a->npos, (u64)a->npos * (KB_KEY_MAX_LEN + 3)))
+	if (bfctl_batch_init(b, (u64)a->npos,
+			     (u64)a->npos * (KB_KEY_MAX_LEN + 3)))
 		return bfctl_fail(BFCTL_ERR, a->verb, "%s", strerror(ENOMEM));
 	for (i = 1; i < a->npos; i++) {
-		if (bfk_push_text(b, key_type, a->pos[i], strlen(a->pos[i]),
-				  (u64)i, &why)) {
+		if (bfctl_batch_push_text(b, key_type, a->pos[i],
+					  strlen(a->pos[i]), (u64)i, &why)) {
 			fprintf(stderr, "bfctl: %s %s: key %d '%s': %s (key type %s)\n",
 				a->verb, a->pos[0], i, a->pos[i], why,
 				kb_key_type_name(key_type));
-			bfk_free(b);
+			bfctl_batch_free(b);
 			return BFCTL_USAGE;
 		}
 	}
@@ -247,138 +299,286 @@ static bool is_net_type(u32 key_type)
 
 /*
  * test on a net filter: an address is present if one of its prefixes the
- * filter holds is (what an iptables rule sees); res as for bfc_keys().
+ * filter holds is (what an iptables rule sees); res as for kbconn_keys().
  */
-static int test_prefixes(struct bfctl_conn *conn, const char *name,
+static int test_prefixes(struct kbconn *conn, const char *name,
 			 const struct kb_ioc_info *info,
-			 const struct bfk_batch *b, u64 *res)
+			 const struct bfctl_batch *b, u64 *res)
 {
 	struct kb_params held = {
 		.plen4 = info->plen4,
 		.plen6 = { info->plen6[0], info->plen6[1], info->plen6[2] },
 	};
 	u64 *xres, done = 0, bad = ~0ULL, j;
-	struct bfk_batch x;
+	struct bfctl_batch x;
 	int ret;
 
-	if (bfk_expand_prefixes(b, &held, &x))
+	if (bfctl_batch_expand_prefixes(b, &held, &x))
 		return -ENOMEM;
 	xres = calloc((x.count + 63) / 64, sizeof(u64));
 	ret = xres ? 0 : -ENOMEM;
 	if (!ret && x.count)
-		ret = bfc_keys(conn, KB_IOC_TEST, name, x.buf, x.len, x.count,
-			       xres, &done, &bad);
+		ret = kbconn_keys(conn, KB_IOC_TEST, name, x.buf, x.len,
+				  x.count, xres, &done, &bad);
 	for (j = 0; !ret && j < x.count; j++)
 		if (bit(xres, j))
 			res[x.line[j] / 64] |= 1ULL << (x.line[j] % 64);
 	free(xres);
-	bfk_free(&x);
+	bfctl_batch_free(&x);
 	return ret;
 }
 
-static int do_keys(struct bfctl_conn *conn, struct kargs *a)
-{
-	const char *v = a->verb;
-	bool is_add = !strcmp(v, "add"), is_test = !strcmp(v, "test");
-	bool is_del = !strcmp(v, "del");
-	unsigned long cmd = is_test ? KB_IOC_TEST : is_del ? KB_IOC_DEL :
-			    KB_IOC_TEST_ADD;
-	struct kb_ioc_info info;
-	struct bfk_batch b;
-	u64 *res, done = 0, bad = ~0ULL, i, miss = 0;
-	char key[1100];
-	int ret, fd;
+/* the keys of a verb's command line and the kernel's answer */
+struct kbatch {
+	struct kb_ioc_info info;	/* its key type reads the keys */
+	struct bfctl_batch b;
+	u64 *res;			/* one bit per key */
+};
 
-	if (is_add && a->file)
-		ret = want_pos(a, 1, 1, "add NAME -file FILE");
-	else
-		ret = want_pos(a, 2, -1, is_add ? "add NAME KEY... [-exist] | add NAME -file FILE" :
-			       is_test ? "test NAME KEY... [-j] [-q]" :
-			       is_del ? "del NAME KEY... [-exist]" :
-			       "test-and-add NAME KEY...");
+static void kbatch_free(struct kbatch *kb)
+{
+	free(kb->res);
+	bfctl_batch_free(&kb->b);
+}
+
+/*
+ * NAME's description, and with dev the device for a bulk -file load; keys
+ * on the command line go over netlink and never open /dev/kbloom, which
+ * may be closed to the caller (mode 0600, a udev group); BFCTL_*
+ */
+static int keys_filter(struct kbconn *conn, struct bfctl_kargs *a,
+		       struct kb_ioc_info *info, bool dev)
+{
+	int ret = bfctl_check_name(a, a->pos[0]);
+
+	if (ret)
+		return ret;
+	ret = kbconn_info(conn, a->pos[0], info);
+	if (ret)
+		return bfctl_fail_err(conn, bfctl_verb_name(a->verb, a->pos[0]),
+				      ret);
+	if (dev && kbconn_dev(conn) < 0)
+		return bfctl_fail_err(conn, bfctl_verb_name(a->verb, a->pos[0]),
+				      conn->dev);
+	return BFCTL_OK;
+}
+
+/* NAME KEY... (use: the usage line) -> kb; BFCTL_* */
+static int keys_argv(struct kbconn *conn, struct bfctl_kargs *a,
+		     const char *use, struct kbatch *kb)
+{
+	int ret = bfctl_want_pos(a, 2, -1, use);
+
 	if (!ret)
-		ret = check_name(a, a->pos[0]);
+		ret = keys_filter(conn, a, &kb->info, false);
+	if (!ret)
+		ret = argv_keys(a, kb->info.key_type, &kb->b);
 	if (ret)
 		return ret;
-	/* the key type decides how the keys' text is read */
-	ret = bfc_info(conn, a->pos[0], &info);
-	if (ret)
-		return bfc_fail(conn, what2(v, a->pos[0]), ret);
-	fd = bfc_dev(conn);
-	if (fd < 0)
-		return bfc_fail(conn, "open " KBDEV_PATH, fd);
-	if (is_add && a->file)
-		return add_file(conn, "add", a->pos[0], info.key_type, a->file,
-				0, NULL);
-	ret = argv_keys(a, info.key_type, &b);
-	if (ret)
-		return ret;
-	res = calloc((b.count + 63) / 64, sizeof(u64));
-	if (!res) {
-		bfk_free(&b);
-		return bfctl_fail(BFCTL_ERR, v, "%s", strerror(ENOMEM));
+	kb->res = calloc((kb->b.count + 63) / 64, sizeof(u64));
+	if (!kb->res) {
+		bfctl_batch_free(&kb->b);
+		return bfctl_fail(BFCTL_ERR, a->verb, "%s", strerror(ENOMEM));
 	}
-	if (is_test && is_net_type(info.key_type))
-		ret = test_prefixes(conn, a->pos[0], &info, &b, res);
-	else
-		ret = bfc_keys(conn, cmd, a->pos[0], b.buf, b.len, b.count,
-			       res, &done, &bad);
-	if (ret) {
-		/* without the kernel's own words, say what we know */
-		if (!conn->extack[0] && ret == -EINVAL && bad < b.count)
-			snprintf(conn->extack, sizeof(conn->extack),
-				 "key %llu '%s' refused",
-				 (unsigned long long)b.line[bad], a->pos[b.line[bad]]);
-		else if (!conn->extack[0] && ret == -EOPNOTSUPP && is_del)
-			snprintf(conn->extack, sizeof(conn->extack),
-				 "delete needs a counting filter");
-		ret = bfc_fail(conn, what2(v, a->pos[0]), ret);
-		goto out;
-	}
+	return BFCTL_OK;
+}
+
+/* the kernel's answer ret to the batch; bad: the refused key or ~0 */
+static int keys_sent(struct kbconn *conn, struct bfctl_kargs *a,
+		     struct kbatch *kb, int ret, u64 bad)
+{
+	if (!ret)
+		return BFCTL_OK;
+	/* without the kernel's own words, say what we know */
+	if (!conn->extack[0] && ret == -EINVAL && bad < kb->b.count)
+		snprintf(conn->extack, sizeof(conn->extack),
+			 "key %llu '%s' refused",
+			 (unsigned long long)kb->b.line[bad],
+			 a->pos[kb->b.line[bad]]);
+	return bfctl_fail_err(conn, bfctl_verb_name(a->verb, a->pos[0]), ret);
+}
+
+/* send the batch (cmd: KB_IOC_*); BFCTL_OK or the error, printed */
+static int keys_send(struct kbconn *conn, struct bfctl_kargs *a,
+		     unsigned long cmd, struct kbatch *kb)
+{
+	u64 done = 0, bad = ~0ULL;
+	int ret;
+
+	ret = kbconn_keys(conn, cmd, a->pos[0], kb->b.buf, kb->b.len,
+			  kb->b.count, kb->res, &done, &bad);
+	return keys_sent(conn, a, kb, ret, bad);
+}
+
+/*
+ * Each key's answer: with -j an object {key, field: set} in the "keys"
+ * array (the caller ends the document: keys_json_end()), else the verb's
+ * say() line unless -q.  Returns how many keys were not set.
+ */
+static u64 keys_report(struct bfctl_kargs *a, const struct kbatch *kb,
+		       const char *field,
+		       void (*say)(const struct bfctl_kargs *a, const char *key,
+				   bool set))
+{
+	char key[1100];
+	u64 i, miss = 0;
+
 	if (bfctl_json) {
-		jw_open_obj(NULL);
-		jw_str("filter", a->pos[0]);
-		jw_open_arr("keys");
+		bfctl_json_open_obj(NULL);
+		bfctl_json_str("filter", a->pos[0]);
+		bfctl_json_open_arr("keys");
 	}
-	for (i = 0; i < b.count; i++) {
-		bool set = bit(res, i);
-		const char *text = a->pos[b.line[i]];
+	for (i = 0; i < kb->b.count; i++) {
+		bool set = bit(kb->res, i);
+		const char *text = a->pos[kb->b.line[i]];
 
 		miss += !set;
 		if (bfctl_json) {
-			jw_open_obj(NULL);
-			jw_str("key", text);
-			jw_bool(is_test ? "present" : is_del ? "deleted" : "new", set);
-			jw_close_obj();
+			bfctl_json_open_obj(NULL);
+			bfctl_json_str("key", text);
+			bfctl_json_bool(field, set);
+			bfctl_json_close_obj();
 			continue;
 		}
 		if (bfctl_quiet)
 			continue;
 		snprintf(key, sizeof(key), "%s", text);
-		if (is_test)
-			printf("%s: %s\n", key, set ? "maybe present" : "absent");
-		else if (is_del && !set && !a->exist)
-			fprintf(stderr, "bfctl: del %s: %s: absent, nothing deleted\n",
-				a->pos[0], key);
-		else if (!is_add && !is_del && set)
-			printf("%s\n", key);	/* test-and-add: the new ones */
-		else if (is_add && !set && !a->exist)
-			fprintf(stderr, "bfctl: add %s: %s: already (maybe) present\n",
-				a->pos[0], key);
+		say(a, key, set);
 	}
-	if (bfctl_json) {
-		jw_close_arr();
-		if (is_test)
-			jw_bool("all_present", !miss);
-		jw_close_obj();
-		jw_end();
+	if (bfctl_json)
+		bfctl_json_close_arr();
+	return miss;
+}
+
+static void keys_json_end(void)
+{
+	if (!bfctl_json)
+		return;
+	bfctl_json_close_obj();
+	bfctl_json_end();
+}
+
+static void say_add(const struct bfctl_kargs *a, const char *key, bool set)
+{
+	if (!set && !a->exist)
+		fprintf(stderr, "bfctl: add %s: %s: already (maybe) present\n",
+			a->pos[0], key);
+}
+
+static int do_add(struct kbconn *conn, struct bfctl_kargs *a)
+{
+	struct kbatch kb = { 0 };
+	int ret;
+
+	if (a->file) {
+		ret = bfctl_want_pos(a, 1, 1, "add NAME -file FILE");
+		if (!ret)
+			ret = keys_filter(conn, a, &kb.info, true);
+		if (ret)
+			return ret;
+		return bfctl_add_file(conn, "add", a->pos[0], kb.info.key_type,
+				      a->file, 0, NULL);
 	}
-	ret = BFCTL_OK;
-	if ((is_test || (is_del && !a->exist)) && miss)
-		ret = BFCTL_ABSENT;
-out:
-	free(res);
-	bfk_free(&b);
+	ret = keys_argv(conn, a, "add NAME KEY... [-exist] | add NAME -file FILE",
+			&kb);
+	if (ret)
+		return ret;
+	/* TEST_ADD: which keys were new, for the "already present" lines */
+	ret = keys_send(conn, a, KB_IOC_TEST_ADD, &kb);
+	if (!ret) {
+		keys_report(a, &kb, "new", say_add);
+		keys_json_end();
+	}
+	kbatch_free(&kb);
+	return ret;
+}
+
+static void say_del(const struct bfctl_kargs *a, const char *key, bool set)
+{
+	if (!set && !a->exist)
+		fprintf(stderr, "bfctl: del %s: %s: absent, nothing deleted\n",
+			a->pos[0], key);
+}
+
+static int do_del(struct kbconn *conn, struct bfctl_kargs *a)
+{
+	struct kbatch kb = { 0 };
+	u64 miss, done = 0, bad = ~0ULL;
+	int ret;
+
+	ret = keys_argv(conn, a, "del NAME KEY... [-exist]", &kb);
+	if (ret)
+		return ret;
+	ret = kbconn_keys(conn, KB_IOC_DEL, a->pos[0], kb.b.buf, kb.b.len,
+			  kb.b.count, kb.res, &done, &bad);
+	if (ret == -EOPNOTSUPP && !conn->extack[0])
+		snprintf(conn->extack, sizeof(conn->extack),
+			 "delete needs a counting filter");
+	ret = keys_sent(conn, a, &kb, ret, bad);
+	if (!ret) {
+		miss = keys_report(a, &kb, "deleted", say_del);
+		keys_json_end();
+		if (miss && !a->exist)
+			ret = BFCTL_ABSENT;
+	}
+	kbatch_free(&kb);
+	return ret;
+}
+
+static void say_test(const struct bfctl_kargs *a, const char *key, bool set)
+{
+	(void)a;
+	printf("%s: %s\n", key, set ? "maybe present" : "absent");
+}
+
+static int do_test(struct kbconn *conn, struct bfctl_kargs *a)
+{
+	struct kbatch kb = { 0 };
+	u64 miss;
+	int ret;
+
+	ret = keys_argv(conn, a, "test NAME KEY... [-j] [-q]", &kb);
+	if (ret)
+		return ret;
+	if (is_net_type(kb.info.key_type))
+		ret = keys_sent(conn, a, &kb,
+				test_prefixes(conn, a->pos[0], &kb.info,
+					      &kb.b, kb.res), ~0ULL);
+	else
+		ret = keys_send(conn, a, KB_IOC_TEST, &kb);
+	if (!ret) {
+		miss = keys_report(a, &kb, "present", say_test);
+		if (bfctl_json)
+			bfctl_json_bool("all_present", !miss);
+		keys_json_end();
+		if (miss)
+			ret = BFCTL_ABSENT;
+	}
+	kbatch_free(&kb);
+	return ret;
+}
+
+static void say_test_add(const struct bfctl_kargs *a, const char *key, bool set)
+{
+	(void)a;
+	if (set)
+		printf("%s\n", key);	/* the new ones */
+}
+
+static int do_test_and_add(struct kbconn *conn, struct bfctl_kargs *a)
+{
+	struct kbatch kb = { 0 };
+	int ret;
+
+	ret = keys_argv(conn, a, "test-and-add NAME KEY...", &kb);
+	if (ret)
+		return ret;
+	ret = keys_send(conn, a, KB_IOC_TEST_ADD, &kb);
+	if (!ret) {
+		keys_report(a, &kb, "new", say_test_add);
+		keys_json_end();
+	}
+	kbatch_free(&kb);
 	return ret;
 }
 
@@ -388,13 +588,13 @@ static int print_event(const struct kbnl_event *e, void *arg)
 {
 	(void)arg;
 	if (bfctl_json) {
-		jw_open_obj(NULL);
-		jw_str("event", e->what);
-		jw_str("name", e->name);
+		bfctl_json_open_obj(NULL);
+		bfctl_json_str("event", e->what);
+		bfctl_json_str("name", e->name);
 		if (e->name2[0])
-			jw_str("name2", e->name2);
-		jw_close_obj();
-		jw_end();	/* one document per line: a stream */
+			bfctl_json_str("name2", e->name2);
+		bfctl_json_close_obj();
+		bfctl_json_end();	/* one document per line: a stream */
 	} else {
 		printf("%s %s%s%s\n", e->what, e->name, e->name2[0] ? " " : "",
 		       e->name2);
@@ -403,23 +603,20 @@ static int print_event(const struct kbnl_event *e, void *arg)
 	return 0;
 }
 
-static int do_monitor(struct bfctl_conn *conn, struct kargs *a)
+static int do_monitor(struct kbconn *conn, struct bfctl_kargs *a)
 {
-	int ret = want_pos(a, 0, 0, "monitor [-j]");
+	int ret = bfctl_want_pos(a, 0, 0, "monitor [-j]");
 
 	if (ret)
 		return ret;
 	if (!conn->nl)
-		return bfctl_fail(BFCTL_ERR, "monitor", "%s",
-				  access("/sys/module/kbloom", F_OK) ?
-				  "the kbloom module is not loaded" :
-				  "the kbloom netlink family is not available");
+		return bfctl_fail_err(conn, "monitor", kbconn_no_nl(conn));
 	ret = kbnl_monitor(conn->nl, print_event, NULL, conn->extack,
 			   sizeof(conn->extack));
-	return ret ? bfc_fail(conn, "monitor", ret) : BFCTL_OK;
+	return ret ? bfctl_fail_err(conn, "monitor", ret) : BFCTL_OK;
 }
 
-static int do_version(struct bfctl_conn *conn, struct kargs *a)
+static int do_version(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	char buf[64] = "";
 	FILE *f = fopen("/sys/module/kbloom/version", "r");
@@ -433,13 +630,13 @@ static int do_version(struct bfctl_conn *conn, struct kargs *a)
 	}
 	printf("bfctl %s\nkbloom module %s\ncontrol transport %s\n",
 	       BFCTL_VERSION, buf[0] ? buf : "not loaded",
-	       conn->nl ? "netlink" : "ioctl");
+	       conn->nl ? "netlink" : "none (no netlink family)");
 	return BFCTL_OK;
 }
 
 static const struct {
 	const char *verb;
-	int (*fn)(struct bfctl_conn *conn, struct kargs *a);
+	int (*fn)(struct kbconn *conn, struct bfctl_kargs *a);
 	u32 opts;	/* the option classes it takes besides KO_GLOBAL */
 } kverbs[] = {
 	{ "create", do_create, KO_SPEC | KO_EXIST },
@@ -449,21 +646,20 @@ static const struct {
 	{ "rename", do_names, 0 },
 	{ "list", do_list, KO_TERSE },
 	{ "info", do_info, KO_TERSE },
-	{ "add", do_keys, KO_EXIST | KO_FILE },
-	{ "del", do_keys, KO_EXIST },
-	{ "test", do_keys, 0 },
-	{ "test-and-add", do_keys, 0 },
-	{ "rebuild", do_rebuild, KO_FILE | KO_SPEC | KO_KIND },
-	{ "upload", do_upload, 0 },
-	{ "export", do_export, KO_OUT },
-	{ "monitor", do_monitor, 0 },
+	{ "add", do_add, KO_EXIST | KO_FILE },
+	{ "del", do_del, KO_EXIST },
+	{ "test", do_test, 0 },
+	{ "test-and-add", do_test_and_add, 0 },
+	{ "rebuild", bfctl_do_rebuild, KO_FILE | KO_SPEC | KO_KIND },
+	{ "upload", bfctl_do_upload, 0 },
+	{ "export", bfctl_do_export, KO_OUT }, { "monitor", do_monitor, 0 },
 	{ "version", do_version, 0 },
 };
 
 int bfctl_kernel_main(int argc, char **argv)
 {
-	struct bfctl_conn conn;
-	struct kargs a;
+	struct kbconn conn;
+	struct bfctl_kargs a;
 	size_t i;
 	int ret;
 
@@ -472,11 +668,11 @@ int bfctl_kernel_main(int argc, char **argv)
 			break;
 	if (i == ARRAY_SIZE(kverbs))
 		return BFCTL_USAGE;
-	ret = kargs_parse(argc, argv, &a, KO_GLOBAL | kverbs[i].opts);
+	ret = bfctl_kargs_parse(argc, argv, &a, KO_GLOBAL | kverbs[i].opts);
 	if (ret)
 		return ret;
-	bfc_init(&conn);
+	kbconn_init(&conn);
 	ret = kverbs[i].fn(&conn, &a);
-	bfc_close(&conn);
+	kbconn_close(&conn);
 	return ret;
 }

@@ -13,9 +13,9 @@
 #include <unistd.h>
 #include "bfctl.h"
 
-#define BFK_READ_CHUNK	(4u << 20)
+#define BFCTL_READ_CHUNK	(4u << 20)
 
-int bfk_init(struct bfk_batch *b, u64 max_count, u64 cap)
+int bfctl_batch_init(struct bfctl_batch *b, u64 max_count, u64 cap)
 {
 	memset(b, 0, sizeof(*b));
 	b->max_count = max_count;
@@ -23,43 +23,43 @@ int bfk_init(struct bfk_batch *b, u64 max_count, u64 cap)
 	b->buf = malloc(cap);
 	b->line = malloc(max_count * sizeof(*b->line));
 	if (!b->buf || !b->line) {
-		bfk_free(b);
+		bfctl_batch_free(b);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-void bfk_free(struct bfk_batch *b)
+void bfctl_batch_free(struct bfctl_batch *b)
 {
 	free(b->buf);
 	free(b->line);
 	memset(b, 0, sizeof(*b));
 }
 
-void bfk_reset(struct bfk_batch *b)
+void bfctl_batch_reset(struct bfctl_batch *b)
 {
 	b->len = 0;
 	b->count = 0;
 }
 
-int bfk_format(u32 key_type)
+int bfctl_key_format(u32 key_type)
 {
 	return key_type == KB_KEY_BYTES ? KBU_FMT_HEX : KBU_FMT_STR;
 }
 
-static bool bfk_full(const struct bfk_batch *b)
+static bool bfctl_batch_full(const struct bfctl_batch *b)
 {
 	return b->count >= b->max_count ||
 	       b->cap - b->len < KB_KEY_MAX_LEN + 1 + sizeof(u16);
 }
 
-int bfk_reserve(struct bfk_batch *b)
+int bfctl_batch_reserve(struct bfctl_batch *b)
 {
 	u64 cap = b->cap * 2, max = b->max_count * 2;
 	u8 *nb;
 	u64 *nl;
 
-	if (!bfk_full(b))
+	if (!bfctl_batch_full(b))
 		return 0;
 	nb = realloc(b->buf, cap);
 	if (!nb)
@@ -74,7 +74,7 @@ int bfk_reserve(struct bfk_batch *b)
 	return 0;
 }
 
-int bfk_push_text(struct bfk_batch *b, u32 key_type, const char *s,
+int bfctl_batch_push_text(struct bfctl_batch *b, u32 key_type, const char *s,
 		  size_t len, u64 line, const char **why)
 {
 	u8 *dst = b->buf + b->len + sizeof(u16);
@@ -83,7 +83,7 @@ int bfk_push_text(struct bfk_batch *b, u32 key_type, const char *s,
 	int ret;
 
 	/* a network with host bits set is refused: see bfctl(8), KEYS */
-	ret = kbu_key_parse(key_type, bfk_format(key_type), s, len, dst, &klen,
+	ret = kbu_key_parse(key_type, bfctl_key_format(key_type), s, len, dst, &klen,
 			    why);
 	if (ret)
 		return ret;
@@ -94,8 +94,8 @@ int bfk_push_text(struct bfk_batch *b, u32 key_type, const char *s,
 	return 0;
 }
 
-int bfk_expand_prefixes(const struct bfk_batch *in,
-			const struct kb_params *held, struct bfk_batch *out)
+int bfctl_batch_expand_prefixes(const struct bfctl_batch *in,
+			const struct kb_params *held, struct bfctl_batch *out)
 {
 	const u8 *p;
 	u64 i, n = 0;
@@ -115,7 +115,7 @@ int bfk_expand_prefixes(const struct bfk_batch *in,
 		for (pl = 0; pl <= alen * 8; pl++)
 			n += kb_params_has_prefix(held, alen == 4 ? 4 : 6, pl);
 	}
-	if (bfk_init(out, n ? n : 1, (n ? n : 1) * (sizeof(u16) + 17)))
+	if (bfctl_batch_init(out, n ? n : 1, (n ? n : 1) * (sizeof(u16) + 17)))
 		return -ENOMEM;
 	for (i = 0, p = in->buf; i < in->count; i++, p += sizeof(u16) + l16) {
 		const u8 *key = p + sizeof(u16);
@@ -142,7 +142,7 @@ int bfk_expand_prefixes(const struct bfk_batch *in,
 	return 0;
 }
 
-void bfk_key_text(const struct bfk_batch *b, u32 key_type, u64 i, char *out,
+void bfctl_batch_key_text(const struct bfctl_batch *b, u32 key_type, u64 i, char *out,
 		  size_t outlen)
 {
 	const u8 *p = b->buf;
@@ -177,103 +177,55 @@ void bfk_key_text(const struct bfk_batch *b, u32 key_type, u64 i, char *out,
 	}
 }
 
-static int bfk_parse_lines(const char *buf, size_t len, bool final,
-			   u32 key_type, struct bfk_batch *b, u64 *line,
-			   size_t *used, int (*flush)(struct bfk_batch *, void *),
-			   void *arg, char *err, size_t errlen)
+/* bfctl_batch_stream_file()'s state while kbu_keyfile_read() runs */
+struct bfctl_stream {
+	struct bfctl_batch *b;
+	int (*flush)(struct bfctl_batch *b, void *arg);
+	void *arg;
+};
+
+static int bfctl_stream_key(const u8 *k, u32 len, u64 line, void *arg)
 {
-	const char *p = buf, *end = buf + len, *why;
+	struct bfctl_stream *st = arg;
+	struct bfctl_batch *b = st->b;
+	u16 l16 = (u16)len;
 	int ret;
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l;
-
-		if (!nl && !final)
-			break;
-		l = (size_t)((nl ? nl : end) - p);
-		if (l && p[l - 1] == '\r')	/* CRLF files, as restore */
-			l--;
-		(*line)++;
-		if (l) {
-			ret = bfk_push_text(b, key_type, p, l, *line, &why);
-			if (ret) {
-				snprintf(err, errlen, "line %llu: %s",
-					 (unsigned long long)*line, why);
-				return ret;
-			}
-			if (bfk_full(b)) {
-				ret = flush(b, arg);
-				if (ret)
-					return ret;
-				bfk_reset(b);
-			}
-		}
-		p = nl ? nl + 1 : end;
-	}
-	*used = (size_t)(p - buf);
-	return 0;
-}
-
-int bfk_stream_file(const char *path, u32 key_type, struct bfk_batch *b,
-		    int (*flush)(struct bfk_batch *b, void *arg), void *arg,
-		    char *err, size_t errlen)
-{
-	size_t have = 0, used, cap = BFK_READ_CHUNK;
-	u64 line = 0;
-	char *buf;
-	int fd, ret = 0;
-
-	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-	if (fd < 0) {
-		snprintf(err, errlen, "%s", strerror(errno));
-		return -errno;
-	}
-	buf = malloc(cap);
-	if (!buf) {
-		ret = -ENOMEM;
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		goto out;
-	}
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	for (;;) {
-		ssize_t r;
-
-		if (have == cap) {	/* one line longer than the buffer */
-			snprintf(err, errlen, "line %llu: line too long",
-				 (unsigned long long)line + 1);
-			ret = -EINVAL;
-			goto out;
-		}
-		r = read(fd, buf + have, cap - have);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s", strerror(errno));
-			goto out;
-		}
-		have += (size_t)r;
-		ret = bfk_parse_lines(buf, have, r == 0, key_type, b, &line,
-				      &used, flush, arg, err, errlen);
-		if (ret)
-			goto out;
-		memmove(buf, buf + used, have - used);
-		have -= used;
-		if (r == 0)
-			break;
-	}
-	if (b->count)
-		ret = flush(b, arg);
-	bfk_reset(b);
-out:
-	free(buf);
-	if (fd > 0)
-		close(fd);
+	memcpy(b->buf + b->len, &l16, sizeof(l16));
+	memcpy(b->buf + b->len + sizeof(l16), k, len);
+	b->len += sizeof(l16) + len;
+	b->line[b->count++] = line;
+	if (!bfctl_batch_full(b))
+		return 0;
+	ret = st->flush(b, st->arg);
+	bfctl_batch_reset(b);
 	return ret;
 }
 
-s64 bfk_count_lines(const char *path)
+int bfctl_batch_stream_file(const char *path, u32 key_type, int fmt,
+			    struct bfctl_batch *b,
+			    int (*flush)(struct bfctl_batch *b, void *arg),
+			    void *arg, char *err, size_t errlen)
+{
+	struct bfctl_stream st = { b, flush, arg };
+	char why[200];
+	u64 line;
+	int ret;
+
+	ret = kbu_keyfile_read(path, key_type, fmt, bfctl_stream_key, &st,
+			       why, sizeof(why), &line);
+	if (ret && line)
+		snprintf(err, errlen, "line %llu: %s",
+			 (unsigned long long)line, why);
+	else if (ret < 0)	/* not flush's own failure */
+		snprintf(err, errlen, "%s", why[0] ? why : strerror(-ret));
+	if (!ret && b->count)
+		ret = flush(b, arg);
+	bfctl_batch_reset(b);
+	return ret;
+}
+
+s64 bfctl_count_lines(const char *path)
 {
 	struct stat st;
 	char *buf;
@@ -287,12 +239,12 @@ s64 bfk_count_lines(const char *path)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	buf = malloc(BFK_READ_CHUNK);
+	buf = malloc(BFCTL_READ_CHUNK);
 	if (!buf) {
 		close(fd);
 		return -ENOMEM;
 	}
-	while ((r = read(fd, buf, BFK_READ_CHUNK)) > 0) {
+	while ((r = read(fd, buf, BFCTL_READ_CHUNK)) > 0) {
 		const char *p = buf, *end = buf + r;
 
 		while ((p = memchr(p, '\n', (size_t)(end - p)))) {

@@ -12,7 +12,7 @@
 #define BULK_KEYS	(1u << 20)
 #define BULK_BYTES	(64u << 20)
 
-struct kargs {
+struct bfctl_kargs {
 	const char *verb;
 	bool exist, terse;
 	const char *file, *out;
@@ -23,10 +23,10 @@ struct kargs {
 };
 
 /* "bfctl: verb: message" and the pointer to help; BFCTL_USAGE */
-int kusage(const char *verb, const char *fmt, const char *arg);
-/* buf non-NULL: kusage() writes its message there instead (restore) */
-void kusage_capture(char *buf, size_t len);
-/* the option classes a verb takes (kargs_parse's allowed) */
+int bfctl_usage(const char *verb, const char *fmt, const char *arg);
+/* buf non-NULL: bfctl_usage() writes its message there instead (restore) */
+void bfctl_usage_capture(char *buf, size_t len);
+/* the option classes a verb takes (bfctl_kargs_parse's allowed) */
 enum {
 	KO_GLOBAL	= 1 << 0,	/* -j -q, anywhere for every verb */
 	KO_EXIST	= 1 << 1,
@@ -37,22 +37,35 @@ enum {
 	KO_KIND		= 1 << 6,	/* --kind (rebuild) */
 };
 /* argv (argv[0] the verb) -> a; an option outside allowed is a usage error */
-int kargs_parse(int argc, char **argv, struct kargs *a, u32 allowed);
+int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a,
+		      u32 allowed);
 /* between min and max (-1: any) positional arguments, else usage */
-int want_pos(const struct kargs *a, int min, int max, const char *use);
-int check_name(const struct kargs *a, const char *name);
+int bfctl_want_pos(const struct bfctl_kargs *a, int min, int max,
+		   const char *use);
+int bfctl_check_name(const struct bfctl_kargs *a, const char *name);
 /* "verb NAME" for messages (a static buffer) */
-const char *what2(const char *verb, const char *name);
+const char *bfctl_verb_name(const char *verb, const char *name);
 /* sizing, hash and seed options -> a create/begin request; BFCTL_* */
-int fill_spec(const struct kargs *a, struct kb_ioc_create *c);
+int bfctl_fill_spec(const struct bfctl_kargs *a, struct kb_ioc_create *c);
 /* create NAME KIND [options] -> the request (name, kind, spec); BFCTL_* */
-int create_request(struct kargs *a, struct kb_ioc_create *c);
+int bfctl_create_request(struct bfctl_kargs *a, struct kb_ioc_create *c);
+/* the parameters the kernel makes of c (core sizing); 0 or -errno */
+int bfctl_create_params(const struct kb_ioc_create *c, struct kb_params *p,
+			u64 max);
+/*
+ * -exist on create (bfctl create, restore's create lines): an existing
+ * filter is kept only if it is the filter c would make, as ipset's -exist
+ * for an identical set: kind, key type, hash, m, k, and the seed if given
+ */
+bool bfctl_create_matches(const struct kb_ioc_create *c,
+			  const struct kb_params *p,
+			  const struct kb_ioc_info *info);
 
 /* stream a key file into name (flags KB_KEYS_F_TXN: this fd's txn) */
-int add_file(struct bfctl_conn *conn, const char *verb, const char *name,
-	     u32 key_type, const char *file, u32 flags, u64 *total);
-int do_rebuild(struct bfctl_conn *conn, struct kargs *a);
-int do_upload(struct bfctl_conn *conn, struct kargs *a);
-int do_export(struct bfctl_conn *conn, struct kargs *a);
+int bfctl_add_file(struct kbconn *conn, const char *verb, const char *name,
+		   u32 key_type, const char *file, u32 flags, u64 *total);
+int bfctl_do_rebuild(struct kbconn *conn, struct bfctl_kargs *a);
+int bfctl_do_upload(struct kbconn *conn, struct bfctl_kargs *a);
+int bfctl_do_export(struct kbconn *conn, struct bfctl_kargs *a);
 
 #endif /* _BFCTL_KVERBS_H */

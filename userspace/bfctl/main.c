@@ -17,27 +17,43 @@
 bool bfctl_json;
 bool bfctl_quiet;
 
+#define SIZE_OPTS "[--items N --fpr P | --bits-per-key B | --bits M --hashes K]"
+
 static const struct bfctl_verb verbs[] = {
-	{ "create", bfctl_kernel_main, "create a filter" },
-	{ "destroy", bfctl_kernel_main, "destroy a filter" },
-	{ "list", bfctl_kernel_main, "list filters (-t: names only)" },
-	{ "info", bfctl_kernel_main, "show a filter's parameters and counters" },
-	{ "add", bfctl_kernel_main, "add keys (or -file FILE)" },
-	{ "del", bfctl_kernel_main, "delete keys (counting filters)" },
-	{ "test", bfctl_kernel_main, "test keys: exit 0 all maybe present, 1 any absent" },
-	{ "test-and-add", bfctl_kernel_main, "add keys, print the ones that were new" },
-	{ "save", bfctl_save_main, "write filters as text (restore reads it)" },
-	{ "restore", bfctl_restore_main, "load filters (save files, create/add lines)" },
-	{ "swap", bfctl_kernel_main, "exchange two filters' contents atomically" },
-	{ "rename", bfctl_kernel_main, "rename a filter" },
-	{ "flush", bfctl_kernel_main, "remove all keys of a filter" },
-	{ "rebuild", bfctl_kernel_main, "replace a filter's keys atomically from -file FILE" },
-	{ "upload", bfctl_kernel_main, "load an image into a filter (creating it)" },
-	{ "export", bfctl_kernel_main, "write a filter's image (-o IMAGE)" },
-	{ "monitor", bfctl_kernel_main, "print filter events" },
-	{ "version", bfctl_kernel_main, "print versions" },
+	{ "create", bfctl_kernel_main, "create a filter",
+	  "NAME KIND " SIZE_OPTS "\n       [--key-type T] [--hash xxh64|siphash] [--seed S[,S2]] [-exist]" },
+	{ "destroy", bfctl_kernel_main, "destroy a filter", "NAME" },
+	{ "list", bfctl_kernel_main, "list filters (-t: names only)",
+	  "[NAME] [-t]" },
+	{ "info", bfctl_kernel_main, "show a filter's parameters and counters",
+	  "NAME" },
+	{ "add", bfctl_kernel_main, "add keys (or -file FILE)",
+	  "NAME KEY... | NAME -file FILE [-exist]" },
+	{ "del", bfctl_kernel_main, "delete keys (counting filters)",
+	  "NAME KEY... [-exist]" },
+	{ "test", bfctl_kernel_main, "test keys: exit 0 all maybe present, 1 any absent",
+	  "NAME KEY..." },
+	{ "test-and-add", bfctl_kernel_main, "add keys, print the ones that were new",
+	  "NAME KEY..." },
+	{ "save", bfctl_save_main, "write filters as text (restore reads it)",
+	  "[NAME] [-file FILE]" },
+	{ "restore", bfctl_restore_main, "load filters (save files, create/add lines)",
+	  "[-file FILE] [-exist] [-check]" },
+	{ "swap", bfctl_kernel_main, "exchange two filters' contents atomically",
+	  "NAME1 NAME2" },
+	{ "rename", bfctl_kernel_main, "rename a filter", "OLD NEW" },
+	{ "flush", bfctl_kernel_main, "remove all keys of a filter", "NAME" },
+	{ "rebuild", bfctl_kernel_main, "replace a filter's keys atomically from -file FILE",
+	  "NAME -file FILE [--kind KIND] " SIZE_OPTS },
+	{ "upload", bfctl_kernel_main, "load an image into a filter (creating it)",
+	  "NAME IMAGE" },
+	{ "export", bfctl_kernel_main, "write a filter's image (-o IMAGE)",
+	  "NAME -o IMAGE" },
+	{ "monitor", bfctl_kernel_main, "print filter events", "" },
+	{ "version", bfctl_kernel_main, "print versions", "" },
 	{ "image", bfctl_image_main,
-	  "build, inspect, test, export and import filter images offline" },
+	  "build, inspect, test, export and import filter images offline",
+	  "build|info|test|export|import ... (bfctl image --help)" },
 };
 
 int bfctl_fail(int code, const char *what, const char *fmt, ...)
@@ -186,16 +202,26 @@ int bfctl_parse_cmd(int argc, char **argv, struct bfctl_cmd *cmd)
 	}
 	if (i >= argc)
 		return BFCTL_USAGE;
+	if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
+		cmd->version = true;
+		return BFCTL_OK;
+	}
 	if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") ||
 	    !strcmp(argv[i], "help")) {
 		cmd->help = true;
-		return BFCTL_OK;
+		if (i + 1 >= argc)
+			return BFCTL_OK;
+		i++;	/* help VERB: that verb's usage */
 	}
 	for (v = 0; v < ARRAY_SIZE(verbs); v++)
 		if (!strcmp(argv[i], verbs[v].name)) {
 			cmd->verb = &verbs[v];
 			cmd->argc = argc - i;
 			cmd->argv = argv + i;
+			/* VERB -h / --help (first argument): its usage */
+			if (cmd->argc > 1 && (!strcmp(cmd->argv[1], "-h") ||
+					      !strcmp(cmd->argv[1], "--help")))
+				cmd->help = true;
 			return BFCTL_OK;
 		}
 	cmd->bad_verb = argv[i];
@@ -208,7 +234,7 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: bfctl [-j] [-q] VERB [ARGS...]\n\nverbs:\n");
+	fprintf(f, "usage: bfctl [-j] [-q] VERB [ARGS...]\n       bfctl help VERB | VERB --help | --version\n\nverbs:\n");
 	for (i = 0; i < ARRAY_SIZE(verbs); i++)
 		fprintf(f, "  %-13s %s\n", verbs[i].name, verbs[i].summary);
 	fprintf(f, "\nexit codes: 0 ok or maybe present, 1 absent, 2 usage, 3 error\n");
@@ -223,6 +249,20 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bfctl: unknown verb '%s'\n", cmd.bad_verb);
 		usage(stderr);
 		return BFCTL_USAGE;
+	}
+	if (cmd.version) {
+		printf("bfctl %s\n", BFCTL_VERSION);
+		return BFCTL_OK;
+	}
+	if (cmd.help && cmd.verb && cmd.verb->main == bfctl_image_main) {
+		char *args[] = { "image", "--help", NULL };
+
+		return bfctl_image_main(2, args);
+	}
+	if (cmd.help && cmd.verb) {
+		printf("usage: bfctl [-j] [-q] %s %s\n\n%s (see bfctl(8))\n",
+		       cmd.verb->name, cmd.verb->usage, cmd.verb->summary);
+		return BFCTL_OK;
 	}
 	if (cmd.help) {
 		usage(stdout);

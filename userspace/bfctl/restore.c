@@ -20,10 +20,12 @@
 u64 bfctl_restore_max_bytes;
 
 struct restore {
-	struct rline r;
-	struct bfctl_conn conn;
+	struct bfctl_lines r;
+	struct kbconn conn;
 	bool exist, check;	/* check: -check, parse only */
 	bool conn_up;
+	bool lines;		/* a non-empty line was read */
+	bool save, ended;	/* input is a save; SAVE_END was read */
 	u64 max_bytes, max_total;	/* module parameters (or defaults) */
 	u64 total;			/* payload bytes of the filter blocks */
 	struct rfilter *v;
@@ -84,7 +86,7 @@ static int kinfo(struct restore *rs, const char *name,
 	if (rs->check)
 		return -ENOENT;
 	if (!rs->conn_up) {
-		ret = bfc_dev(&rs->conn);
+		ret = kbconn_dev(&rs->conn);
 		if (ret < 0) {
 			snprintf(rs->r.err, sizeof(rs->r.err), "open %s: %s",
 				 KBDEV_PATH, strerror(-ret));
@@ -93,45 +95,25 @@ static int kinfo(struct restore *rs, const char *name,
 		}
 		rs->conn_up = true;
 	}
-	ret = kbdev_info(rs->conn.dev, name, info);
-	if (ret && ret != -ENOENT)
-		return rl_fail(&rs->r, BFCTL_ERR, "filter %s: %s%s", name,
-			       strerror(-ret), ret == -EPERM ?
-			       " (" BFCTL_PRIV_HINT ")" : "");
+	ret = kbconn_info(&rs->conn, name, info);
+	if (ret && ret != -ENOENT) {
+		const char *why = rs->conn.extack[0] ? rs->conn.extack :
+				  ret == -EPERM ? KBCONN_PRIV_HINT : NULL;
+
+		return bfctl_lines_fail(&rs->r, BFCTL_ERR,
+					"filter %s: %s%s%s%s", name,
+					strerror(-ret), why ? " (" : "",
+					why ? why : "", why ? ")" : "");
+	}
 	return ret;
 }
 
 /* what the kernel would make of a create request (kb_params_from_spec) */
-static int spec_params(const struct kb_ioc_create *c, struct kb_params *p,
-		       u64 max)
-{
-	int ret = kb_params_init(p, c->kind);
-
-	if (ret)
-		return ret;
-	p->key_type = c->key_type;
-	p->hash = c->hash;
-	if (c->sizing == KB_SIZING_FPR) {
-		ret = kb_params_from_fpr(p, c->items, c->fpr_ppb, max);
-	} else if (c->sizing == KB_SIZING_BPK) {
-		ret = kb_params_from_bpk(p, c->items, c->bits_per_key, max);
-	} else {
-		p->items = c->items;
-		ret = kb_params_from_mk(p, c->m, c->k, max);
-	}
-	if (ret)
-		return ret;
-	if (c->flags & KB_CREATE_F_SEED) {
-		p->seed[0] = c->seed[0];
-		p->seed[1] = c->seed[1];
-	}
-	return kb_params_validate(p, max);
-}
-
 static int new_keys(struct restore *rs, struct rfilter *rf)
 {
-	if (bfk_init(&rf->keys, 4096, 65536))
-		return rl_fail(&rs->r, BFCTL_ERR, "%s", strerror(ENOMEM));
+	if (bfctl_batch_init(&rf->keys, 4096, 65536))
+		return bfctl_lines_fail(&rs->r, BFCTL_ERR, "%s",
+					strerror(ENOMEM));
 	return 0;
 }
 
@@ -143,9 +125,9 @@ static int define(struct restore *rs, const char *name, bool *live,
 	int ret;
 
 	if (old)
-		return rl_fail(&rs->r, BFCTL_USAGE,
+		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
 			       "filter %s already used on line %llu", name,
-			       (unsigned long long)old->line);
+					(unsigned long long)old->line);
 	ret = kinfo(rs, name, info);
 	*live = !ret;
 	return ret == -ENOENT ? 0 : ret;
@@ -159,19 +141,20 @@ static int line_filter(struct restore *rs, char *s)
 	int ret;
 
 	memset(&tmp, 0, sizeof(tmp));
-	ret = parse_block(&rs->r, s, &tmp, rs->max_bytes,
+	ret = bfctl_save_parse_block(&rs->r, s, &tmp, rs->max_bytes,
 			  rs->total < rs->max_total ? rs->max_total - rs->total : 0);
 	if (!ret)
 		ret = define(rs, tmp.name, &live, &info);
 	if (!ret && live && !rs->exist) {
 		rs->r.line = tmp.line;
-		ret = rl_fail(&rs->r, BFCTL_ERR,
+		ret = bfctl_lines_fail(&rs->r, BFCTL_ERR,
 			      "filter %s exists (-exist replaces it)", tmp.name);
 	}
 	if (!ret) {
 		rf = append(rs);
 		if (!rf)
-			ret = rl_fail(&rs->r, BFCTL_ERR, "%s", strerror(ENOMEM));
+			ret = bfctl_lines_fail(&rs->r, BFCTL_ERR, "%s",
+					       strerror(ENOMEM));
 	}
 	if (ret) {
 		free(tmp.img);
@@ -191,47 +174,47 @@ static int line_create(struct restore *rs, char *s)
 	struct kb_ioc_create c;
 	struct kb_params p;
 	struct rfilter *rf;
-	struct kargs a;
+	struct bfctl_kargs a;
 	int argc = 0, ret;
 	bool live;
 
 	for (argv[0] = strtok_r(s, " \t", &save); argv[argc];
 	     argv[argc] = strtok_r(NULL, " \t", &save))
 		if (++argc == (int)ARRAY_SIZE(argv) - 1)
-			return rl_fail(&rs->r, BFCTL_USAGE, "too many words");
+			return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
+						"too many words");
 	/* the parser of `bfctl create`, its messages captured */
-	kusage_capture(msg, sizeof(msg));
-	ret = kargs_parse(argc, argv, &a, KO_SPEC) ?: create_request(&a, &c);
-	kusage_capture(NULL, 0);
+	bfctl_usage_capture(msg, sizeof(msg));
+	ret = bfctl_kargs_parse(argc, argv, &a,
+				KO_SPEC) ?: bfctl_create_request(&a, &c);
+	bfctl_usage_capture(NULL, 0);
 	if (ret)
-		return rl_fail(&rs->r, BFCTL_USAGE, "%s", msg);
-	ret = spec_params(&c, &p, rs->max_bytes);
+		return bfctl_lines_fail(&rs->r, BFCTL_USAGE, "%s", msg);
+	ret = bfctl_create_params(&c, &p, rs->max_bytes);
 	if (ret == -E2BIG)
-		return rl_fail(&rs->r, BFCTL_USAGE,
+		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
 			       "filter %s: over max_filter_bytes (%llu)",
 			       a.pos[0], (unsigned long long)rs->max_bytes);
 	if (ret)
-		return rl_fail(&rs->r, BFCTL_USAGE, "filter %s: bad parameters",
-			       a.pos[0]);
+		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
+					"filter %s: bad parameters", a.pos[0]);
 	ret = define(rs, a.pos[0], &live, &info);
 	if (ret)
 		return ret;
 	if (live && !rs->exist)
-		return rl_fail(&rs->r, BFCTL_ERR,
+		return bfctl_lines_fail(&rs->r, BFCTL_ERR,
 			       "filter %s exists (-exist keeps it if its parameters match)",
-			       a.pos[0]);
-	if (live && (info.kind != p.kind || info.key_type != p.key_type ||
-		     info.hash != p.hash || info.m != p.m || info.k != p.k ||
-		     ((c.flags & KB_CREATE_F_SEED) &&
-		      (info.seed[0] != p.seed[0] || info.seed[1] != p.seed[1]))))
-		return rl_fail(&rs->r, BFCTL_ERR,
+					a.pos[0]);
+	if (live && !bfctl_create_matches(&c, &p, &info))
+		return bfctl_lines_fail(&rs->r, BFCTL_ERR,
 			       "filter %s exists with other parameters (%s %s m=%llu k=%u)",
-			       a.pos[0], kb_kind_name(info.kind),
-			       kb_key_type_name(info.key_type),
-			       (unsigned long long)info.m, info.k);
+					a.pos[0], kb_kind_name(info.kind),
+					kb_key_type_name(info.key_type),
+					(unsigned long long)info.m, info.k);
 	rf = append(rs);
 	if (!rf)
-		return rl_fail(&rs->r, BFCTL_ERR, "%s", strerror(ENOMEM));
+		return bfctl_lines_fail(&rs->r, BFCTL_ERR, "%s",
+					strerror(ENOMEM));
 	strcpy(rf->name, a.pos[0]);
 	rf->line = rs->r.line;
 	rf->how = live ? RF_LIVE : RF_CREATE;
@@ -278,23 +261,25 @@ static int line_add(struct restore *rs, char *s)
 		goto parse;
 	key = name + strcspn(name, " \t");
 	if (!*key)
-		return rl_fail(&rs->r, BFCTL_USAGE, "usage: add NAME KEY");
+		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
+					"usage: add NAME KEY");
 	*key++ = 0;
 	if (!kb_name_valid(name, (u32)strlen(name)))
-		return rl_fail(&rs->r, BFCTL_USAGE, "bad filter name '%.40s'",
-			       name);
+		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
+					"bad filter name '%.40s'", name);
 	rf = find(rs, name);
 	if (!rf) {
 		ret = kinfo(rs, name, &info);
 		if (ret == -ENOENT)
-			return rl_fail(&rs->r, BFCTL_ERR,
+			return bfctl_lines_fail(&rs->r, BFCTL_ERR,
 				       "filter %s does not exist%s", name,
 				       rs->check ? " in the file" : "");
 		if (ret)
 			return ret;
 		rf = append(rs);
 		if (!rf)
-			return rl_fail(&rs->r, BFCTL_ERR, "%s", strerror(ENOMEM));
+			return bfctl_lines_fail(&rs->r, BFCTL_ERR, "%s",
+						strerror(ENOMEM));
 		strcpy(rf->name, name);
 		rf->line = rs->r.line;
 		rf->how = RF_LIVE;
@@ -307,12 +292,14 @@ static int line_add(struct restore *rs, char *s)
 parse:
 	while (*key == ' ' || *key == '\t')
 		key++;
-	if (bfk_reserve(&rf->keys))
-		return rl_fail(&rs->r, BFCTL_ERR, "%s", strerror(ENOMEM));
-	if (bfk_push_text(&rf->keys, rf->key_type, key,
+	if (bfctl_batch_reserve(&rf->keys))
+		return bfctl_lines_fail(&rs->r, BFCTL_ERR, "%s",
+					strerror(ENOMEM));
+	if (bfctl_batch_push_text(&rf->keys, rf->key_type, key,
 			  (size_t)(s + rs->r.len - key), rs->r.line, &why))
-		return rl_fail(&rs->r, BFCTL_USAGE, "key '%.64s': %s (key type %s)",
-			       key, why, kb_key_type_name(rf->key_type));
+		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
+					"key '%.64s': %s (key type %s)", key,
+					why, kb_key_type_name(rf->key_type));
 	return 0;
 }
 
@@ -321,8 +308,15 @@ static int parse_all(struct restore *rs)
 	char *s;
 	int ret;
 
-	while ((s = rl_next(&rs->r))) {
-		if (!s[0] || s[0] == '#')
+	while ((s = bfctl_lines_next(&rs->r))) {
+		if (!s[0])
+			continue;
+		if (!rs->lines)
+			rs->save = !strcmp(s, SAVE_MAGIC);
+		rs->lines = true;
+		/* a save's own lines may be followed by others (create, add) */
+		rs->ended |= !strcmp(s, SAVE_END);
+		if (s[0] == '#')
 			continue;
 		if (s[0] == 'a' && s[1] == 'd' && s[2] == 'd' &&
 		    (s[3] == ' ' || s[3] == '\t'))
@@ -332,21 +326,25 @@ static int parse_all(struct restore *rs)
 		else if (!strncmp(s, "create ", 7) || !strncmp(s, "create\t", 7))
 			ret = line_create(rs, s);
 		else
-			ret = rl_fail(&rs->r, BFCTL_USAGE,
+			ret = bfctl_lines_fail(&rs->r, BFCTL_USAGE,
 				      "expected 'filter NAME ...', 'create NAME ...' or 'add NAME KEY', got '%.40s'",
-				      s);
+					       s);
 		if (ret)
 			return ret;
 	}
+	if (!rs->r.code && rs->save && !rs->ended)
+		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
+					"the save does not end with '%s': it is cut short (did the save fail?)",
+					SAVE_END);
 	return rs->r.code ? -EINVAL : 0;
 }
 
 /* ---- loading ---- */
 
 /* rf's keys in batches of up to BULK_KEYS (flags: KB_KEYS_F_TXN) */
-static int send_keys(struct bfctl_conn *conn, struct rfilter *rf, u32 flags)
+static int send_keys(struct kbconn *conn, struct rfilter *rf, u32 flags)
 {
-	struct bfk_batch *b = &rf->keys, part;
+	struct bfctl_batch *b = &rf->keys, part;
 	u64 i = 0, off = 0;
 	int ret;
 
@@ -367,7 +365,7 @@ static int send_keys(struct bfctl_conn *conn, struct rfilter *rf, u32 flags)
 			part = *b;
 			part.buf += off;
 			part.line += i;
-			bfk_key_text(&part, rf->key_type, bad, key, sizeof(key));
+			bfctl_batch_key_text(&part, rf->key_type, bad, key, sizeof(key));
 			snprintf(conn->extack, sizeof(conn->extack),
 				 "line %llu: kernel refused key '%s'",
 				 (unsigned long long)part.line[bad], key);
@@ -381,7 +379,7 @@ static int send_keys(struct bfctl_conn *conn, struct rfilter *rf, u32 flags)
 }
 
 /* one filter: a transaction for those the file defines, else adds */
-static int load_one(struct bfctl_conn *conn, struct rfilter *rf)
+static int load_one(struct kbconn *conn, struct rfilter *rf)
 {
 	char what[96];
 	u32 why = 0;
@@ -391,11 +389,11 @@ static int load_one(struct bfctl_conn *conn, struct rfilter *rf)
 		 (unsigned long long)rf->line);
 	if (rf->how == RF_LIVE) {
 		ret = send_keys(conn, rf, 0);
-		return ret ? bfc_fail(conn, what, ret) : 0;
+		return ret ? bfctl_fail_err(conn, what, ret) : 0;
 	}
 	ret = kbdev_txn_begin(conn->dev, &rf->c);
 	if (ret)
-		return bfc_fail(conn, what, ret);
+		return bfctl_fail_err(conn, what, ret);
 	if (rf->how == RF_IMAGE)
 		ret = kbdev_upload(conn->dev, KB_IMAGE_F_TXN, rf->name, rf->img,
 				   rf->img_len, &why);
@@ -408,7 +406,7 @@ static int load_one(struct bfctl_conn *conn, struct rfilter *rf)
 			snprintf(conn->extack, sizeof(conn->extack), "%s",
 				 kb_image_strerror(why));
 		kbdev_txn_abort(conn->dev);
-		return bfc_fail(conn, what, ret);
+		return bfctl_fail_err(conn, what, ret);
 	}
 	return 0;
 }
@@ -435,24 +433,24 @@ int bfctl_restore_main(int argc, char **argv)
 					  "usage: bfctl restore [-file FILE] [-exist] [-check]");
 		}
 	}
-	ret = rl_open(&rs.r, file);
+	ret = bfctl_lines_open(&rs.r, file);
 	if (ret)
 		return bfctl_fail(BFCTL_ERR, "restore", "%s: %s", file, strerror(-ret));
 	rs.max_bytes = bfctl_restore_max_bytes ?:
 		       module_param_u64(MAX_FILTER_PARAM, 4ULL << 30);
 	rs.max_total = bfctl_restore_max_bytes ? 4 * bfctl_restore_max_bytes :
 		       module_param_u64(MAX_NETNS_PARAM, 16ULL << 30);
-	bfc_init(&rs.conn);
+	kbconn_init(&rs.conn);
 	ret = parse_all(&rs);
-	rl_close(&rs.r);
+	bfctl_lines_close(&rs.r);
 	if (ret) {
 		ret = bfctl_fail(rs.r.code, "restore", "%s: %s", file, rs.r.err);
 		goto out;
 	}
 	if (!rs.check && !rs.conn_up && rs.n) {
-		ret = bfc_dev(&rs.conn);
+		ret = kbconn_dev(&rs.conn);
 		if (ret < 0) {
-			ret = bfc_fail(&rs.conn, "restore: open " KBDEV_PATH, ret);
+			ret = bfctl_fail_err(&rs.conn, "restore: open " KBDEV_PATH, ret);
 			goto out;
 		}
 	}
@@ -468,10 +466,10 @@ int bfctl_restore_main(int argc, char **argv)
 		       (unsigned long long)keys);
 	}
 out:
-	bfc_close(&rs.conn);
+	kbconn_close(&rs.conn);
 	for (i = 0; i < rs.n; i++) {
 		free(rs.v[i].img);
-		bfk_free(&rs.v[i].keys);
+		bfctl_batch_free(&rs.v[i].keys);
 	}
 	free(rs.v);
 	return ret;

@@ -57,7 +57,6 @@
 #include <unistd.h>
 #include "savefmt.h"
 
-#define SAVE_MAGIC	"# bfctl save 1"
 #define B64_LINE	57
 
 static const char b64[] =
@@ -147,18 +146,18 @@ static int save_image(FILE *f, const char *name, const u8 *img, u64 len)
 }
 
 struct save_state {
-	struct bfctl_conn *conn;
+	struct kbconn *conn;
 	FILE *f;
 	int ret;
 };
 
-static int save_one(struct bfctl_conn *conn, FILE *f, const char *name)
+static int save_one(struct kbconn *conn, FILE *f, const char *name)
 {
 	u8 *img;
 	u64 len;
 	int ret;
 
-	ret = bfc_dev(conn);
+	ret = kbconn_dev(conn);
 	if (ret >= 0)
 		ret = kbdev_export(conn->dev, 0, name, &img, &len);
 	if (ret) {
@@ -169,7 +168,7 @@ static int save_one(struct bfctl_conn *conn, FILE *f, const char *name)
 			return bfctl_fail(BFCTL_ERR, what,
 					  "the filter kept changing during %d tries, try again later",
 					  KBDEV_EXPORT_TRIES);
-		return bfc_fail(conn, what, ret);
+		return bfctl_fail_err(conn, what, ret);
 	}
 	ret = save_image(f, name, img, len);
 	free(img);
@@ -186,10 +185,10 @@ static int save_cb(const struct kb_ioc_info *i, void *arg)
 
 int bfctl_save_main(int argc, char **argv)
 {
-	struct bfctl_conn conn;
+	struct kbconn conn;
 	struct save_state st = { &conn, stdout, 0 };
 	const char *file = NULL, *name = NULL;
-	char tmp[4096] = "";
+	struct kbu_out out = { .fd = -1 };
 	int i, ret;
 
 	for (i = 1; i < argc; i++) {
@@ -209,47 +208,48 @@ int bfctl_save_main(int argc, char **argv)
 	}
 	if (file && strcmp(file, "-")) {
 		/* a crash never leaves a half-written save file behind */
-		int fd;
-
-		snprintf(tmp, sizeof(tmp), "%s.tmp.%d", file, (int)getpid());
-		/* 0600: a save file holds seeds, secret for siphash filters */
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-			  O_CLOEXEC, 0600);
-		st.f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		ret = kbu_out_open(&out, file);
+		st.f = ret ? NULL : fdopen(out.fd, "w");
 		if (!st.f) {
-			ret = -errno;
-			if (fd >= 0)
-				close(fd);
-			return bfctl_fail(BFCTL_ERR, "save", "%s: %s", tmp,
+			ret = ret ?: -errno;
+			kbu_out_abort(&out);
+			return bfctl_fail(BFCTL_ERR, "save", "%s: %s", file,
 					  strerror(-ret));
 		}
 	}
-	bfc_init(&conn);
+	kbconn_init(&conn);
 	fprintf(st.f, "%s\n", SAVE_MAGIC);
 	if (name) {
 		ret = save_one(&conn, st.f, name);
 	} else {
-		ret = bfc_list(&conn, save_cb, &st);
+		ret = kbconn_list(&conn, save_cb, &st);
 		if (ret < 0)
-			ret = bfc_fail(&conn, "save", ret);
+			ret = bfctl_fail_err(&conn, "save", ret);
 		else
 			ret = st.ret;
 	}
-	bfc_close(&conn);
+	kbconn_close(&conn);
+	if (!ret)
+		fprintf(st.f, "%s\n", SAVE_END);
 	if (fflush(st.f) || ferror(st.f)) {
 		ret = bfctl_fail(BFCTL_ERR, "save", "%s: %s", file ? file : "stdout",
 				 strerror(errno));
 	}
 	if (st.f != stdout) {
-		if (!ret && fsync(fileno(st.f)))
-			ret = bfctl_fail(BFCTL_ERR, "save", "%s: %s", tmp,
-					 strerror(errno));
+		/* the FILE goes; kbu_out_commit() syncs, closes and renames */
+		int err;
+
+		out.fd = dup(fileno(st.f));
+		err = out.fd < 0 ? -errno : 0;
 		fclose(st.f);
-		if (!ret && rename(tmp, file))
+		if (ret || err) {
+			kbu_out_abort(&out);
+		} else {
+			err = kbu_out_commit(&out);
+		}
+		if (err && !ret)
 			ret = bfctl_fail(BFCTL_ERR, "save", "%s: %s", file,
-					 strerror(errno));
-		if (ret)
-			unlink(tmp);
+					 strerror(-err));
 	}
 	return ret;
 }
@@ -258,7 +258,7 @@ int bfctl_save_main(int argc, char **argv)
 
 #define RL_BUF		(4u << 20)	/* also the longest line */
 
-int rl_open(struct rline *r, const char *file)
+int bfctl_lines_open(struct bfctl_lines *r, const char *file)
 {
 	memset(r, 0, sizeof(*r));
 	r->fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
@@ -267,14 +267,14 @@ int rl_open(struct rline *r, const char *file)
 	r->cap = RL_BUF;
 	r->buf = malloc(r->cap);
 	if (!r->buf) {
-		rl_close(r);
+		bfctl_lines_close(r);
 		return -ENOMEM;
 	}
 	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	return 0;
 }
 
-void rl_close(struct rline *r)
+void bfctl_lines_close(struct bfctl_lines *r)
 {
 	if (r->fd > 0)
 		close(r->fd);
@@ -283,7 +283,7 @@ void rl_close(struct rline *r)
 	r->buf = NULL;
 }
 
-int rl_fail(struct rline *r, int code, const char *fmt, ...)
+int bfctl_lines_fail(struct bfctl_lines *r, int code, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -297,7 +297,7 @@ int rl_fail(struct rline *r, int code, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static char *rl_take(struct rline *r, char *s, char *end)
+static char *lines_take(struct bfctl_lines *r, char *s, char *end)
 {
 	*end = 0;
 	r->line++;
@@ -307,7 +307,7 @@ static char *rl_take(struct rline *r, char *s, char *end)
 	return s;
 }
 
-char *rl_next(struct rline *r)
+char *bfctl_lines_next(struct bfctl_lines *r)
 {
 	for (;;) {
 		char *s = r->buf + r->pos;
@@ -316,27 +316,27 @@ char *rl_next(struct rline *r)
 
 		if (nl) {
 			r->pos = (size_t)(nl + 1 - r->buf);
-			return rl_take(r, s, nl);
+			return lines_take(r, s, nl);
 		}
 		if (r->eof) {
 			if (r->pos == r->end)
 				return NULL;
 			r->pos = r->end;	/* a last line without "\n" */
-			return rl_take(r, s, r->buf + r->end);
+			return lines_take(r, s, r->buf + r->end);
 		}
 		memmove(r->buf, s, r->end - r->pos);
 		r->end -= r->pos;
 		r->pos = 0;
 		if (r->end == r->cap - 1) {	/* keep a byte for the NUL */
 			r->line++;
-			rl_fail(r, BFCTL_USAGE, "line too long");
+			bfctl_lines_fail(r, BFCTL_USAGE, "line too long");
 			return NULL;
 		}
 		n = read(r->fd, r->buf + r->end, r->cap - 1 - r->end);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			rl_fail(r, BFCTL_ERR, "%s", strerror(errno));
+			bfctl_lines_fail(r, BFCTL_ERR, "%s", strerror(errno));
 			return NULL;
 		}
 		if (!n)
@@ -396,10 +396,10 @@ static int parse_u64_list(const char *v, u64 *out, int n)
 	return i == n ? 0 : -EINVAL;
 }
 
-#define BAD(what)	rl_fail(r, BFCTL_USAGE, "%s", what)
+#define BAD(what)	bfctl_lines_fail(r, BFCTL_USAGE, "%s", what)
 
 /* the "filter NAME k=v..." line -> params, count, bytes, crc */
-static int parse_filter_line(struct rline *r, char *s, struct rfilter *rf,
+static int parse_filter_line(struct bfctl_lines *r, char *s, struct rfilter *rf,
 			     struct kb_params *p, u64 *count, u64 *bytes,
 			     u32 *crc)
 {
@@ -412,8 +412,8 @@ static int parse_filter_line(struct rline *r, char *s, struct rfilter *rf,
 	strtok_r(s, " \t", &save);
 	name = strtok_r(NULL, " \t", &save);
 	if (!name || !kb_name_valid(name, (u32)strlen(name)))
-		return rl_fail(r, BFCTL_USAGE, "bad filter name '%s'",
-			       name ? name : "");
+		return bfctl_lines_fail(r, BFCTL_USAGE, "bad filter name '%s'",
+					name ? name : "");
 	strcpy(rf->name, name);
 	while ((tok = strtok_r(NULL, " \t", &save))) {
 		char *eq = strchr(tok, '=');
@@ -421,7 +421,7 @@ static int parse_filter_line(struct rline *r, char *s, struct rfilter *rf,
 		int ret = 0;
 
 		if (!eq)
-			return rl_fail(r, BFCTL_USAGE,
+			return bfctl_lines_fail(r, BFCTL_USAGE,
 				       "expected key=value, got '%.40s'", tok);
 		*eq = 0;
 		val_s = eq + 1;
@@ -468,10 +468,12 @@ static int parse_filter_line(struct rline *r, char *s, struct rfilter *rf,
 		} else if (!strcmp(key, "count")) {
 			ret = bfctl_parse_u64(val_s, count);
 		} else {
-			return rl_fail(r, BFCTL_USAGE, "unknown field '%.40s'", key);
+			return bfctl_lines_fail(r, BFCTL_USAGE,
+						"unknown field '%.40s'", key);
 		}
 		if (ret)
-			return rl_fail(r, BFCTL_USAGE, "bad value for '%s'", key);
+			return bfctl_lines_fail(r, BFCTL_USAGE,
+						"bad value for '%s'", key);
 	}
 	if (seen != 127)
 		return BAD("filter line needs kind, key-type, hash, m, k, bytes and crc32c");
@@ -522,14 +524,14 @@ static void image_request(const struct kb_params *p, struct kb_ioc_create *c,
 	}
 }
 
-int parse_block(struct rline *r, char *fline, struct rfilter *rf,
-		u64 max_bytes, u64 budget)
+int bfctl_save_parse_block(struct bfctl_lines *r, char *fline,
+			   struct rfilter *rf, u64 max_bytes, u64 budget)
 {
-	struct kb_image_hdr *h;
+	struct kb_image_cur c;
 	struct kb_params p;
 	enum kb_img_err why;
-	u64 count, bytes = 0, off = 0, cap, hl = sizeof(*h);
-	u32 crc = 0, got;
+	u64 count, bytes = 0, off = 0, cap, hl = sizeof(struct kb_image_hdr);
+	u32 crc = 0;
 	char *s;
 	int ret;
 
@@ -538,14 +540,14 @@ int parse_block(struct rline *r, char *fline, struct rfilter *rf,
 	if (ret)
 		return ret;
 	if (bytes > max_bytes)
-		return rl_fail(r, BFCTL_USAGE,
+		return bfctl_lines_fail(r, BFCTL_USAGE,
 			       "filter %s: bytes=%llu is over max_filter_bytes (%llu)",
-			       rf->name, (unsigned long long)bytes,
-			       (unsigned long long)max_bytes);
+					rf->name, (unsigned long long)bytes,
+					(unsigned long long)max_bytes);
 	if (bytes > budget)	/* checked before any payload is held */
-		return rl_fail(r, BFCTL_USAGE,
+		return bfctl_lines_fail(r, BFCTL_USAGE,
 			       "filter %s: bytes=%llu makes the file's filters total over max_netns_bytes",
-			       rf->name, (unsigned long long)bytes);
+					rf->name, (unsigned long long)bytes);
 	rf->key_type = p.key_type;
 	image_request(&p, &rf->c, rf->name);
 	rf->img_len = hl + bytes + KB_IMAGE_TRAILER_LEN;
@@ -553,8 +555,8 @@ int parse_block(struct rline *r, char *fline, struct rfilter *rf,
 	cap = rf->img_len < 65536 ? rf->img_len : 65536;
 	rf->img = kbu_alloc_payload(cap);
 	if (!rf->img)
-		return rl_fail(r, BFCTL_ERR, "%s", strerror(ENOMEM));
-	while ((s = rl_next(r))) {
+		return bfctl_lines_fail(r, BFCTL_ERR, "%s", strerror(ENOMEM));
+	while ((s = bfctl_lines_next(r))) {
 		u8 dec[64];
 		int n;
 
@@ -574,31 +576,37 @@ int parse_block(struct rline *r, char *fline, struct rfilter *rf,
 		if ((u64)n > bytes - off)
 			return BAD("payload longer than bytes=");
 		if (img_reserve(rf, &cap, hl + off + (u64)n))
-			return rl_fail(r, BFCTL_ERR, "%s", strerror(ENOMEM));
+			return bfctl_lines_fail(r, BFCTL_ERR, "%s",
+						strerror(ENOMEM));
 		memcpy(rf->img + hl + off, dec, (size_t)n);
 		off += (u64)n;
 	}
 	if (!s) {
 		if (r->code)
 			return -EINVAL;
-		return rl_fail(r, BFCTL_USAGE, "filter %s: missing 'end' line",
-			       rf->name);
+		return bfctl_lines_fail(r, BFCTL_USAGE,
+					"filter %s: missing 'end' line",
+					rf->name);
 	}
 	if (off != bytes)
 		return BAD("payload shorter than bytes=");
 	if (img_reserve(rf, &cap, rf->img_len))
-		return rl_fail(r, BFCTL_ERR, "%s", strerror(ENOMEM));
-	h = (struct kb_image_hdr *)rf->img;
-	kb_image_fill_header(h, &p, count);
-	got = kb_image_crc_final(kb_image_crc_update(kb_image_crc_init(),
-						     rf->img, hl + bytes));
-	if (got != crc)
-		return rl_fail(r, BFCTL_USAGE,
+		return bfctl_lines_fail(r, BFCTL_ERR, "%s", strerror(ENOMEM));
+	/*
+	 * The image the kernel exported: the header the cursor writes from
+	 * the line, the payload, crc32c= as the trailer; then the checks the
+	 * kernel makes, so that no filter loads if one fails.
+	 */
+	kb_image_cur_write_begin(&c, &p, count);
+	kb_image_cur_produce(&c, NULL, rf->img, hl);
+	memcpy(rf->img + hl + bytes, &(__le32){ kb_cpu_to_le32(crc) }, 4);
+	ret = kb_image_parse(rf->img, rf->img_len, 0, &p, NULL, NULL, NULL,
+			     &why);
+	if (ret == -EBADMSG)
+		return bfctl_lines_fail(r, BFCTL_USAGE,
 			       "filter %s: crc32c does not match the data",
-			       rf->name);
-	/* what else the kernel checks, so that no filter loads if one fails */
-	if (kb_image_check_payload(&p, rf->img + hl, bytes, &why))
+					rf->name);
+	if (ret)
 		return BAD(kb_image_strerror(why));
-	memcpy(rf->img + hl + bytes, &(__le32){ kb_cpu_to_le32(got) }, 4);
 	return 0;
 }

@@ -7,10 +7,20 @@
 #ifndef _BFCTL_SAVEFMT_H
 #define _BFCTL_SAVEFMT_H
 
+/*
+ * A save begins with SAVE_MAGIC and ends with SAVE_END, written only when
+ * every filter was saved: restore refuses input that begins with the magic
+ * and has no end line, so a failed 'bfctl save > file' cannot restore
+ * "successfully" to less (lines after the end, create and add lines an
+ * admin appends, are fine).
+ */
+#define SAVE_MAGIC	"# bfctl save 1"
+#define SAVE_END	"# bfctl save end"
+
 #include "bfctl.h"
 
 /* streamed input: only a window of the text is ever in memory */
-struct rline {
+struct bfctl_lines {
 	int fd;
 	char *buf;
 	size_t cap, pos, end;	/* unread text is buf[pos..end) */
@@ -21,14 +31,14 @@ struct rline {
 	char err[320];		/* "line N: why" */
 };
 
-int rl_open(struct rline *r, const char *file);
-void rl_close(struct rline *r);
+int bfctl_lines_open(struct bfctl_lines *r, const char *file);
+void bfctl_lines_close(struct bfctl_lines *r);
 /* next line, NUL-terminated without its "\n" / "\r\n"; NULL at the end or
  * on an error (r->code set)
  */
-char *rl_next(struct rline *r);
+char *bfctl_lines_next(struct bfctl_lines *r);
 /* record "line N: why" (the current line) with code; returns -EINVAL */
-int rl_fail(struct rline *r, int code, const char *fmt, ...)
+int bfctl_lines_fail(struct bfctl_lines *r, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* one filter of a restore */
@@ -47,7 +57,7 @@ struct rfilter {
 	struct kb_ioc_create c;	/* the transaction's parameters */
 	u8 *img;		/* RF_IMAGE: the image rebuilt from the text */
 	u64 img_len;
-	struct bfk_batch keys;	/* its add lines, packed */
+	struct bfctl_batch keys;	/* its add lines, packed */
 };
 
 /*
@@ -55,7 +65,7 @@ struct rfilter {
  * name, line, key_type, img and c.  max_bytes caps the declared payload,
  * budget what the file's filters may still declare in all.
  */
-int parse_block(struct rline *r, char *fline, struct rfilter *rf,
-		u64 max_bytes, u64 budget);
+int bfctl_save_parse_block(struct bfctl_lines *r, char *fline,
+			   struct rfilter *rf, u64 max_bytes, u64 budget);
 
 #endif /* _BFCTL_SAVEFMT_H */

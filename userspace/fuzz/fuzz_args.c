@@ -51,15 +51,28 @@ static void check_cmd(int argc, char **argv, int ret,
 	if (i >= argc) {
 		/* no verb */
 		FUZZ_CHECK(ret == BFCTL_USAGE && !cmd->verb && !cmd->bad_verb);
-	} else if (is_help(argv[i])) {
+	} else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
+		FUZZ_CHECK(ret == BFCTL_OK && cmd->version && !cmd->verb);
+	} else if (is_help(argv[i]) && i + 1 >= argc) {
 		FUZZ_CHECK(ret == BFCTL_OK && cmd->help && !cmd->verb);
-	} else if (ret == BFCTL_OK) {
-		FUZZ_CHECK(cmd->verb && !cmd->help && !cmd->bad_verb);
-		FUZZ_CHECK(cmd->argv == argv + i && cmd->argc == argc - i);
-		FUZZ_CHECK(!strcmp(cmd->argv[0], cmd->verb->name));
-		FUZZ_CHECK(cmd->verb->main && cmd->verb->summary);
 	} else {
-		FUZZ_CHECK(!cmd->verb && cmd->bad_verb == argv[i]);
+		/* help VERB: that verb, with help set */
+		bool help = is_help(argv[i]);
+
+		i += help;
+		if (ret == BFCTL_OK) {
+			FUZZ_CHECK(cmd->verb && !cmd->bad_verb);
+			FUZZ_CHECK(cmd->help == (help || (cmd->argc > 1 &&
+				   (!strcmp(cmd->argv[1], "-h") ||
+				    !strcmp(cmd->argv[1], "--help")))));
+			FUZZ_CHECK(cmd->argv == argv + i &&
+				   cmd->argc == argc - i);
+			FUZZ_CHECK(!strcmp(cmd->argv[0], cmd->verb->name));
+			FUZZ_CHECK(cmd->verb->main && cmd->verb->summary &&
+				   cmd->verb->usage);
+		} else {
+			FUZZ_CHECK(!cmd->verb && cmd->bad_verb == argv[i]);
+		}
 	}
 }
 

@@ -42,7 +42,7 @@ static struct {
 	bool uploaded;			/* it had an image upload */
 	struct kb_ioc_create c;		/* its parameters */
 	struct kfilter staged;		/* its image (begin: empty) */
-	bool names_taken;		/* kbdev_info finds every name */
+	bool names_taken;		/* kbconn_info finds every name */
 	unsigned int writes, fail_at;	/* fail write number fail_at (1..) */
 } K;
 
@@ -84,24 +84,24 @@ int bfctl_image_main(int argc, char **argv)
 	return BFCTL_ERR;
 }
 
-void bfc_init(struct bfctl_conn *c)
+void kbconn_init(struct kbconn *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->dev = -1;
 }
 
-void bfc_close(struct bfctl_conn *c)
+void kbconn_close(struct kbconn *c)
 {
 	FUZZ_CHECK(!K.txn);
 }
 
-int bfc_dev(struct bfctl_conn *c)
+int kbconn_dev(struct kbconn *c)
 {
 	c->dev = 1000;	/* never a real fd: the stubs take it */
 	return c->dev;
 }
 
-int bfc_list(struct bfctl_conn *c,
+int kbconn_list(struct kbconn *c,
 	     int (*cb)(const struct kb_ioc_info *i, void *arg), void *arg)
 {
 	struct kb_ioc_info info;
@@ -118,7 +118,7 @@ int bfc_list(struct bfctl_conn *c,
 	return 0;
 }
 
-int bfc_fail(struct bfctl_conn *c, const char *what, int err)
+int bfctl_fail_err(struct kbconn *c, const char *what, int err)
 {
 	return BFCTL_ERR;
 }
@@ -142,7 +142,7 @@ static struct kfilter *kfind(const char *name)
 	return NULL;
 }
 
-int kbdev_info(int fd, const char *name, struct kb_ioc_info *info)
+int kbconn_info(struct kbconn *c, const char *name, struct kb_ioc_info *info)
 {
 	struct kfilter *f = kfind(name);
 	struct kb_params p;
@@ -150,7 +150,7 @@ int kbdev_info(int fd, const char *name, struct kb_ioc_info *info)
 	u64 plen, count;
 	const void *pl;
 
-	FUZZ_CHECK(fd == 1000 && name_ok(name));
+	FUZZ_CHECK(c->dev == 1000 && name_ok(name));
 	memset(info, 0, sizeof(*info));
 	if (!f)
 		return K.names_taken ? 0 : -ENOENT;

@@ -38,66 +38,6 @@ int kbdev_set_name(char *dst, const char *name)
 	return 0;
 }
 
-int kbdev_create(int fd, const struct kb_ioc_create *c)
-{
-	struct kb_ioc_create a = *c;
-
-	a.size = sizeof(a);
-	return ioc(fd, KB_IOC_CREATE, &a);
-}
-
-static int name_cmd(int fd, unsigned long cmd, const char *name)
-{
-	struct kb_ioc_name a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	if (kbdev_set_name(a.name, name))
-		return -EINVAL;
-	return ioc(fd, cmd, &a);
-}
-
-int kbdev_destroy(int fd, const char *name)
-{
-	return name_cmd(fd, KB_IOC_DESTROY, name);
-}
-
-int kbdev_flush(int fd, const char *name)
-{
-	return name_cmd(fd, KB_IOC_FLUSH, name);
-}
-
-static int name2_cmd(int fd, unsigned long cmd, const char *a,
-		     const char *b)
-{
-	struct kb_ioc_name2 arg;
-
-	memset(&arg, 0, sizeof(arg));
-	arg.size = sizeof(arg);
-	if (kbdev_set_name(arg.name, a) || kbdev_set_name(arg.name2, b))
-		return -EINVAL;
-	return ioc(fd, cmd, &arg);
-}
-
-int kbdev_swap(int fd, const char *a, const char *b)
-{
-	return name2_cmd(fd, KB_IOC_SWAP, a, b);
-}
-
-int kbdev_rename(int fd, const char *from, const char *to)
-{
-	return name2_cmd(fd, KB_IOC_RENAME, from, to);
-}
-
-int kbdev_info(int fd, const char *name, struct kb_ioc_info *info)
-{
-	memset(info, 0, sizeof(*info));
-	info->size = sizeof(*info);
-	if (kbdev_set_name(info->name, name))
-		return -EINVAL;
-	return ioc(fd, KB_IOC_INFO, info);
-}
-
 int kbdev_keys(int fd, unsigned long cmd, u32 flags, const char *name,
 	       const void *keys, u64 keys_len, u64 count, u64 *result,
 	       u64 *processed, u64 *hits, u64 *err_index)

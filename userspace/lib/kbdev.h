@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Thin wrappers around the /dev/kbloom ioctls (uapi section 3).  Every
+ * Thin wrappers around the /dev/kbloom ioctls (uapi section 3): key
+ * batches, images and transactions; the control plane is netlink.  Every
  * function returns 0 or -errno; the argument structs are filled here so
  * callers never forget size or zero the reserved fields.
  */
@@ -14,14 +15,6 @@
 
 /* open /dev/kbloom read-write (close-on-exec); fd or -errno */
 int kbdev_open(void);
-
-int kbdev_create(int fd, const struct kb_ioc_create *c);
-int kbdev_destroy(int fd, const char *name);
-int kbdev_flush(int fd, const char *name);
-int kbdev_swap(int fd, const char *a, const char *b);
-int kbdev_rename(int fd, const char *from, const char *to);
-/* fills *info for name */
-int kbdev_info(int fd, const char *name, struct kb_ioc_info *info);
 
 /*
  * One batch of keys (cmd: KB_IOC_ADD/TEST/DEL/TEST_ADD).  keys holds count

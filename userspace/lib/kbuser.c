@@ -3,10 +3,11 @@
  * libkbcore userspace helpers: key parsing, key files, file I/O.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
+#include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -280,137 +281,190 @@ static int read_fd(int fd, u8 **buf, size_t *len)
 	return 0;
 }
 
+/*
+ * The one reader of key files (kbuser.h).  Chunks of KBU_KEYFILE_CHUNK
+ * bytes: memory stays bounded whatever the file's size, and a pipe reads
+ * like a file.
+ */
+#define KBU_KEYFILE_CHUNK	(4u << 20)
+
+/* the whole lines of buf[0..len) (and a last partial one when final) */
+static int kbu_keyfile_lines(const char *buf, size_t len, bool final,
+			     u32 key_type, int fmt, u64 *line, size_t *used,
+			     int (*key)(const u8 *k, u32 klen, u64 line,
+					void *arg),
+			     void *arg, const char **why)
+{
+	const char *p = buf, *end = buf + len;
+	u8 one[KB_KEY_MAX_LEN + 1];
+	u32 olen;
+	int ret;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l;
+
+		if (!nl && !final)
+			break;
+		l = (size_t)((nl ? nl : end) - p);
+		if (l && p[l - 1] == '\r')	/* CRLF files */
+			l--;
+		(*line)++;
+		if (l) {
+			ret = kbu_key_parse(key_type, fmt, p, l, one, &olen,
+					    why);
+			if (!ret) {
+				/* key()'s failure is not about the text */
+				ret = key(one, olen, *line, arg);
+				*why = NULL;
+			}
+			if (ret)
+				return ret;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	*used = (size_t)(p - buf);
+	return 0;
+}
+
+int kbu_keyfile_read(const char *path, u32 key_type, int fmt,
+		     int (*key)(const u8 *k, u32 len, u64 line, void *arg),
+		     void *arg, char *err, size_t errlen, u64 *errline)
+{
+	size_t have = 0, used, cap = KBU_KEYFILE_CHUNK;
+	const char *why = NULL;
+	u64 line = 0;
+	char *buf;
+	int fd, ret = 0;
+
+	*errline = 0;
+	err[0] = 0;
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -errno;
+	}
+	buf = malloc(cap);
+	if (!buf) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	for (;;) {
+		ssize_t r;
+
+		if (have == cap) {	/* one line longer than the buffer */
+			*errline = line + 1;
+			snprintf(err, errlen, "line too long");
+			ret = -EINVAL;
+			goto out;
+		}
+		r = read(fd, buf + have, cap - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "%s", strerror(errno));
+			goto out;
+		}
+		have += (size_t)r;
+		why = NULL;
+		ret = kbu_keyfile_lines(buf, have, r == 0, key_type, fmt,
+					&line, &used, key, arg, &why);
+		if (ret) {
+			/* a key that does not parse; else key()'s return */
+			if (why) {
+				*errline = line;
+				snprintf(err, errlen, "%s", why);
+			}
+			goto out;
+		}
+		memmove(buf, buf + used, have - used);
+		have -= used;
+		if (r == 0)
+			break;
+	}
+out:
+	free(buf);
+	if (fd > 0)
+		close(fd);
+	return ret;
+}
+
 void kbu_keyset_free(struct kbu_keyset *ks)
 {
-	if (ks->heap)
-		free(ks->map);
-	else if (ks->map && ks->map_len)
-		munmap(ks->map, ks->map_len);
 	free(ks->keys);
 	free(ks->buf);
 	memset(ks, 0, sizeof(*ks));
 }
 
+/* kbu_keyset_load()'s key(): keys and their bytes in growing arrays */
+struct kbu_keyset_fill {
+	struct kbu_keyset *ks;
+	u64 cap;		/* of ks->keys */
+	size_t off, size;	/* used and allocated bytes of ks->buf */
+};
+
+static int kbu_keyset_add(const u8 *k, u32 len, u64 line, void *arg)
+{
+	struct kbu_keyset_fill *fl = arg;
+	struct kbu_keyset *ks = fl->ks;
+
+	(void)line;
+	if (ks->n == fl->cap) {
+		u64 cap = fl->cap ? fl->cap * 2 : 1024;
+		struct kb_key *nk = realloc(ks->keys, cap * sizeof(*nk));
+
+		if (!nk)
+			return -ENOMEM;
+		ks->keys = nk;
+		fl->cap = cap;
+	}
+	if (fl->size - fl->off < len) {
+		size_t size = fl->size ? fl->size * 2 : 65536;
+		u8 *nb;
+
+		while (size - fl->off < len)
+			size *= 2;
+		nb = realloc(ks->buf, size);
+		if (!nb)
+			return -ENOMEM;
+		ks->buf = nb;
+		fl->size = size;
+	}
+	memcpy(ks->buf + fl->off, k, len);
+	/* an offset until the end: buf may still move */
+	ks->keys[ks->n].data = (const void *)(uintptr_t)fl->off;
+	ks->keys[ks->n].len = len;
+	fl->off += len;
+	ks->n++;
+	return 0;
+}
+
 int kbu_keyset_load(struct kbu_keyset *ks, const char *path, u32 key_type,
 		    int fmt, char *err, size_t errlen)
 {
-	struct stat st;
-	const char *p, *end, *why;
-	u64 lines = 0, line = 0, n = 0;
-	size_t off = 0;
-	bool copy = fmt == KBU_FMT_HEX ||
-		    (key_type != KB_KEY_BYTES && key_type != KB_KEY_STR);
-	int fd, ret;
+	struct kbu_keyset_fill fl = { .ks = ks };
+	char why[256];
+	u64 line, i;
+	int ret;
 
 	memset(ks, 0, sizeof(*ks));
-	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
-	}
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		if (fd)
-			close(fd);
-		return ret;
-	}
-	if (!S_ISREG(st.st_mode)) {	/* a pipe or stdin: read it whole */
-		u8 *b;
-
-		ret = read_fd(fd, &b, &ks->map_len);
-		if (fd)
-			close(fd);
-		if (ret) {
-			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-			return ret;
-		}
-		ks->map = b;
-		ks->heap = true;
-		fd = -1;
-	} else {
-		ks->map_len = (size_t)st.st_size;
-	}
-	if (fd >= 0 && ks->map_len) {
-		ks->map = mmap(NULL, ks->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (ks->map == MAP_FAILED) {
-			ret = -errno;
-			ks->map = NULL;
-			ks->map_len = 0;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			if (fd)
-				close(fd);
-			return ret;
-		}
-		madvise(ks->map, ks->map_len, MADV_SEQUENTIAL);
-	}
-	if (fd > 0)	/* not stdin */
-		close(fd);
-	/* an empty file maps nothing: no arithmetic on a NULL map */
-	p = ks->map;
-	end = p ? p + ks->map_len : p;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-		lines++;
-		p = nl ? nl + 1 : end;
-	}
-	ks->keys = calloc(lines ? lines : 1, sizeof(*ks->keys));
-	if (copy)
-		ks->buf = malloc(ks->map_len + lines * 17 + 1);
-	if (!ks->keys || (copy && !ks->buf)) {
-		snprintf(err, errlen, "%s: out of memory", path);
+	ret = kbu_keyfile_read(path, key_type, fmt, kbu_keyset_add, &fl, why,
+			       sizeof(why), &line);
+	if (ret) {
+		if (line)
+			snprintf(err, errlen, "%s:%llu: %s", path,
+				 (unsigned long long)line, why);
+		else
+			snprintf(err, errlen, "%s: %s", path,
+				 why[0] ? why : strerror(-ret));
 		kbu_keyset_free(ks);
-		return -ENOMEM;
+		return ret;
 	}
-	p = ks->map;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = (size_t)((nl ? nl : end) - p);
-		u8 one[KB_KEY_MAX_LEN + 1];
-		u32 olen;
-
-		if (len && p[len - 1] == '\r')	/* CRLF files */
-			len--;
-		line++;
-		if (!len) {
-			p = nl ? nl + 1 : end;
-			continue;
-		}
-		if (!copy) {
-			if (len > KB_KEY_MAX_LEN) {
-				snprintf(err, errlen, "%s:%llu: key too long",
-					 path, (unsigned long long)line);
-				kbu_keyset_free(ks);
-				return -EINVAL;
-			}
-			ks->keys[n].data = p;
-			ks->keys[n].len = (u32)len;
-		} else {
-			if (fmt == KBU_FMT_HEX && len / 2 > KB_KEY_MAX_LEN) {
-				snprintf(err, errlen, "%s:%llu: key too long",
-					 path, (unsigned long long)line);
-				kbu_keyset_free(ks);
-				return -EINVAL;
-			}
-			ret = kbu_key_parse(key_type, fmt, p, len, one, &olen,
-					    &why);
-			if (ret) {
-				snprintf(err, errlen, "%s:%llu: %s", path,
-					 (unsigned long long)line, why);
-				kbu_keyset_free(ks);
-				return ret;
-			}
-			memcpy(ks->buf + off, one, olen);
-			ks->keys[n].data = ks->buf + off;
-			ks->keys[n].len = olen;
-			off += olen;
-		}
-		n++;
-		p = nl ? nl + 1 : end;
-	}
-	ks->n = n;
+	for (i = 0; i < ks->n; i++)
+		ks->keys[i].data = ks->buf + (uintptr_t)ks->keys[i].data;
 	return 0;
 }
 
@@ -446,29 +500,96 @@ int kbu_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int kbu_out_open(struct kbu_out *o, const char *path)
+{
+	struct stat st;
+	bool exists = false;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (!strcmp(path, "-")) {
+		o->fd = STDOUT_FILENO;
+		return 0;
+	}
+	if (strlen(path) >= sizeof(o->path))
+		return -ENAMETOOLONG;
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+		/* write through the link (a dangling one: ENOENT) */
+		if (!realpath(path, o->path))
+			return -errno;
+	} else {
+		strcpy(o->path, path);
+	}
+	if (!stat(o->path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (!S_ISREG(st.st_mode)) {
+			o->fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+			return o->fd < 0 ? -errno : 0;
+		}
+		exists = true;
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%d", o->path, (int)getpid());
+	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		     O_CLOEXEC, 0600);
+	if (o->fd < 0)
+		return -errno;
+	o->replace = true;
+	/* keep what the admin set; a non-root caller cannot chown: fine */
+	if (exists && ((fchown(o->fd, st.st_uid, st.st_gid) && errno != EPERM) ||
+		       fchmod(o->fd, st.st_mode & 07777))) {
+		int ret = -errno;
+
+		kbu_out_abort(o);
+		return ret;
+	}
+	return 0;
+}
+
+int kbu_out_commit(struct kbu_out *o)
+{
+	int ret = 0;
+
+	if (o->fd < 0 || o->fd == STDOUT_FILENO)
+		return 0;
+	if (o->replace && fsync(o->fd) < 0)
+		ret = -errno;
+	if (close(o->fd) < 0 && !ret)
+		ret = -errno;
+	o->fd = -1;
+	if (o->replace && !ret && rename(o->tmp, o->path) < 0)
+		ret = -errno;
+	if (o->replace && ret)
+		unlink(o->tmp);
+	o->replace = false;
+	return ret;
+}
+
+void kbu_out_abort(struct kbu_out *o)
+{
+	if (o->fd >= 0 && o->fd != STDOUT_FILENO)
+		close(o->fd);
+	o->fd = -1;
+	if (o->replace)
+		unlink(o->tmp);
+	o->replace = false;
+}
+
 int kbu_write_file(const char *path, const void *buf, size_t len)
 {
-	char tmp[4096];
-	int fd, ret;
+	struct kbu_out o;
+	int ret = kbu_out_open(&o, path);
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
-	    (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	/* 0600: images hold their seed, a secret for siphash filters */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0)
-		return -errno;
-	ret = kbu_write_all(fd, buf, len);
-	if (!ret && fsync(fd) < 0)
-		ret = -errno;
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path) < 0)
-		ret = -errno;
 	if (ret)
-		unlink(tmp);
-	return ret;
+		return ret;
+	ret = kbu_write_all(o.fd, buf, len);
+	if (ret) {
+		kbu_out_abort(&o);
+		return ret;
+	}
+	return kbu_out_commit(&o);
 }
 
 void *kbu_alloc_payload(u64 bytes)

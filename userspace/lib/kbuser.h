@@ -34,20 +34,31 @@ int kbu_key_format_from_name(const char *s);
 int kbu_key_parse(u32 key_type, int fmt, const char *s, size_t len, u8 *out,
 		  u32 *outlen, const char **why);
 
-/* a file of keys, one per line */
+/*
+ * The one reader of key files: one key per line ('\n' separated; a final
+ * line without '\n' counts; a '\r' before the '\n' is dropped; empty lines
+ * are skipped; "-" is stdin; pipes and FIFOs work), read in bounded chunks
+ * whatever the file's size.  Each key is parsed as key_type in format fmt
+ * (KBU_FMT_*: the caller decides; the verbs' rules differ) and handed to
+ * key() with its line number.  Returns 0, key()'s nonzero return, or
+ * -errno/-EINVAL with the reason in err (errlen bytes) and, when it is
+ * about one line (a bad key, a line too long), its number in *errline
+ * (else 0).
+ */
+int kbu_keyfile_read(const char *path, u32 key_type, int fmt,
+		     int (*key)(const u8 *k, u32 len, u64 line, void *arg),
+		     void *arg, char *err, size_t errlen, u64 *errline);
+
+/* a file of keys, one per line, all in memory (image build sizes by n) */
 struct kbu_keyset {
 	struct kb_key *keys;
 	u64 n;
-	void *map;		/* the file, mmap()ed (or read: heap) */
-	size_t map_len;
-	bool heap;		/* map is malloc()ed: a pipe, stdin */
-	u8 *buf;		/* decoded keys (not for str bytes/str) */
+	u8 *buf;		/* the decoded keys */
 };
 
 /*
- * Load keys from path (one per line, '\n' separated; a final line without
- * '\n' counts; empty lines are skipped; "-" is stdin; pipes work).  0, or -errno with a message in
- * err (errlen bytes) naming the line.
+ * Load the keys of path with kbu_keyfile_read().  0, or -errno with a
+ * message in err (errlen bytes) naming the file and the line.
  */
 int kbu_keyset_load(struct kbu_keyset *ks, const char *path, u32 key_type,
 		    int fmt, char *err, size_t errlen);
@@ -55,7 +66,29 @@ void kbu_keyset_free(struct kbu_keyset *ks);
 
 /* read a whole file ("-": stdin) into a 64-byte aligned buffer (free()) */
 int kbu_read_file(const char *path, u8 **buf, size_t *len);
-/* write buf to path via a temporary file and rename; 0 or -errno */
+/*
+ * Where an output path (-o, save -file) goes.  "-" is stdout.  A device,
+ * FIFO or socket is written in place: root's -o /dev/null must not turn
+ * the device node into a regular file.  A symlink is followed to its
+ * target, so the link stays.  A regular file, or a new path, is written to
+ * a temporary file next to it and renamed over it only once complete (a
+ * crash or an error never leaves half a file), keeping an existing file's
+ * mode and owner; a new file is 0600 (images and saves hold seeds).
+ */
+struct kbu_out {
+	int fd;			/* write here */
+	bool replace;		/* fd is tmp: kbu_out_commit() renames it */
+	char path[4096];	/* the target, symlinks resolved */
+	char tmp[4096 + 32];
+};
+
+/* open path for output as above; 0 or -errno (nothing created on error) */
+int kbu_out_open(struct kbu_out *o, const char *path);
+/* finish: sync and rename a replacement, close; 0 or -errno */
+int kbu_out_commit(struct kbu_out *o);
+/* give up: a replacement's temporary file goes, the target is untouched */
+void kbu_out_abort(struct kbu_out *o);
+/* write buf to path through kbu_out_*(); 0 or -errno */
 int kbu_write_file(const char *path, const void *buf, size_t len);
 /* write all of buf to fd; 0 or -errno */
 int kbu_write_all(int fd, const void *buf, size_t len);

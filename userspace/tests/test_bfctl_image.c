@@ -228,8 +228,24 @@ TEST_F(bf, bad_files_exit_3)
 	if (access("/sys/module/kbloom", F_OK)) {
 		ASSERT_EQ(3, run(out, sizeof(out), B " list 2>&1"));
 		ASSERT_NE(NULL, strstr(out, "the kbloom module is not loaded"));
+		/* a failed list prints nothing on stdout, not "[]" */
+		ASSERT_EQ(3, run(out, sizeof(out), B " -j list 2>/dev/null"));
+		ASSERT_STREQ("", out);
+		ASSERT_EQ(3, run(out, sizeof(out), B " list -t 2>/dev/null"));
+		ASSERT_STREQ("", out);
 		ASSERT_EQ(3, run(out, sizeof(out), B " monitor 2>&1"));
 		ASSERT_NE(NULL, strstr(out, "the kbloom module is not loaded"));
+		/* the control plane is netlink only: no fallback to the device */
+		ASSERT_EQ(3, run(out, sizeof(out), B " info f 2>&1"));
+		ASSERT_NE(NULL, strstr(out, "the kbloom module is not loaded"));
+		ASSERT_EQ(3, run(out, sizeof(out), B " create f blocked 2>&1"));
+		ASSERT_NE(NULL, strstr(out, "the kbloom module is not loaded"));
+		ASSERT_EQ(3, run(out, sizeof(out), B " destroy f 2>&1"));
+		ASSERT_NE(NULL, strstr(out, "the kbloom module is not loaded"));
+		ASSERT_EQ(3, run(out, sizeof(out), B " add f k 2>&1"));
+		ASSERT_NE(NULL, strstr(out, "the kbloom module is not loaded"));
+		ASSERT_EQ(0, run(out, sizeof(out), B " version 2>&1"));
+		ASSERT_NE(NULL, strstr(out, "control transport none"));
 	}
 	ASSERT_EQ(3, run(out, sizeof(out), B " image info %s/keys 2>&1", dir));
 	ASSERT_NE(NULL, strstr(out, "malformed image: "));
@@ -244,6 +260,118 @@ TEST_F(bf, bad_files_exit_3)
 	ASSERT_EQ(0, run(NULL, 0, B " image build --bits-per-key 10 -file %s/keys -o %s/t.img && truncate -s -1 %s/t.img", dir, dir, dir));
 	ASSERT_EQ(3, run(out, sizeof(out), B " image info %s/t.img 2>&1", dir));
 	ASSERT_NE(NULL, strstr(out, "truncated"));
+}
+
+/*
+ * Output paths (-o): a regular file or a new path is replaced whole and
+ * keeps an existing file's mode; a symlink is followed (the link stays);
+ * a device or FIFO is written in place, never replaced by a regular file;
+ * "-" is stdout, never a file named "-"; a failed write leaves the old
+ * file as it was and no temporary file.
+ */
+TEST_F(bf, output_paths)
+{
+	const char *build = B " image build --kind classic --items 5000 --fpr 0.01 -file %s/keys -o %s";
+	char out[256], path[160];
+
+	/* a new path: 0600, the image holds its seed */
+	snprintf(path, sizeof(path), "%s/new.img", dir);
+	ASSERT_EQ(0, run(NULL, 0, build, dir, path));
+	EXPECT_EQ(0, run(NULL, 0, "test \"$(stat -c %%a %s)\" = 600", path));
+	/* an existing file keeps its mode (and owner) */
+	ASSERT_EQ(0, run(NULL, 0, "echo old > %s/mode.img && chmod 640 %s/mode.img", dir, dir));
+	snprintf(path, sizeof(path), "%s/mode.img", dir);
+	ASSERT_EQ(0, run(NULL, 0, build, dir, path));
+	EXPECT_EQ(0, run(NULL, 0, "test \"$(stat -c %%a %s)\" = 640", path));
+	EXPECT_EQ(0, run(NULL, 0, "cmp -s %s %s/new.img", path, dir));
+	/* a symlink: its target gets the image, the link stays a link */
+	ASSERT_EQ(0, run(NULL, 0, "echo old > %s/target && ln -s target %s/link", dir, dir));
+	snprintf(path, sizeof(path), "%s/link", dir);
+	ASSERT_EQ(0, run(NULL, 0, build, dir, path));
+	EXPECT_EQ(0, run(NULL, 0, "test -L %s/link && cmp -s %s/target %s/new.img", dir, dir, dir));
+	/* a dangling symlink is an error, not a new file in its place */
+	ASSERT_EQ(0, run(NULL, 0, "ln -s nowhere %s/dangling", dir));
+	snprintf(path, sizeof(path), "%s/dangling", dir);
+	EXPECT_EQ(3, run(NULL, 0, "%s 2>/dev/null", build, dir, path));
+	EXPECT_EQ(0, run(NULL, 0, "test -L %s/dangling && ! test -e %s/nowhere", dir, dir));
+	/* a FIFO is written in place: a reader gets the image */
+	ASSERT_EQ(0, run(NULL, 0, "mkfifo %s/fifo", dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	ASSERT_EQ(0, run(NULL, 0, "timeout 10 cat %s/fifo > %s/from-fifo & timeout 10 " B " image build --kind classic --items 5000 --fpr 0.01 -file %s/keys -o %s/fifo; r=$?; wait; exit $r", dir, dir, dir, dir));
+	EXPECT_EQ(0, run(NULL, 0, "test -p %s/fifo && cmp -s %s/from-fifo %s/new.img", dir, dir, dir));
+	/* a device node (root only: mknod): still the device afterwards */
+	if (!geteuid()) {
+		ASSERT_EQ(0, run(NULL, 0, "mknod %s/null c 1 3", dir));
+		snprintf(path, sizeof(path), "%s/null", dir);
+		EXPECT_EQ(0, run(NULL, 0, build, dir, path));
+		EXPECT_EQ(0, run(NULL, 0, "test -c %s/null", dir));
+	}
+	/* "-" is stdout, for image build and for export alike */
+	EXPECT_EQ(0, run(NULL, 0, "cd %s && " B " image build --kind classic --items 5000 --fpr 0.01 -file keys -o - > stdout.img && cmp -s stdout.img new.img && ! test -e ./-", dir));
+	EXPECT_EQ(0, run(NULL, 0, "cd %s && " B " image export --format leveldb new.img -o - > a.raw && " B " image export --format leveldb new.img > b.raw && cmp -s a.raw b.raw && test -s a.raw && ! test -e ./-", dir));
+	/* a failed build leaves the old file alone and no temporary file */
+	ASSERT_EQ(0, run(NULL, 0, "echo 'not a key' > %s/badkeys && echo keep > %s/keep.img", dir, dir));
+	EXPECT_EQ(3, run(NULL, 0, B " image build --kind blocked --key-type ipv4 --items 10 --fpr 0.01 -file %s/badkeys -o %s/keep.img 2>/dev/null", dir, dir));
+	EXPECT_EQ(0, run(out, sizeof(out), "cat %s/keep.img; ls %s | grep -c tmp; true", dir, dir));
+	EXPECT_STREQ("keep\n0\n", out);
+}
+
+/* --version, help VERB and VERB --help: the verb's usage on stdout, exit 0 */
+TEST_F(bf, help_and_version)
+{
+	static const char *const verbs[] = {
+		"create", "destroy", "list", "info", "add", "del", "test",
+		"test-and-add", "save", "restore", "swap", "rename", "flush",
+		"rebuild", "upload", "export", "monitor", "version",
+	};
+	char out[4096], out2[4096], want[64];
+	size_t i;
+
+	ASSERT_EQ(0, run(out, sizeof(out), B " --version"));
+	EXPECT_EQ(0, strncmp(out, "bfctl ", 6));
+	EXPECT_NE(NULL, strchr(out + 6, '.'));
+	for (i = 0; i < ARRAY_SIZE(verbs); i++) {
+		snprintf(want, sizeof(want), "usage: bfctl [-j] [-q] %s ",
+			 verbs[i]);
+		EXPECT_EQ(0, run(out, sizeof(out), B " help %s 2>&1", verbs[i]));
+		EXPECT_EQ(0, strncmp(out, want, strlen(want)))
+			TH_LOG("help %s: %s", verbs[i], out);
+		EXPECT_EQ(0, run(out2, sizeof(out2), B " %s --help 2>&1",
+				 verbs[i]));
+		EXPECT_STREQ(out, out2);
+		EXPECT_EQ(0, run(out2, sizeof(out2), B " %s -h 2>/dev/null",
+				 verbs[i]));
+		EXPECT_STREQ(out, out2);
+	}
+	EXPECT_EQ(0, run(out, sizeof(out), B " help image"));
+	EXPECT_NE(NULL, strstr(out, "bfctl image build"));
+	EXPECT_EQ(0, run(out2, sizeof(out2), B " image build --help"));
+	EXPECT_STREQ(out, out2);
+	EXPECT_EQ(2, run(out, sizeof(out), B " help nosuch 2>&1"));
+	EXPECT_NE(NULL, strstr(out, "unknown verb 'nosuch'"));
+}
+
+/*
+ * A save ends with "# bfctl save end", written only when the save
+ * succeeded: restore refuses a save without it (a failed 'save > file'
+ * must not restore "successfully" to less); plain create/add lines need
+ * no end, and may follow one.
+ */
+TEST_F(bf, save_needs_its_end)
+{
+	char out[1024];
+
+	ASSERT_EQ(0, run(NULL, 0, "printf '# bfctl save 1\ncreate x blocked --items 10 --fpr 0.01 --key-type str\nadd x k1\n' > %s/cut.save", dir));
+	EXPECT_EQ(2, run(out, sizeof(out), B " restore -check -file %s/cut.save 2>&1", dir));
+	EXPECT_NE(NULL, strstr(out, "cut short")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run(NULL, 0, "{ cat %s/cut.save; echo '# bfctl save end'; } > %s/whole.save", dir, dir));
+	EXPECT_EQ(0, run(out, sizeof(out), B " restore -check -file %s/whole.save 2>&1", dir));
+	EXPECT_NE(NULL, strstr(out, "1 filters, 1 keys: ok")) TH_LOG("%s", out);
+	/* lines an admin appends after a whole save are fine */
+	ASSERT_EQ(0, run(NULL, 0, "{ cat %s/whole.save; echo 'add x k2'; } > %s/more.save", dir, dir));
+	EXPECT_EQ(0, run(out, sizeof(out), B " restore -check -file %s/more.save 2>&1", dir));
+	EXPECT_NE(NULL, strstr(out, "1 filters, 2 keys: ok")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run(NULL, 0, "sed 1d %s/cut.save | " B " restore -check 2>/dev/null", dir));
 }
 
 TEST_HARNESS_MAIN

@@ -254,4 +254,96 @@ TEST(keyset_load)
 					   KBU_FMT_STR, err, sizeof(err)));
 }
 
+/* what kbu_keyfile_read() handed over: the count, the last key and line */
+struct kf_seen {
+	u64 n, last_line, stop_at;
+	u8 last[KB_KEY_MAX_LEN + 1];
+	u32 last_len;
+};
+
+static int kf_key(const u8 *k, u32 len, u64 line, void *arg)
+{
+	struct kf_seen *s = arg;
+
+	s->n++;
+	s->last_line = line;
+	memcpy(s->last, k, len);
+	s->last_len = len;
+	return s->n == s->stop_at ? 42 : 0;
+}
+
+TEST(keyfile_read)
+{
+	struct kf_seen seen;
+	char err[256], *path, *big;
+	size_t i, len;
+	u64 line;
+
+	/* CRLF, empty lines (counted, skipped), a last line without '\n' */
+	path = tmpfile_with("a\r\n\nbb\n\r\nccc", 12);
+	memset(&seen, 0, sizeof(seen));
+	ASSERT_EQ(0, kbu_keyfile_read(path, KB_KEY_STR, KBU_FMT_STR, kf_key,
+				      &seen, err, sizeof(err), &line));
+	ASSERT_EQ(3, seen.n);
+	ASSERT_EQ(5, seen.last_line);
+	ASSERT_EQ(3, seen.last_len);
+	ASSERT_EQ(0, memcmp(seen.last, "ccc", 3));
+	/* the format is the caller's: the same line, hex */
+	memset(&seen, 0, sizeof(seen));
+	ASSERT_EQ(-EINVAL, kbu_keyfile_read(path, KB_KEY_BYTES, KBU_FMT_HEX,
+					    kf_key, &seen, err, sizeof(err),
+					    &line));
+	ASSERT_EQ(1, line);
+	ASSERT_STREQ("odd number of hex digits", err);
+	ASSERT_EQ(0, seen.n);
+	/* key()'s nonzero return stops the read and comes back as is */
+	memset(&seen, 0, sizeof(seen));
+	seen.stop_at = 2;
+	ASSERT_EQ(42, kbu_keyfile_read(path, KB_KEY_STR, KBU_FMT_STR, kf_key,
+				       &seen, err, sizeof(err), &line));
+	ASSERT_EQ(2, seen.n);
+	ASSERT_EQ(0, line);
+	unlink(path);
+
+	/* keys across the reader's 4 MiB chunks: none lost or split */
+	len = 600000 * 8;
+	big = malloc(len + 1);
+	ASSERT_NE(NULL, big);
+	for (i = 0; i < 600000; i++)
+		snprintf(big + i * 8, 9, "%07zu\n", i);
+	path = tmpfile_with(big, len);
+	memset(&seen, 0, sizeof(seen));
+	ASSERT_EQ(0, kbu_keyfile_read(path, KB_KEY_STR, KBU_FMT_STR, kf_key,
+				      &seen, err, sizeof(err), &line));
+	ASSERT_EQ(600000, seen.n);
+	ASSERT_EQ(600000, seen.last_line);
+	ASSERT_EQ(0, memcmp(seen.last, "0599999", 7));
+	unlink(path);
+	/* a bad key past the first chunk: its line */
+	for (i = 0; i < 600000; i++)
+		memcpy(big + i * 8, "1.2.3.4\n", 8);
+	memcpy(big + 550000 * 8, "1.2.3.x", 7);
+	path = tmpfile_with(big, len);
+	ASSERT_EQ(-EINVAL, kbu_keyfile_read(path, KB_KEY_IPV4, KBU_FMT_STR,
+					    kf_key, &seen, err, sizeof(err),
+					    &line));
+	ASSERT_EQ(550001, line);
+	unlink(path);
+	/* one line longer than a chunk */
+	memset(big, 'x', len);
+	path = tmpfile_with(big, len);
+	ASSERT_EQ(-EINVAL, kbu_keyfile_read(path, KB_KEY_STR, KBU_FMT_STR,
+					    kf_key, &seen, err, sizeof(err),
+					    &line));
+	ASSERT_EQ(1, line);
+	ASSERT_STREQ("line too long", err);
+	unlink(path);
+	free(big);
+
+	ASSERT_EQ(-ENOENT, kbu_keyfile_read("/nonexistent/keys", KB_KEY_STR,
+					    KBU_FMT_STR, kf_key, &seen, err,
+					    sizeof(err), &line));
+	ASSERT_EQ(0, line);
+}
+
 TEST_HARNESS_MAIN

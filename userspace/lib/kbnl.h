@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bfctl's client of the kbloom generic netlink family (libnl-genl-3).
+ * The client of the kbloom generic netlink family (libnl-genl-3).
  * Every call returns 0 or -errno and copies the kernel's extack message,
  * if any, into ext.
  */

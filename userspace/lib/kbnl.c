@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bfctl's client of the kbloom generic netlink family (uapi section 4),
+ * The client of the kbloom generic netlink family (uapi section 4),
  * on libnl-genl-3.  NETLINK_EXT_ACK is on, so errors come back with the
  * kernel's message, which callers print after strerror().
  */
