@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kbloom: the /dev/kbloom misc device and its ioctls (uapi section 3).
+ * kbloom: the /dev/kbloom misc device and its ioctls (uapi section 3):
+ * only what is bound to an open file or is bulk data (key batches, images,
+ * transactions); the control plane is netlink.c's.
  *
  * An open file remembers its opener's network namespace and holds at most
  * one rebuild transaction, discarded when the file is closed.  Image
@@ -68,139 +70,19 @@ bool kb_admin(struct file *file, struct kb_file *kf)
 	return file_ns_capable(file, kf->net->user_ns, CAP_NET_ADMIN);
 }
 
-/* ---- create, destroy, flush, swap, rename, info ------------------------- */
-
-static long kb_ioc_create(struct file *file, struct kb_file *kf,
-			  void __user *u, bool txn)
+/*
+ * kf's transaction, if it was begun under name (kf->lock held): the one
+ * lookup of the batches, uploads and exports that name it (the *_F_TXN
+ * flags).  ENOENT without one, EINVAL if it has another name.
+ */
+struct kb_txn *kb_file_txn_find(struct kb_file *kf, const char *name)
 {
-	struct kb_ioc_create a;
-	struct kb_params p;
-	struct kb_spec s;
-	struct kb_txn *t;
-	u32 usize;
-	int ret;
-
-	ret = kb_copy_in(&a, sizeof(a), KB_IOC_CREATE_SIZE_VER0, u, &usize);
-	if (ret)
-		return ret;
-	if ((a.flags & ~KB_CREATE_F_SEED) || a.reserved0 ||
-	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
-	    !kb_ioc_name_ok(a.name))
-		return -EINVAL;
-	s = (struct kb_spec) {
-		.kind = a.kind, .key_type = a.key_type, .hash = a.hash,
-		.sizing = a.sizing, .items = a.items, .fpr_ppb = a.fpr_ppb,
-		.bits_per_key = a.bits_per_key, .m = a.m, .k = a.k,
-		.has_seed = a.flags & KB_CREATE_F_SEED,
-		.seed = { a.seed[0], a.seed[1] },
-	};
-	ret = kb_params_from_spec(&p, &s, NULL);
-	if (ret)
-		return ret;
-	if (!txn)
-		return kb_reg_create(kf->net, a.name, &p, NULL);
-	mutex_lock(&kf->lock);
-	if (kf->txn) {
-		ret = -EBUSY;
-	} else {
-		t = kb_txn_begin(kf->net, a.name, &p, NULL);
-		if (IS_ERR(t))
-			ret = PTR_ERR(t);
-		else
-			kf->txn = t;
-	}
-	mutex_unlock(&kf->lock);
-	return ret;
-}
-
-enum kb_name_cmd { KB_NC_DESTROY, KB_NC_FLUSH };
-
-static long kb_ioc_name(struct file *file, struct kb_file *kf,
-			void __user *u, enum kb_name_cmd cmd)
-{
-	struct kb_ioc_name a;
-	u32 usize;
-	int ret;
-
-	ret = kb_copy_in(&a, sizeof(a), KB_IOC_NAME_SIZE_VER0, u, &usize);
-	if (ret)
-		return ret;
-	if (a.flags || a.reserved || !kb_ioc_name_ok(a.name))
-		return -EINVAL;
-	if (cmd == KB_NC_DESTROY)
-		return kb_reg_destroy(kf->net, a.name, NULL);
-	return kb_reg_flush(kf->net, a.name, NULL);
-}
-
-static long kb_ioc_name2(struct file *file, struct kb_file *kf,
-			 void __user *u, bool swap)
-{
-	struct kb_ioc_name2 a;
-	u32 usize;
-	int ret;
-
-	ret = kb_copy_in(&a, sizeof(a), KB_IOC_NAME2_SIZE_VER0, u, &usize);
-	if (ret)
-		return ret;
-	if (a.flags || a.reserved || !kb_ioc_name_ok(a.name) ||
-	    !kb_ioc_name_ok(a.name2))
-		return -EINVAL;
-	if (swap)
-		return kb_reg_swap(kf->net, a.name, a.name2, NULL);
-	return kb_reg_rename(kf->net, a.name, a.name2, NULL);
-}
-
-static long kb_ioc_info(struct file *file, struct kb_file *kf,
-			void __user *u)
-{
-	struct kb_ioc_info a;
-	char name[KB_NAME_MAX];
-	struct kb_info info;
-	struct kb_set *s;
-	u32 usize;
-	int ret;
-
-	ret = kb_copy_in(&a, sizeof(a), KB_IOC_INFO_SIZE_VER0, u, &usize);
-	if (ret)
-		return ret;
-	if (a.flags || !kb_ioc_name_ok(a.name))
-		return -EINVAL;
-	memcpy(name, a.name, KB_NAME_MAX);
-	s = kb_set_find(kf->net, a.name, false);
-	if (IS_ERR(s))
-		return PTR_ERR(s);
-	ret = kb_set_info(s, &info);
-	kb_set_put(s);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.size = usize;
-	memcpy(a.name, name, KB_NAME_MAX);
-	a.kind = info.p.kind;
-	a.key_type = info.p.key_type;
-	a.hash = info.p.hash;
-	a.k = info.p.k;
-	a.m = info.p.m;
-	a.items = info.p.items;
-	a.fpr_ppb = info.p.fpr_ppb;
-	a.expected_fpr_ppb = info.st.expected_fpr_ppb;
-	a.seed[0] = info.p.seed[0];
-	a.seed[1] = info.p.seed[1];
-	a.plen4 = info.p.plen4;
-	memcpy(a.plen6, info.p.plen6, sizeof(a.plen6));
-	a.bytes = info.st.bytes;
-	a.count = info.count;
-	a.bits_set = info.st.bits_set;
-	a.est_items = info.st.est_items;
-	a.fill_ppm = info.st.fill_ppm;
-	a.est_fpr_ppb = info.st.est_fpr_ppb;
-	a.over_capacity = info.st.over_capacity;
-	a.refs = info.refs;
-	a.lookups = info.lookups;
-	a.hits = info.hits;
-	a.adds = info.adds;
-	a.generation = info.gen_id;
-	return kb_copy_out(u, &a, sizeof(a), usize);
+	lockdep_assert_held(&kf->lock);
+	if (!kf->txn)
+		return ERR_PTR(-ENOENT);
+	if (strncmp(kf->txn->name, name, KB_NAME_MAX))
+		return ERR_PTR(-EINVAL);
+	return kf->txn;
 }
 
 /* ---- batches -------------------------------------------------------------- */
@@ -290,14 +172,16 @@ static u32 kb_parse_keys(struct kb_batch *b, u32 key_size, u32 avail,
 static int kb_txn_keys(struct kb_file *kf, const char *name, enum kb_op op,
 		       const struct kb_key *keys, u32 n, u64 *bits, u32 *bad)
 {
+	struct kb_txn *t;
 	int ret;
 
 	if (mutex_lock_killable(&kf->lock))
 		return -EINTR;
-	if (!kf->txn || strncmp(kf->txn->name, name, KB_NAME_MAX))
+	t = kb_file_txn_find(kf, name);
+	if (IS_ERR(t))
 		ret = -ENOENT;
 	else
-		ret = kb_gen_keys(kf->txn->gen, op, keys, n, bits, bad, NULL);
+		ret = kb_gen_keys(t->gen, op, keys, n, bits, bad, NULL);
 	mutex_unlock(&kf->lock);
 	return ret;
 }
@@ -418,10 +302,7 @@ static long kb_ioc_keys(struct file *file, struct kb_file *kf,
 	a.err_index = U64_MAX;
 	if (a.flags & KB_KEYS_F_TXN) {
 		mutex_lock(&kf->lock);
-		if (!kf->txn)
-			ret = -ENOENT;
-		else if (strncmp(kf->txn->name, a.name, KB_NAME_MAX))
-			ret = -EINVAL;
+		ret = PTR_ERR_OR_ZERO(kb_file_txn_find(kf, a.name));
 		mutex_unlock(&kf->lock);
 		if (!ret)
 			ret = kb_keys_run(kf, &a, op, NULL);
@@ -438,6 +319,48 @@ static long kb_ioc_keys(struct file *file, struct kb_file *kf,
 }
 
 /* ---- transactions ------------------------------------------------------- */
+
+/* KB_IOC_TXN_BEGIN: the name and new parameters in a struct kb_ioc_create */
+static long kb_ioc_txn_begin(struct file *file, struct kb_file *kf,
+			     void __user *u)
+{
+	struct kb_ioc_create a;
+	struct kb_params p;
+	struct kb_spec s;
+	struct kb_txn *t;
+	u32 usize;
+	int ret;
+
+	ret = kb_copy_in(&a, sizeof(a), KB_IOC_CREATE_SIZE_VER0, u, &usize);
+	if (ret)
+		return ret;
+	if ((a.flags & ~KB_CREATE_F_SEED) || a.reserved0 ||
+	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
+	    !kb_ioc_name_ok(a.name))
+		return -EINVAL;
+	s = (struct kb_spec) {
+		.kind = a.kind, .key_type = a.key_type, .hash = a.hash,
+		.sizing = a.sizing, .items = a.items, .fpr_ppb = a.fpr_ppb,
+		.bits_per_key = a.bits_per_key, .m = a.m, .k = a.k,
+		.has_seed = a.flags & KB_CREATE_F_SEED,
+		.seed = { a.seed[0], a.seed[1] },
+	};
+	ret = kb_params_from_spec(&p, &s, NULL);
+	if (ret)
+		return ret;
+	mutex_lock(&kf->lock);
+	if (kf->txn) {
+		ret = -EBUSY;
+	} else {
+		t = kb_txn_begin(kf->net, a.name, &p, NULL);
+		if (IS_ERR(t))
+			ret = PTR_ERR(t);
+		else
+			kf->txn = t;
+	}
+	mutex_unlock(&kf->lock);
+	return ret;
+}
 
 static long kb_ioc_txn_end(struct file *file, struct kb_file *kf,
 			   void __user *u, bool commit)
@@ -468,9 +391,6 @@ static long kb_ioc_txn_end(struct file *file, struct kb_file *kf,
 
 /* every command by its number (the numbers are ABI: uapi section 3) */
 static const unsigned int kb_ioc_cmds[KB_IOC_NR_MAX + 1] = {
-	[_IOC_NR(KB_IOC_CREATE)] = KB_IOC_CREATE,
-	[_IOC_NR(KB_IOC_DESTROY)] = KB_IOC_DESTROY,
-	[_IOC_NR(KB_IOC_INFO)] = KB_IOC_INFO,
 	[_IOC_NR(KB_IOC_ADD)] = KB_IOC_ADD,
 	[_IOC_NR(KB_IOC_TEST)] = KB_IOC_TEST,
 	[_IOC_NR(KB_IOC_DEL)] = KB_IOC_DEL,
@@ -480,9 +400,6 @@ static const unsigned int kb_ioc_cmds[KB_IOC_NR_MAX + 1] = {
 	[_IOC_NR(KB_IOC_TXN_BEGIN)] = KB_IOC_TXN_BEGIN,
 	[_IOC_NR(KB_IOC_TXN_COMMIT)] = KB_IOC_TXN_COMMIT,
 	[_IOC_NR(KB_IOC_TXN_ABORT)] = KB_IOC_TXN_ABORT,
-	[_IOC_NR(KB_IOC_SWAP)] = KB_IOC_SWAP,
-	[_IOC_NR(KB_IOC_RENAME)] = KB_IOC_RENAME,
-	[_IOC_NR(KB_IOC_FLUSH)] = KB_IOC_FLUSH,
 };
 
 static bool kb_ioc_known(unsigned int cmd)
@@ -509,20 +426,6 @@ static long kb_dev_ioctl(struct file *file, unsigned int cmd,
 	if (!kb_admin(file, kf))
 		return -EPERM;
 	switch (cmd) {
-	case KB_IOC_CREATE:
-		return kb_ioc_create(file, kf, u, false);
-	case KB_IOC_TXN_BEGIN:
-		return kb_ioc_create(file, kf, u, true);
-	case KB_IOC_DESTROY:
-		return kb_ioc_name(file, kf, u, KB_NC_DESTROY);
-	case KB_IOC_FLUSH:
-		return kb_ioc_name(file, kf, u, KB_NC_FLUSH);
-	case KB_IOC_SWAP:
-		return kb_ioc_name2(file, kf, u, true);
-	case KB_IOC_RENAME:
-		return kb_ioc_name2(file, kf, u, false);
-	case KB_IOC_INFO:
-		return kb_ioc_info(file, kf, u);
 	case KB_IOC_ADD:
 		return kb_ioc_keys(file, kf, u, KB_OP_ADD);
 	case KB_IOC_TEST:
@@ -535,6 +438,8 @@ static long kb_dev_ioctl(struct file *file, unsigned int cmd,
 		return kb_ioc_upload(file, kf, u);
 	case KB_IOC_EXPORT:
 		return kb_ioc_export(file, kf, u);
+	case KB_IOC_TXN_BEGIN:
+		return kb_ioc_txn_begin(file, kf, u);
 	case KB_IOC_TXN_COMMIT:
 		return kb_ioc_txn_end(file, kf, u, true);
 	case KB_IOC_TXN_ABORT:

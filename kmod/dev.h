@@ -26,6 +26,8 @@ int kb_copy_out(void __user *u, const void *k, size_t ksize, u32 usize);
 bool kb_zero(const void *p, size_t len);
 /* CAP_NET_ADMIN over the opener's netns, as the opener had it */
 bool kb_admin(struct file *file, struct kb_file *kf);
+/* kf's transaction begun under name (kf->lock held), or ENOENT/EINVAL */
+struct kb_txn *kb_file_txn_find(struct kb_file *kf, const char *name);
 
 /* dev_image.c */
 long kb_ioc_upload(struct file *file, struct kb_file *kf, void __user *u);

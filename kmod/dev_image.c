@@ -97,13 +97,11 @@ long kb_ioc_upload(struct file *file, struct kb_file *kf, void __user *u)
 		return ret;
 	}
 	if (a.flags & KB_IMAGE_F_TXN) {
+		struct kb_txn *t;
+
 		mutex_lock(&kf->lock);
-		if (!kf->txn)
-			ret = -ENOENT;
-		else if (strncmp(kf->txn->name, a.name, KB_NAME_MAX))
-			ret = -EINVAL;
-		else
-			ret = kb_txn_set_gen(kf->txn, g, NULL);
+		t = kb_file_txn_find(kf, a.name);
+		ret = IS_ERR(t) ? PTR_ERR(t) : kb_txn_set_gen(t, g, NULL);
 		mutex_unlock(&kf->lock);
 	} else {
 		ret = kb_reg_upload(kf->net, a.name, g,
@@ -171,14 +169,15 @@ static int kb_out_lock(struct kb_out *o, const char *name,
 		if (o->s->dead)
 			ret = -ENOENT;
 	} else {
+		struct kb_txn *t;
+
 		if (mutex_lock_killable(&o->kf->lock))
 			return -EINTR;
-		if (!o->kf->txn)
-			ret = -ENOENT;
-		else if (strncmp(o->kf->txn->name, name, KB_NAME_MAX))
-			ret = -EINVAL;
+		t = kb_file_txn_find(o->kf, name);
+		if (IS_ERR(t))
+			ret = PTR_ERR(t);
 		else
-			g = o->kf->txn->gen;
+			g = t->gen;
 	}
 	if (!ret && o->bound &&
 	    (g->id != o->gen_id || g->seq != o->seq ||

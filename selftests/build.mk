@@ -12,7 +12,8 @@ $(ST_BUILD)/%: selftests/%.c $(KSFT_DIR)/.stamp
 	@mkdir -p $(@D)
 	$(CC) $(ST_CFLAGS) -o $@ $< -lpthread
 
-$(addprefix $(ST_BUILD)/,$(ST_PROGS)): selftests/kb_test.h uapi/linux/kbloom.h
+$(addprefix $(ST_BUILD)/,$(ST_PROGS)): selftests/kb_test.h selftests/kb_nl.h \
+		uapi/linux/kbloom.h
 
 # the generic netlink family (raw AF_NETLINK, selftests/kb_nl.h)
 KB_GENL_PROGS := kbloom_genl kbloom_genl_dump kbloom_priv kbloom_spec
@@ -40,7 +41,8 @@ VM_TEST_PROGS += $(YNL_DIR)/.stamp
 # layouts): the same tests built with -m32 (gcc-multilib), run through
 # selftests/m32.sh, which skips them where the kernel has no IA32 emulation.
 ST_M32 := kbloom_ioctl kbloom_image
-$(ST_BUILD)/m32/%: selftests/%.c selftests/kb_test.h uapi/linux/kbloom.h $(KSFT_DIR)/.stamp
+$(ST_BUILD)/m32/%: selftests/%.c selftests/kb_test.h selftests/kb_nl.h \
+		uapi/linux/kbloom.h $(KSFT_DIR)/.stamp
 	@mkdir -p $(@D)
 	$(CC) -m32 $(ST_CFLAGS) -o $@ $< -lpthread
 
@@ -74,7 +76,7 @@ NATIVE_TESTS += $(CURDIR)/scripts/tests/test-logscan $(CURDIR)/scripts/tests/tes
 BENCH_TARGETS += bench-kmod
 KB_BENCH_KMOD_OUT = $(BUILD)/bench/kmod-$(KVER)
 
-$(ST_BUILD)/kbloom_bench: selftests/kbloom_bench.c selftests/kb_test.h
+$(ST_BUILD)/kbloom_bench: selftests/kbloom_bench.c selftests/kb_test.h selftests/kb_nl.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) -o $@ $<
 
@@ -120,7 +122,7 @@ VM_TEST_PROGS += $(STRESS_BIN)
 
 STRESS_SRCS := selftests/kbloom_stress.c selftests/kbloom_stress_xt.c
 $(STRESS_BIN): $(STRESS_SRCS) selftests/kbloom_stress.h selftests/kb_test.h \
-		uapi/linux/kbloom.h $(KSFT_DIR)/.stamp
+		selftests/kb_nl.h uapi/linux/kbloom.h $(KSFT_DIR)/.stamp
 	@mkdir -p $(@D)
 	$(CC) $(ST_CFLAGS) -DXT_LIBDIR='"$(UBUILD)/xtables"' \
 		-DXT_SYSDIR='"$(or $(XTABLES_LIBDIR_SYS),/usr/lib/x86_64-linux-gnu/xtables)"' \

@@ -229,7 +229,7 @@ typedef int (*kbtn_cb)(struct nlmsghdr *nlh, void *arg);
 static inline int kbtn_recv(struct kbtn *n, kbtn_cb cb, void *arg, int *nrecv,
 			   void (*between)(void *), void *barg)
 {
-	static char buf[KBTN_BUF];
+	static __thread char buf[KBTN_BUF];	/* threads share helpers */
 	int calls = 0;
 
 	for (;;) {

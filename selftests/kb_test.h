@@ -12,18 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
 #include <linux/kbloom.h>
 
-#define KB_DEV "/dev/kbloom"
+#include "kb_nl.h"
 
-static inline int kbt_open(void)
-{
-	return open(KB_DEV, O_RDWR | O_CLOEXEC);
-}
+#define KB_DEV "/dev/kbloom"
 
 /* ioctl returning 0 or -errno */
 static inline int kbt_ioc(int fd, unsigned long cmd, void *arg)
@@ -57,48 +56,243 @@ static inline struct kb_ioc_create kbt_spec(const char *name, __u32 kind,
 	return c;
 }
 
+/*
+ * ---- the control plane, over generic netlink ----
+ *
+ * Create, destroy, flush, swap, rename and info are netlink commands only
+ * (uapi section 3).  Their helpers keep the device fd argument: kbt_open()
+ * pairs every /dev/kbloom file with a netlink socket made in the same
+ * network namespace, and the helpers send on the socket paired with fd, so
+ * they work on the filters fd works on whichever netns the calling thread
+ * is in.  The threads of the opener take turns on it (its mutex: a
+ * request and its reply must not interleave with another's); a forked
+ * child, which must not read the replies of a socket it shares with its
+ * parent, uses a socket of its own, of its current netns.
+ */
+#define KBT_FD_MAX	1024
+
+struct kbt_nl_pair {
+	struct kbtn *n;
+	pid_t pid;			/* the process that opened the pair */
+	pthread_mutex_t lock;		/* all zero: PTHREAD_MUTEX_INITIALIZER */
+};
+
+/* one table for all the files of a program (weak: defined in each) */
+extern struct kbt_nl_pair kbt_pairs[KBT_FD_MAX];
+struct kbt_nl_pair kbt_pairs[KBT_FD_MAX] __attribute__((weak));
+
+static inline pid_t kbt_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+/* this thread's own socket of its current netns */
+static inline struct kbtn *kbt_nl_self(void)
+{
+	static __thread struct kbtn *n;
+	static __thread pid_t tid;
+	static __thread ino_t ns;
+	struct stat st;
+
+	if (stat("/proc/thread-self/ns/net", &st))
+		st.st_ino = 0;
+	if (n && (tid != kbt_gettid() || ns != st.st_ino)) {
+		kbtn_close(n);	/* in a fork, only the child's copy */
+		n = NULL;
+	}
+	if (!n) {
+		n = kbtn_open();
+		tid = kbt_gettid();
+		ns = st.st_ino;
+	}
+	return n;
+}
+
+/* the netlink socket for the filters of the device file fd, held */
+static inline struct kbtn *kbt_nl(int fd)
+{
+	if (fd >= 0 && fd < KBT_FD_MAX && kbt_pairs[fd].n &&
+	    kbt_pairs[fd].pid == getpid()) {
+		pthread_mutex_lock(&kbt_pairs[fd].lock);
+		return kbt_pairs[fd].n;
+	}
+	return kbt_nl_self();
+}
+
+static inline void kbt_nl_put(int fd, struct kbtn *n)
+{
+	if (fd >= 0 && fd < KBT_FD_MAX && n && n == kbt_pairs[fd].n)
+		pthread_mutex_unlock(&kbt_pairs[fd].lock);
+}
+
+static inline int kbt_open(void)
+{
+	int fd = open(KB_DEV, O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0 && fd < KBT_FD_MAX) {
+		if (kbt_pairs[fd].pid == getpid())
+			pthread_mutex_lock(&kbt_pairs[fd].lock);
+		else	/* a fork's copy: no thread of ours holds it */
+			pthread_mutex_init(&kbt_pairs[fd].lock, NULL);
+		kbtn_close(kbt_pairs[fd].n);	/* of a closed file */
+		kbt_pairs[fd].n = kbtn_open();
+		kbt_pairs[fd].pid = getpid();
+		pthread_mutex_unlock(&kbt_pairs[fd].lock);
+	}
+	return fd;
+}
+
+/*
+ * Close a file kbt_open() made, and its netlink socket: a socket keeps its
+ * network namespace alive, and with it the filters and rules in it, so a
+ * test that waits for a namespace to go must close its files with this.
+ */
+static inline int kbt_close(int fd)
+{
+	if (fd >= 0 && fd < KBT_FD_MAX && kbt_pairs[fd].pid == getpid()) {
+		pthread_mutex_lock(&kbt_pairs[fd].lock);
+		kbtn_close(kbt_pairs[fd].n);
+		kbt_pairs[fd].n = NULL;
+		pthread_mutex_unlock(&kbt_pairs[fd].lock);
+	}
+	return close(fd);
+}
+
+/* KB_CMD_CREATE from a struct kb_ioc_create (TXN_BEGIN's argument) */
+static inline int kbt_create_spec(int fd, const struct kb_ioc_create *c)
+{
+	struct kbtn *n = kbt_nl(fd);
+	struct kbtn_req *r;
+	int ret;
+
+	if (!n)
+		return -ENOTCONN;
+	r = malloc(sizeof(*r));
+	if (!r) {
+		kbt_nl_put(fd, n);
+		return -ENOMEM;
+	}
+	kbtn_init(r, n->family, KB_CMD_CREATE, 0);
+	kbtn_put_str(r, KB_A_NAME, c->name);
+	kbtn_put_u32(r, KB_A_KIND, c->kind);
+	kbtn_put_u32(r, KB_A_KEY_TYPE, c->key_type);
+	kbtn_put_u32(r, KB_A_HASH, c->hash);
+	switch (c->sizing) {
+	case KB_SIZING_FPR:
+		kbtn_put_u64(r, KB_A_ITEMS, c->items);
+		kbtn_put_u32(r, KB_A_FPR_PPB, c->fpr_ppb);
+		break;
+	case KB_SIZING_BPK:
+		kbtn_put_u32(r, KB_A_BITS_PER_KEY, c->bits_per_key);
+		kbtn_put_u64(r, KB_A_ITEMS, c->items);
+		break;
+	default:
+		kbtn_put_u64(r, KB_A_M, c->m);
+		kbtn_put_u32(r, KB_A_K, c->k);
+		if (c->items)
+			kbtn_put_u64(r, KB_A_ITEMS, c->items);
+		break;
+	}
+	if (c->flags & KB_CREATE_F_SEED)
+		kbtn_put(r, KB_A_SEED, c->seed, sizeof(c->seed));
+	ret = kbtn_do(n, r);
+	kbt_nl_put(fd, n);
+	free(r);
+	return ret;
+}
+
 static inline int kbt_create(int fd, const char *name, __u32 kind,
 			     __u32 key_type, __u64 items)
 {
 	struct kb_ioc_create c = kbt_spec(name, kind, key_type, items,
 					  10000000);
 
-	return kbt_ioc(fd, KB_IOC_CREATE, &c);
+	return kbt_create_spec(fd, &c);
 }
 
-static inline int kbt_name_cmd(int fd, unsigned long cmd, const char *name)
+/* KB_CMD_DESTROY, KB_CMD_FLUSH */
+static inline int kbt_name_cmd(int fd, __u8 cmd, const char *name)
 {
-	struct kb_ioc_name n;
+	struct kbtn *n = kbt_nl(fd);
+	int ret = n ? kbtn_name_cmd(n, cmd, name) : -ENOTCONN;
 
-	memset(&n, 0, sizeof(n));
-	n.size = sizeof(n);
-	kbt_name(n.name, name);
-	return kbt_ioc(fd, cmd, &n);
+	kbt_nl_put(fd, n);
+	return ret;
 }
 
 static inline int kbt_destroy(int fd, const char *name)
 {
-	return kbt_name_cmd(fd, KB_IOC_DESTROY, name);
+	return kbt_name_cmd(fd, KB_CMD_DESTROY, name);
 }
 
-static inline int kbt_name2(int fd, unsigned long cmd, const char *a,
-			    const char *b)
+/* KB_CMD_SWAP, KB_CMD_RENAME */
+static inline int kbt_name2(int fd, __u8 cmd, const char *a, const char *b)
 {
-	struct kb_ioc_name2 n;
+	struct kbtn *n = kbt_nl(fd);
+	int ret = n ? kbtn_name2_cmd(n, cmd, a, b) : -ENOTCONN;
 
-	memset(&n, 0, sizeof(n));
-	n.size = sizeof(n);
-	kbt_name(n.name, a);
-	kbt_name(n.name2, b);
-	return kbt_ioc(fd, cmd, &n);
+	kbt_nl_put(fd, n);
+	return ret;
 }
 
+static inline __u64 kbt_nla_u64(struct nlattr **tb, int type)
+{
+	return tb[type] ? kbtn_u64(tb[type]) : 0;
+}
+
+static inline __u32 kbt_nla_u32(struct nlattr **tb, int type)
+{
+	return tb[type] ? kbtn_u32(tb[type]) : 0;
+}
+
+/* KB_CMD_GET, its reply in the struct bfctl and the tests know */
 static inline int kbt_info(int fd, const char *name, struct kb_ioc_info *i)
 {
+	struct nlattr *tb[KB_A_MAX + 1];
+	struct kbtn *n = kbt_nl(fd);
+	int ret;
+
 	memset(i, 0, sizeof(*i));
 	i->size = sizeof(*i);
 	kbt_name(i->name, name);
-	return kbt_ioc(fd, KB_IOC_INFO, i);
+	if (!n)
+		return -ENOTCONN;
+	ret = kbtn_name_cmd(n, KB_CMD_GET, name);
+	if (!ret && !n->reply_len)
+		ret = -EPROTO;
+	if (ret) {
+		kbt_nl_put(fd, n);
+		return ret;
+	}
+	kbtn_parse((struct nlmsghdr *)n->reply, tb, KB_A_MAX);
+	i->kind = kbt_nla_u32(tb, KB_A_KIND);
+	i->key_type = kbt_nla_u32(tb, KB_A_KEY_TYPE);
+	i->hash = kbt_nla_u32(tb, KB_A_HASH);
+	i->k = kbt_nla_u32(tb, KB_A_K);
+	i->m = kbt_nla_u64(tb, KB_A_M);
+	i->items = kbt_nla_u64(tb, KB_A_ITEMS);
+	i->fpr_ppb = kbt_nla_u32(tb, KB_A_FPR_PPB);
+	i->expected_fpr_ppb = kbt_nla_u32(tb, KB_A_EXPECTED_FPR_PPB);
+	if (tb[KB_A_SEED] && kbtn_len(tb[KB_A_SEED]) == sizeof(i->seed))
+		memcpy(i->seed, kbtn_data(tb[KB_A_SEED]), sizeof(i->seed));
+	i->plen4 = kbt_nla_u64(tb, KB_A_PLEN4);
+	if (tb[KB_A_PLEN6] && kbtn_len(tb[KB_A_PLEN6]) == sizeof(i->plen6))
+		memcpy(i->plen6, kbtn_data(tb[KB_A_PLEN6]), sizeof(i->plen6));
+	i->bytes = kbt_nla_u64(tb, KB_A_BYTES);
+	i->count = kbt_nla_u64(tb, KB_A_COUNT);
+	i->bits_set = kbt_nla_u64(tb, KB_A_BITS_SET);
+	i->est_items = kbt_nla_u64(tb, KB_A_EST_ITEMS);
+	i->fill_ppm = kbt_nla_u32(tb, KB_A_FILL_PPM);
+	i->est_fpr_ppb = kbt_nla_u32(tb, KB_A_EST_FPR_PPB);
+	if (tb[KB_A_OVER_CAPACITY])
+		i->over_capacity = *(__u8 *)kbtn_data(tb[KB_A_OVER_CAPACITY]);
+	i->refs = kbt_nla_u32(tb, KB_A_REFS);
+	i->lookups = kbt_nla_u64(tb, KB_A_LOOKUPS);
+	i->hits = kbt_nla_u64(tb, KB_A_HITS);
+	i->adds = kbt_nla_u64(tb, KB_A_ADDS);
+	i->generation = kbt_nla_u64(tb, KB_A_GENERATION);
+	kbt_nl_put(fd, n);	/* tb pointed into its reply */
+	return 0;
 }
 
 /* a batch of fixed-size keys; res may be NULL; k (may be NULL) gets the struct */

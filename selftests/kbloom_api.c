@@ -67,7 +67,7 @@ TEST(get_test_put_busy)
 	EXPECT_EQ(1, query("test 0a000001"));
 	/* held: destroy and rename refused */
 	EXPECT_EQ(-EBUSY, kbt_destroy(fd, "c.v4"));
-	EXPECT_EQ(-EBUSY, kbt_name2(fd, KB_IOC_RENAME, "c.v4", "c.v4x"));
+	EXPECT_EQ(-EBUSY, kbt_name2(fd, KB_CMD_RENAME, "c.v4", "c.v4x"));
 	ASSERT_EQ(0, kbt_info(fd, "c.v4", &info));
 	EXPECT_EQ(1, info.refs);
 	EXPECT_LE(4, info.lookups);
@@ -81,10 +81,10 @@ TEST(get_test_put_busy)
 	EXPECT_EQ(1, query("addr4 10.0.0.2"));
 	EXPECT_EQ(0, query("addr4 10.0.0.1"));
 	/* and a swap, and a flush */
-	ASSERT_EQ(0, kbt_name2(fd, KB_IOC_SWAP, "c.v4", "c.v4b"));
+	ASSERT_EQ(0, kbt_name2(fd, KB_CMD_SWAP, "c.v4", "c.v4b"));
 	EXPECT_EQ(1, query("addr4 10.0.0.3"));
 	EXPECT_EQ(0, query("addr4 10.0.0.2"));
-	ASSERT_EQ(0, kbt_name_cmd(fd, KB_IOC_FLUSH, "c.v4"));
+	ASSERT_EQ(0, kbt_name_cmd(fd, KB_CMD_FLUSH, "c.v4"));
 	EXPECT_EQ(0, query("addr4 10.0.0.3"));
 	/* the other one is not held */
 	EXPECT_EQ(0, kbt_destroy(fd, "c.v4b"));

@@ -180,14 +180,6 @@ struct op {
 
 static const struct op *cur;
 
-static int run_create(CTX *c)
-{
-	struct kb_ioc_create a = kbt_spec(NEW, KB_KIND_BLOCKED, KB_KEY_BYTES,
-					  cur->items, 10000000);
-
-	return kbt_ioc(c->fd, KB_IOC_CREATE, &a);
-}
-
 /* NEW must exist after success, not after ENOMEM; removed */
 static int done_new(CTX *c, int ret)
 {
@@ -530,12 +522,12 @@ FIXTURE_TEARDOWN(fi)
 
 TEST_F_TIMEOUT(fi, create, 600)
 {
-	WALK(.name = "create", .run = run_create, .done = done_new,
-	     .items = 1000);
-	WALK(.name = "create (vmalloc)", .run = run_create, .done = done_new,
-	     .items = 100000);
+	/* create is netlink only: a kmalloc'd and a vmalloc'd payload */
 	WALK(.name = "netlink create", .prep = prep_nl, .run = run_nl_create,
 	     .done = done_nl_new, .nl = true, .items = 1000);
+	WALK(.name = "netlink create (vmalloc)", .prep = prep_nl,
+	     .run = run_nl_create, .done = done_nl_new, .nl = true,
+	     .items = 100000);
 }
 
 TEST_F_TIMEOUT(fi, add, 600)

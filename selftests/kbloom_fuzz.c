@@ -65,7 +65,7 @@ static int inv_setup(void)
 	c.flags = KB_CREATE_F_SEED;
 	c.seed[0] = 0x5eed;
 	kbt_destroy(fz.fds[0], FZ_INV);	/* a leftover of a killed run */
-	ret = kbt_ioc(fz.fds[0], KB_IOC_CREATE, &c);
+	ret = kbt_create_spec(fz.fds[0], &c);
 	if (!ret)
 		ret = kbt_keys(fz.fds[0], KB_IOC_ADD, FZ_INV, 0, fz.inv_keys, 16,
 			       FZ_INV_KEYS, NULL, NULL);

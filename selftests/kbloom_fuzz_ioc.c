@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The ioctl half of kbloom_fuzz: random /dev/kbloom commands (known ones
- * mostly, random _IOC numbers: ENOTTY), struct sizes (0, short, exact,
+ * mostly, random _IOC numbers, the old control commands among them:
+ * ENOTTY), struct sizes (0, short, exact,
  * longer with a zero or non-zero tail), flags and reserved fields, names,
  * key batches behind NULL, kernel or partially mapped pointers, and images
  * exported, then flipped, truncated, extended or resealed.
@@ -117,9 +118,6 @@ static const struct {
 	bool ro;		/* may name the invariant */
 	bool admin;		/* needs CAP_NET_ADMIN */
 } cmds[] = {
-	{ KB_IOC_CREATE, sizeof(struct kb_ioc_create), "create", 0, 1 },
-	{ KB_IOC_DESTROY, sizeof(struct kb_ioc_name), "destroy", 0, 1 },
-	{ KB_IOC_INFO, sizeof(struct kb_ioc_info), "info", 1, 1 },
 	{ KB_IOC_ADD, sizeof(struct kb_ioc_keys), "add", 0, 1 },
 	{ KB_IOC_TEST, sizeof(struct kb_ioc_keys), "test", 1, 1 },
 	{ KB_IOC_DEL, sizeof(struct kb_ioc_keys), "del", 0, 1 },
@@ -129,9 +127,6 @@ static const struct {
 	{ KB_IOC_TXN_BEGIN, sizeof(struct kb_ioc_create), "txn_begin", 0, 1 },
 	{ KB_IOC_TXN_COMMIT, sizeof(struct kb_ioc_txn), "txn_commit", 0, 1 },
 	{ KB_IOC_TXN_ABORT, sizeof(struct kb_ioc_txn), "txn_abort", 0, 1 },
-	{ KB_IOC_SWAP, sizeof(struct kb_ioc_name2), "swap", 0, 1 },
-	{ KB_IOC_RENAME, sizeof(struct kb_ioc_name2), "rename", 0, 1 },
-	{ KB_IOC_FLUSH, sizeof(struct kb_ioc_name), "flush", 0, 1 },
 };
 #define NCMDS ((int)(sizeof(cmds) / sizeof(cmds[0])))
 
@@ -172,8 +167,7 @@ static bool ioc_errno_ok(int ci, int e)
 	case EAGAIN:	/* changed while copied out (no lock held) */
 		return cmds[ci].cmd == KB_IOC_EXPORT;
 	case ERANGE:	/* the core's "cannot reach that FPR" (sizing) */
-		return cmds[ci].cmd == KB_IOC_CREATE ||
-		       cmds[ci].cmd == KB_IOC_TXN_BEGIN;
+		return cmds[ci].cmd == KB_IOC_TXN_BEGIN;
 	}
 	return false;
 }
@@ -444,7 +438,7 @@ void fz_ioc_op(struct fz_rng *r, int fd)
 	memset(arg, 0, sizeof(arg));
 	if (ci < 0) {
 		fz_bytes(r, arg, ksz);
-	} else if (cmd == KB_IOC_CREATE || cmd == KB_IOC_TXN_BEGIN) {
+	} else if (cmd == KB_IOC_TXN_BEGIN) {
 		gen_create(r, (void *)arg);
 	} else if (is_keys(cmd)) {
 		gen_keys(r, k);
@@ -473,11 +467,8 @@ void fz_ioc_op(struct fz_rng *r, int fd)
 			    (uintptr_t)(fz.edge + fz.pagesz - 200);
 		im->image_len = fz_pct(r, 70) ? BIGBUF : fz_u64(r) % BIGBUF;
 	}
-	if (ci >= 0 && cmds[ci].size > 8) {
+	if (ci >= 0 && cmds[ci].size > 8)
 		fz_name(r, (char *)arg + 8, cmds[ci].ro);
-		if (cmd == KB_IOC_SWAP || cmd == KB_IOC_RENAME)
-			fz_name(r, (char *)arg + 40, false);
-	}
 	if (ci >= 0 && fz_pct(r, 3)) {	/* flags */
 		((__u32 *)arg)[1] = fz_next(r);
 		dirty = true;
@@ -508,11 +499,8 @@ void fz_ioc_op(struct fz_rng *r, int fd)
 		break;
 	}
 	((__u32 *)arg)[0] = usize;
-	if (ci >= 0 && !cmds[ci].ro) {
+	if (ci >= 0 && !cmds[ci].ro)
 		fz_guard(arg + 8, KB_NAME_MAX);
-		if (cmd == KB_IOC_SWAP || cmd == KB_IOC_RENAME)
-			fz_guard(arg + 40, KB_NAME_MAX);
-	}
 	/* where the struct lives */
 	blen = usize < sizeof(arg) ? (usize > ksz ? usize : ksz) : sizeof(arg);
 	place = fz_rnd(r, 25);
@@ -589,15 +577,6 @@ void fz_ioc_op(struct fz_rng *r, int fd)
 		if (ret == ENOSPC && im->image_len != (__u64)fz.inv_img_len)
 			fz_fail("ioctl", "export ENOSPC: image_len %llu",
 				im->image_len);
-	}
-	if (ci >= 0 && p == arg && cmd == KB_IOC_INFO && !ret &&
-	    !strcmp((char *)arg + 8, FZ_INV) && usize >= ksz) {
-		struct kb_ioc_info *in = (void *)arg;
-
-		if (in->m != fz.inv_info.m || in->k != fz.inv_info.k ||
-		    in->count != fz.inv_info.count ||
-		    in->generation != fz.inv_info.generation)
-			fz_fail("ioctl", "the invariant's info changed");
 	}
 	free(img);
 }

@@ -88,7 +88,7 @@ static int one(struct __test_metadata *_metadata, const struct variant *v)
 			    (v->n == 3000 ? 1 : 12345) : 77;
 		c.seed[1] = v->hash == KB_HASH_SIPHASH ? 99 : 0;
 	}
-	EXPECT_EQ(0, kbt_ioc(fd, KB_IOC_CREATE, &c));
+	EXPECT_EQ(0, kbt_create_spec(fd, &c));
 	memset(&k, 0, sizeof(k));
 	k.size = sizeof(k);
 	kbt_name(k.name, "id.k");

@@ -50,7 +50,7 @@ TEST(export_upload)
 	EXPECT_EQ(0, memcmp(img, img2, len));
 	free(img2);
 	/* upload over a live filter replaces it */
-	ASSERT_EQ(0, kbt_name_cmd(fd, KB_IOC_FLUSH, "t.ex"));
+	ASSERT_EQ(0, kbt_name_cmd(fd, KB_CMD_FLUSH, "t.ex"));
 	ASSERT_EQ(0, kbt_upload(fd, "t.ex", 0, img, len, NULL));
 	ASSERT_EQ(0, kbt_keys(fd, KB_IOC_TEST, "t.ex", 0, keys, 16, 1000, NULL,
 			      &k));

@@ -292,7 +292,7 @@ TEST_F(limits, netns_cap)
 	c = kbt_spec("a", KB_KIND_BLOCKED, KB_KEY_BYTES, ITEMS_1MIB, 0);
 	c.sizing = KB_SIZING_BPK;
 	c.bits_per_key = 10;
-	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_CREATE, &c));
+	ASSERT_EQ(0, kbt_create_spec(fd, &c));
 	n = kbtn_open();
 	ASSERT_NE(NULL, n);
 	fill(n, 10, &r);
@@ -301,7 +301,7 @@ TEST_F(limits, netns_cap)
 	EXPECT_EQ(-ENOSPC, r.err);
 	EXPECT_NE(NULL, strstr(r.msg, "max_netns_bytes")) TH_LOG("%s", r.msg);
 	kbt_name(c.name, "b");
-	EXPECT_EQ(-ENOSPC, kbt_ioc(fd, KB_IOC_CREATE, &c));
+	EXPECT_EQ(-ENOSPC, kbt_create_spec(fd, &c));
 	/* a rebuild's staging copy counts as well */
 	EXPECT_EQ(-ENOSPC, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c));
 	/* the destroyed filter's bytes come back once it is freed */

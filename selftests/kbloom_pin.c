@@ -88,7 +88,7 @@ static long mkfilter(int fd, const char *name, __u64 items)
 	struct kb_ioc_info i;
 	int ret;
 
-	ret = kbt_ioc(fd, KB_IOC_CREATE, &c);
+	ret = kbt_create_spec(fd, &c);
 	if (!ret)
 		ret = kbt_info(fd, name, &i);
 	return ret ? ret : (long)i.bytes;

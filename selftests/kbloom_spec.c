@@ -3,9 +3,9 @@
  * The shape of requests.  Create and rebuild requests refuse the sizing
  * fields of another mode and seeds the hash does not use (EINVAL, an
  * extack naming the field on netlink) instead of ignoring them:
- * KB_IOC_CREATE, KB_IOC_TXN_BEGIN and KB_CMD_CREATE (kb_params_from_spec(),
- * one check for both transports).  The ioctl numbers are fixed values that
- * do not follow the structs' sizes.
+ * KB_IOC_TXN_BEGIN and KB_CMD_CREATE (kb_params_from_spec(), one check for
+ * both transports).  The ioctl numbers are fixed values that do not follow
+ * the structs' sizes.
  */
 #include "kselftest_harness.h"
 #include "kb_test.h"
@@ -83,7 +83,7 @@ static void sp_add(struct kb_ioc_create *c, enum sp_field f)
 	}
 }
 
-TEST(ioctl_create_and_begin_refuse_unused_fields)
+TEST(ioctl_begin_refuses_unused_fields)
 {
 	struct kb_ioc_create c;
 	struct kb_ioc_info info;
@@ -97,20 +97,19 @@ TEST(ioctl_create_and_begin_refuse_unused_fields)
 
 		/* the request without the extra field is good */
 		c = sp_valid(t->kind, t->sizing);
-		ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_CREATE, &c)) TH_LOG("case %u", i);
-		ASSERT_EQ(0, kbt_destroy(fd, SP_NAME));
-		sp_add(&c, t->extra);
-		EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_CREATE, &c))
+		ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c))
 			TH_LOG("case %u", i);
-		EXPECT_EQ(-ENOENT, kbt_info(fd, SP_NAME, &info));
+		ASSERT_EQ(0, kbt_txn(fd, KB_IOC_TXN_ABORT));
+		sp_add(&c, t->extra);
 		EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c))
 			TH_LOG("case %u", i);
 		/* no transaction was begun */
 		EXPECT_EQ(-ENOENT, kbt_txn(fd, KB_IOC_TXN_ABORT));
+		EXPECT_EQ(-ENOENT, kbt_info(fd, SP_NAME, &info));
 	}
 	/* a rebuild of an existing filter likewise, and it stays as it was */
 	c = sp_valid(KB_KIND_BLOCKED, KB_SIZING_FPR);
-	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_CREATE, &c));
+	ASSERT_EQ(0, kbt_create_spec(fd, &c));
 	c.m = 4096;
 	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c));
 	EXPECT_EQ(-ENOENT, kbt_txn(fd, KB_IOC_TXN_ABORT));
@@ -207,30 +206,24 @@ TEST(netlink_create_refuses_unused_fields)
 
 /* the numbers of uapi section 3, as _IOC(dir, 0xBF, nr, VER0 size) */
 static const struct { unsigned long cmd; unsigned int want; } sp_nrs[] = {
-	{ KB_IOC_CREATE, 0x4078bf01U },
-	{ KB_IOC_DESTROY, 0x4030bf02U },
-	{ KB_IOC_INFO, 0xc0f0bf03U },
-	{ KB_IOC_ADD, 0xc078bf04U },
-	{ KB_IOC_TEST, 0xc078bf05U },
-	{ KB_IOC_DEL, 0xc078bf06U },
-	{ KB_IOC_TEST_ADD, 0xc078bf07U },
-	{ KB_IOC_UPLOAD, 0xc050bf08U },
-	{ KB_IOC_EXPORT, 0xc050bf09U },
-	{ KB_IOC_TXN_BEGIN, 0x4078bf0aU },
-	{ KB_IOC_TXN_COMMIT, 0x4008bf0bU },
-	{ KB_IOC_TXN_ABORT, 0x4008bf0cU },
-	{ KB_IOC_SWAP, 0x4050bf0dU },
-	{ KB_IOC_RENAME, 0x4050bf0eU },
-	{ KB_IOC_FLUSH, 0x4030bf0fU },
+	{ KB_IOC_ADD, 0xc078bf01U },
+	{ KB_IOC_TEST, 0xc078bf02U },
+	{ KB_IOC_DEL, 0xc078bf03U },
+	{ KB_IOC_TEST_ADD, 0xc078bf04U },
+	{ KB_IOC_UPLOAD, 0xc050bf05U },
+	{ KB_IOC_EXPORT, 0xc050bf06U },
+	{ KB_IOC_TXN_BEGIN, 0x4078bf07U },
+	{ KB_IOC_TXN_COMMIT, 0x4008bf08U },
+	{ KB_IOC_TXN_ABORT, 0x4008bf09U },
 };
 _Static_assert(sizeof(sp_nrs) / sizeof(sp_nrs[0]) == KB_IOC_NR_MAX,
 	       "an ioctl without its fixed number here");
-_Static_assert(KB_IOC_INFO == 0xc0f0bf03U, "KB_IOC_INFO moved");
+_Static_assert(KB_IOC_ADD == 0xc078bf01U, "KB_IOC_ADD moved");
 
 TEST(ioctl_numbers_are_fixed)
 {
 	struct {
-		struct kb_ioc_info i;
+		struct kb_ioc_keys k;
 		__u64 tail[4];
 	} big;
 	unsigned int i;
@@ -246,13 +239,17 @@ TEST(ioctl_numbers_are_fixed)
 	ASSERT_EQ(0, kbt_create(fd, SP_NAME, KB_KIND_BLOCKED, KB_KEY_BYTES,
 				100));
 	memset(&big, 0, sizeof(big));
-	big.i.size = sizeof(big);
-	kbt_name(big.i.name, SP_NAME);
-	EXPECT_EQ(0, kbt_ioc(fd, KB_IOC_INFO, &big));
-	EXPECT_EQ(KB_KIND_BLOCKED, big.i.kind);
-	EXPECT_NE(0, big.i.m);
+	big.k.size = sizeof(big);
+	kbt_name(big.k.name, SP_NAME);
+	big.k.key_size = 1;
+	big.k.keys = (uintptr_t)"a";
+	big.k.keys_len = 1;
+	big.k.count = 1;
+	EXPECT_EQ(0, kbt_ioc(fd, KB_IOC_TEST_ADD, &big));
+	EXPECT_EQ(1, big.k.processed);
+	EXPECT_EQ(1, big.k.hits);
 	big.tail[3] = 1;
-	EXPECT_EQ(-E2BIG, kbt_ioc(fd, KB_IOC_INFO, &big));
+	EXPECT_EQ(-E2BIG, kbt_ioc(fd, KB_IOC_TEST_ADD, &big));
 	EXPECT_EQ(0, kbt_destroy(fd, SP_NAME));
 	close(fd);
 }

@@ -110,7 +110,7 @@ int kbs_add(int fd, const char *name, __u32 flags, const void *keys,
 void kbs_close_fd(int *fd)
 {
 	if (*fd >= 0)
-		close(*fd);
+		kbt_close(*fd);	/* dst_fd's socket holds NS_DST */
 	*fd = -1;
 }
 
@@ -299,18 +299,18 @@ static void *role_swap(void *arg)
 	for (r = 0; fd >= 0 && kbs_running(); r++) {
 		switch (r % 5) {
 		case 3:	/* a no-op */
-			kbs_chk(kbt_name2(fd, KB_IOC_SWAP, "inv.a", "inv.a"), 0,
+			kbs_chk(kbt_name2(fd, KB_CMD_SWAP, "inv.a", "inv.a"), 0,
 			    "swap", "inv.a");
 			break;
 		case 4:	/* with the rename ring */
-			if (kbs_chk(kbt_name2(fd, KB_IOC_SWAP, "inv.s", "inv.r"),
+			if (kbs_chk(kbt_name2(fd, KB_CMD_SWAP, "inv.s", "inv.r"),
 				E(ENOENT), "swap", "inv.r"))
-				kbs_chk(kbt_name2(fd, KB_IOC_SWAP, "inv.r2",
+				kbs_chk(kbt_name2(fd, KB_CMD_SWAP, "inv.r2",
 					      "inv.s"), E(ENOENT), "swap",
 				    "inv.r2");
 			break;
 		default:
-			kbs_chk(kbt_name2(fd, KB_IOC_SWAP, inv[r % 3],
+			kbs_chk(kbt_name2(fd, KB_CMD_SWAP, inv[r % 3],
 				      inv[(r + 1) % 3]), 0, "swap", inv[r % 3]);
 		}
 		atomic_fetch_add(&kbs.ops[R_SWAP], 1);
@@ -328,13 +328,13 @@ static void *role_rename(void *arg)
 
 	while (fd >= 0 && kbs_running()) {
 		/* nobody else renames or destroys the ring */
-		kbs_chk(kbt_name2(fd, KB_IOC_RENAME, "inv.r", "inv.r2"), 0,
+		kbs_chk(kbt_name2(fd, KB_CMD_RENAME, "inv.r", "inv.r2"), 0,
 		    "rename", "inv.r");
-		kbs_chk(kbt_name2(fd, KB_IOC_RENAME, "inv.r2", "inv.r"), 0,
+		kbs_chk(kbt_name2(fd, KB_CMD_RENAME, "inv.r2", "inv.r"), 0,
 		    "rename", "inv.r2");
 		snprintf(a, sizeof(a), "pool.%d", (int)(rnd(&seed) % NPOOL));
 		snprintf(b, sizeof(b), "pool.%d", (int)(rnd(&seed) % NPOOL));
-		kbs_chk(kbt_name2(fd, KB_IOC_RENAME, a, b), E(ENOENT) | E(EEXIST),
+		kbs_chk(kbt_name2(fd, KB_CMD_RENAME, a, b), E(ENOENT) | E(EEXIST),
 		    "rename", a);
 		atomic_fetch_add(&kbs.ops[R_RENAME], 1);
 		usleep(100);
@@ -392,7 +392,7 @@ static void *role_churn(void *arg)
 			kbs_chk(kbs_add(fd, p, 0, keys, 16, 128), E(ENOENT), "add", p);
 			break;
 		case 3:
-			kbs_chk(kbt_name_cmd(fd, KB_IOC_FLUSH, p), E(ENOENT),
+			kbs_chk(kbt_name_cmd(fd, KB_CMD_FLUSH, p), E(ENOENT),
 			    "flush", p);
 			break;
 		case 4:
@@ -441,8 +441,8 @@ static int netns_child(long r)
 	    kbs_add(fd, "f2", 0, kbs.core, 16, NCORE) ||
 	    kbs_add(fd, "f3", 0, kbs.core, 16, NCORE))
 		return 4;
-	if (kbt_name2(fd, KB_IOC_SWAP, "f1", "f2") ||
-	    kbt_name2(fd, KB_IOC_RENAME, "f3", "f3r"))
+	if (kbt_name2(fd, KB_CMD_SWAP, "f1", "f2") ||
+	    kbt_name2(fd, KB_CMD_RENAME, "f3", "f3r"))
 		return 5;
 	/* the filters are this namespace's, and complete */
 	probe(fd, "f0", v4, 4, 300, 0);

@@ -28,13 +28,18 @@ void *kbs_role_xt_rebuild(void *arg)
 		if (r % 4 == 1)
 			kbs_rebuild(fd, "xt.bl2", KB_KEY_IPV4, &kbs.bl, 4, 1, &seed);
 		if (r % 2)	/* the rule follows the name xt.bl */
-			kbs_chk(kbt_name2(fd, KB_IOC_SWAP, "xt.bl", "xt.bl2"), 0,
+			kbs_chk(kbt_name2(fd, KB_CMD_SWAP, "xt.bl", "xt.bl2"), 0,
 			    "swap", "xt.bl");
 		if (r % 8 == 0) {	/* a filter held by a rule */
-			if (kbt_name2(fd, KB_IOC_RENAME, "xt.bl", "xt.x") != -EBUSY)
-				kbs_fail("rename of xt.bl (in a rule) not EBUSY");
-			if (kbt_destroy(fd, "xt.bl") != -EBUSY)
-				kbs_fail("destroy of xt.bl (in a rule) not EBUSY");
+			int e = kbt_name2(fd, KB_CMD_RENAME, "xt.bl", "xt.x");
+
+			if (e != -EBUSY)
+				kbs_fail("rename of xt.bl (in a rule): %d, not EBUSY",
+					 e);
+			e = kbt_destroy(fd, "xt.bl");
+			if (e != -EBUSY)
+				kbs_fail("destroy of xt.bl (in a rule): %d, not EBUSY",
+					 e);
 		}
 		if (r % 16 == 8 &&	/* rules come and go */
 		    (kbt_sh("ip netns exec " NS_DST " iptables -w -A OUTPUT -m bloom --bloom-name xt.bl2 -j ACCEPT") ||

@@ -222,7 +222,7 @@ TEST(lookups_during_rebuild_and_swap)
 				      NULL));
 		free(extra);
 		ASSERT_EQ(0, kbt_txn(fd, KB_IOC_TXN_COMMIT));
-		ASSERT_EQ(0, kbt_name2(fd, KB_IOC_SWAP, "x.race", "x.race2"));
+		ASSERT_EQ(0, kbt_name2(fd, KB_CMD_SWAP, "x.race", "x.race2"));
 		/* live adds and flush-free uploads too */
 		ASSERT_EQ(0, add(fd, "x.race", 0, 21, 100));
 		clock_gettime(CLOCK_MONOTONIC, &t);

@@ -15,7 +15,7 @@
  * included, needs CAP_NET_ADMIN in the user namespace that owns the
  * filters' network namespace; without it the kernel answers EPERM, before
  * looking at the request's filter, and changes and returns nothing.  That
- * covers every /dev/kbloom ioctl (INFO, TEST and EXPORT too; the
+ * covers every /dev/kbloom ioctl (TEST and EXPORT too; the
  * capability is checked against the credentials of the process that
  * opened the file), every generic netlink command, do and dump (GET, TEST
  * and EXPORT too), and joining the "events" multicast group.  A root of a
@@ -177,8 +177,18 @@ struct kb_image_hdr {
 /* ---- 3. /dev/kbloom ioctl interface ----------------------------------- */
 
 /*
+ * Why two transports, and which does what: the control plane (create,
+ * destroy, flush, info, swap, rename, list) is the generic netlink family
+ * only (section 4): one place with extended ACKs naming the bad attribute,
+ * strict policies, events and dumps, and a new control operation is added
+ * once, there.  /dev/kbloom keeps only what is bound to an open file or is
+ * bulk data: key batches (KB_IOC_ADD, TEST, DEL, TEST_ADD), whole images
+ * (KB_IOC_UPLOAD, EXPORT) and transactions (KB_IOC_TXN_*), which live as
+ * long as the file.  As with ipset and nftables, a tool needs the netlink
+ * family anyway; the device spares bulk loads netlink's per-message limits.
+ *
  * /dev/kbloom (mode 0600) works on the filters of the network namespace of
- * the process that opened it.  Every command, KB_IOC_INFO, KB_IOC_TEST and
+ * the process that opened it.  Every command, KB_IOC_TEST and
  * KB_IOC_EXPORT included, needs CAP_NET_ADMIN over that namespace's user
  * namespace, checked against the opener's credentials (EPERM otherwise,
  * before the argument is read; see "Privileges" above).
@@ -195,8 +205,8 @@ struct kb_image_hdr {
  *
  * Errors common to all commands: ENOENT (no filter of that name), EEXIST
  * (the name is taken), EINVAL (bad argument; bad key: err_index names it),
- * E2BIG (one filter over max_filter_bytes), ERANGE (KB_IOC_CREATE,
- * KB_IOC_TXN_BEGIN: no filter of at most 1000 bits per key meets fpr_ppb
+ * E2BIG (one filter over max_filter_bytes), ERANGE (KB_IOC_TXN_BEGIN:
+ * no filter of at most 1000 bits per key meets fpr_ppb
  * for that kind), ENOSPC (over max_filters or
  * max_netns_bytes; too small export buffer), EBUSY (held by an in-kernel
  * consumer, or a second transaction on one open file), EPERM, ENOMEM,
@@ -215,8 +225,8 @@ enum kb_ioc_sizing {
 #define KB_CREATE_F_SEED	(1U << 0)	/* use seed[]; else random */
 
 /*
- * KB_IOC_CREATE: create an empty filter.  KB_IOC_TXN_BEGIN takes the same
- * struct: the new parameters of a rebuild.  hash: KB_HASH_XXH64 or
+ * KB_IOC_TXN_BEGIN's argument: the name and the new parameters of a
+ * rebuild (the fields of KB_CMD_CREATE's attributes).  hash: KB_HASH_XXH64 or
  * KB_HASH_SIPHASH (blocked, counting), KB_HASH_LEVELDB (classic, whose seed
  * is always zero).  Without KB_CREATE_F_SEED the kernel picks a random seed.
  * The fields of the other sizing modes must be zero, KB_CREATE_F_SEED is
@@ -242,31 +252,11 @@ struct kb_ioc_create {
 };
 #define KB_IOC_CREATE_SIZE_VER0	120
 
-/* KB_IOC_DESTROY, KB_IOC_FLUSH: one filter by name */
-struct kb_ioc_name {
-	__u32		size;
-	__u32		flags;
-	char		name[KB_NAME_MAX];
-	__aligned_u64	reserved;
-};
-#define KB_IOC_NAME_SIZE_VER0	48
-
 /*
- * KB_IOC_SWAP (exchange the contents of name and name2 atomically; both must
- * exist and have the same key type, else EINVAL; counters and consumers'
- * references stay with the names) and KB_IOC_RENAME (name -> name2:
- * EEXIST if name2 exists, EBUSY if an in-kernel consumer holds name).
+ * A filter's description: what KB_CMD_GET's attributes say (section 4),
+ * as one struct for userspace (bfctl and the selftests decode replies into
+ * it).  No ioctl takes it.
  */
-struct kb_ioc_name2 {
-	__u32		size;
-	__u32		flags;
-	char		name[KB_NAME_MAX];
-	char		name2[KB_NAME_MAX];
-	__aligned_u64	reserved;
-};
-#define KB_IOC_NAME2_SIZE_VER0	80
-
-/* KB_IOC_INFO: in: size, flags (0), name; out: everything else */
 struct kb_ioc_info {
 	__u32		size;
 	__u32		flags;
@@ -296,7 +286,6 @@ struct kb_ioc_info {
 	__aligned_u64	generation;	/* id of the current generation */
 	__aligned_u64	reserved[4];
 };
-#define KB_IOC_INFO_SIZE_VER0	240
 
 /*
  * Batch key operations: KB_IOC_ADD, KB_IOC_TEST, KB_IOC_DEL (counting only,
@@ -399,38 +388,26 @@ struct kb_ioc_txn {
  * *_SIZE_VER0 constants), not sizeof(): a struct that grows keeps its
  * number, and the caller's size field tells the versions apart.
  */
-#define KB_IOC_CREATE	_IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x01, \
-			     KB_IOC_CREATE_SIZE_VER0)
-#define KB_IOC_DESTROY	_IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x02, \
-			     KB_IOC_NAME_SIZE_VER0)
-#define KB_IOC_INFO	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x03, \
-			     KB_IOC_INFO_SIZE_VER0)
-#define KB_IOC_ADD	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x04, \
+#define KB_IOC_ADD	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x01, \
 			     KB_IOC_KEYS_SIZE_VER0)
-#define KB_IOC_TEST	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x05, \
+#define KB_IOC_TEST	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x02, \
 			     KB_IOC_KEYS_SIZE_VER0)
-#define KB_IOC_DEL	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x06, \
+#define KB_IOC_DEL	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x03, \
 			     KB_IOC_KEYS_SIZE_VER0)
-#define KB_IOC_TEST_ADD	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x07, \
+#define KB_IOC_TEST_ADD	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x04, \
 			     KB_IOC_KEYS_SIZE_VER0)
-#define KB_IOC_UPLOAD	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x08, \
+#define KB_IOC_UPLOAD	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x05, \
 			     KB_IOC_IMAGE_SIZE_VER0)
-#define KB_IOC_EXPORT	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x09, \
+#define KB_IOC_EXPORT	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x06, \
 			     KB_IOC_IMAGE_SIZE_VER0)
-#define KB_IOC_TXN_BEGIN _IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0a, \
+#define KB_IOC_TXN_BEGIN _IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x07, \
 			      KB_IOC_CREATE_SIZE_VER0)
-#define KB_IOC_TXN_COMMIT _IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0b, \
+#define KB_IOC_TXN_COMMIT _IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x08, \
 			       KB_IOC_TXN_SIZE_VER0)
-#define KB_IOC_TXN_ABORT _IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0c, \
+#define KB_IOC_TXN_ABORT _IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x09, \
 			      KB_IOC_TXN_SIZE_VER0)
-#define KB_IOC_SWAP	_IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0d, \
-			     KB_IOC_NAME2_SIZE_VER0)
-#define KB_IOC_RENAME	_IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0e, \
-			     KB_IOC_NAME2_SIZE_VER0)
-#define KB_IOC_FLUSH	_IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0f, \
-			     KB_IOC_NAME_SIZE_VER0)
 /* the highest command number (_IOC_NR); 1..KB_IOC_NR_MAX are all used */
-#define KB_IOC_NR_MAX	0x0f
+#define KB_IOC_NR_MAX	0x09
 
 /* ---- 4. generic netlink family "kbloom" ------------------------------- */
 
