@@ -53,6 +53,7 @@ include userspace/build.mk
 include selftests/build.mk
 include userspace/xtables/build.mk
 include userspace/bfctl/build.mk
+include packaging/build.mk
 BENCH_TARGETS += bench-core
 
 .PHONY: all modules user selftests deps check check-native check-vm \
