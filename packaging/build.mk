@@ -63,3 +63,19 @@ deb:
 	rm -rf $(KB_DEB_DIR)/kbloom-$(KB_VERSION)
 	ls $(KB_DEB_DIR)/*.deb
 
+# ---- make check-pkg: the packages and the boot units in a 6.12 VM ----
+# One lane, one kernel: DKMS compiles the module in the guest under TCG,
+# and on an older kernel it would compile it twice (for the running and
+# for the newest installed kernel); see the pkg lane in selftests/manifest.
+KB_PKG_RES = $(BUILD)/results/vm-pkg
+KB_PKG_KVER = $(shell $(CURDIR)/scripts/kver 6.12)
+.PHONY: check-pkg
+check-pkg: deb user
+	$(MAKE) --no-print-directory modules KVER=$(KB_PKG_KVER)
+	rm -rf $(BUILD)/pkg-root
+	$(MAKE) --no-print-directory install DESTDIR=$(BUILD)/pkg-root PREFIX=/usr \
+		KB_SYSTEMD_UNITDIR=/lib/systemd/system
+	@mkdir -p $(KB_PKG_RES)
+	@$(CURDIR)/scripts/manifest pkg $(BUILD) $(TESTS) > $(KB_PKG_RES).tests
+	KB_TEST_TIMEOUT=1800 $(KB_VM_RUN) -k $(KB_PKG_KVER) -o $(KB_PKG_RES) -t 3000 \
+		--tests $(KB_PKG_RES).tests

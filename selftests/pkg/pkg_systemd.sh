@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In the guest (the pkg lane): two real boots with systemd as PID 1.  The
+# guest's root (make install's files added) is the lower layer of an
+# overlay booted twice with systemd-nspawn -b, each boot in a new network
+# namespace (--private-network), so the filters of boot 1 are gone in
+# boot 2 as after a reboot; the overlay's upper layer is the disk that
+# survives.  Boot 1 (first boot, no save file) creates a filter, writes an
+# iptables ruleset that uses it, and powers off: kbloom.service saves
+# (KBLOOM_SAVE_ON_STOP=yes).  Boot 2: iptables.service (iptables-restore
+# of that ruleset, no ordering of its own) succeeds only because
+# kbloom.service restored the filter before it.  A third boot with
+# kbloom.service masked shows that the ruleset fails without it.
+# The modules are loaded in the guest (a container cannot load them).
+#   pkg_systemd.sh BUILD   (BUILD/pkg-root: make install DESTDIR; BUILD/kmod-KVER)
+set -u
+build=$1
+kver=$(uname -r)
+. "$(dirname "$0")/lib.sh"
+
+echo "TAP version 13"
+command -v systemd-nspawn > /dev/null ||
+	{ echo "ok 1 # SKIP no systemd-nspawn (make deps: systemd-container)"; echo "1..1"; exit 0; }
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+# (tar: / has usrmerge's /lib -> usr/lib symlink, which cp -a would not follow)
+tar -C "$build/pkg-root" -cf - . | tar -C / --keep-directory-symlink -xf - || { echo "not ok 1 - install $build/pkg-root"; exit 1; }
+for m in kbloom xt_bloom; do
+	ko=$build/kmod-$kver/kmod/$m.ko
+	for dep in $(modinfo -F depends "$ko" | tr , ' '); do
+		[ -d "/sys/module/$dep" ] || modprobe "$dep"
+	done
+	[ -d /sys/module/$m ] || insmod "$ko" 2>&1 | sed 's/^/# /'
+done
+check "kbloom and xt_bloom loaded in the guest" test -d /sys/module/xt_bloom -a -c /dev/kbloom
+
+# The disk: an overlay over the guest root, its upper layer on a tmpfs.
+d=/run/kbsd
+mkdir -p $d && mount -t tmpfs tmpfs $d && mkdir -p $d/upper $d/work $d/root ||
+	{ echo "not ok 2 - tmpfs"; exit 1; }
+mount -t overlay overlay -o lowerdir=/,upperdir=$d/upper,workdir=$d/work $d/root ||
+	{ echo "not ok 2 - overlay root"; exit 1; }
+r=$d/root
+u=$r/etc/systemd/system
+# (the guest loaded the modules: a container cannot)
+printf 'KBLOOM_SAVE_ON_STOP=yes\nKBLOOM_MODULES=\n' > $r/etc/default/kbloom
+rm -f $r/var/lib/kbloom/kbloom.save $r/etc/iptables/rules.v4
+mkdir -p $r/etc/iptables $r/var/lib/kbtest
+# The test's boot target: kbloom.service, a rules loader, a probe.
+cat > $u/kbtest.target <<'UNIT'
+[Unit]
+Description=kbloom boot test
+Wants=kbloom.service iptables.service kbprobe.service
+UNIT
+cat > $u/iptables.service <<'UNIT'
+[Unit]
+Description=iptables rules (ordered by nothing but kbloom.service's Before=)
+DefaultDependencies=no
+ConditionPathExists=/etc/iptables/rules.v4
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/sbin/iptables-restore /etc/iptables/rules.v4
+UNIT
+cat > $u/kbprobe.service <<'UNIT'
+[Unit]
+Description=kbloom boot test probe
+After=iptables.service kbloom.service
+SuccessAction=poweroff
+FailureAction=poweroff
+[Service]
+Type=oneshot
+ExecStart=/bin/bash /etc/kbprobe
+UNIT
+cat > $r/etc/kbprobe <<'PROBE'
+log=/var/lib/kbtest/boot$(cat /var/lib/kbtest/boot)
+{
+	echo "kbloom=$(systemctl is-active kbloom.service)"
+	echo "iptables=$(systemctl is-active iptables.service)"
+	iptables -S INPUT | grep -q bloom && echo rule=yes || echo rule=no
+	bfctl test boot.bl 192.0.2.66 > /dev/null 2>&1 && echo key=yes || echo key=no
+	systemctl show -p ExecMainStatus --value kbloom.service | sed 's/^/kbloom_status=/'
+	journalctl -b -u kbloom.service --no-pager -o cat | sed 's/^/journal: /'
+} > "$log" 2>&1
+if [ "$(cat /var/lib/kbtest/boot)" = 1 ]; then
+	bfctl create boot.bl blocked --items 1000 --fpr 0.01 --key-type ip &&
+	bfctl add boot.bl 192.0.2.66 &&
+	printf '*filter\n-A INPUT -m bloom --bloom-name boot.bl --bloom-dir src -j DROP\nCOMMIT\n' \
+		> /etc/iptables/rules.v4
+	echo "created=$?" >> "$log"
+fi
+PROBE
+
+boot() {	# boot N: one boot; $log: its probe's log
+	local i=$1 t0=$SECONDS rc=0 blog=${KB_OUT:-/tmp}/pkg_systemd-boot$1.log
+	echo "$i" > $r/var/lib/kbtest/boot
+	# No systemd on the guest to register with: --register=no, and
+	# --keep-unit in a cgroup of this boot's own (nspawn makes its
+	# payload/supervisor cgroups there; a second boot in the same one
+	# fails with EBUSY).
+	mkdir -p /sys/fs/cgroup/kbsd$i
+	(echo $BASHPID > /sys/fs/cgroup/kbsd$i/cgroup.procs &&
+	 exec timeout -k 5 240 systemd-nspawn -q -D $r --private-network \
+		--register=no --keep-unit --bind=/dev/kbloom \
+		-b -- systemd.unit=kbtest.target) > "$blog" 2>&1 || rc=$?
+	echo "# boot $i: nspawn exit $rc after $((SECONDS - t0)) s"
+	log=$(cat $r/var/lib/kbtest/boot$i 2> /dev/null)
+	[ -n "$log" ] || tail -n 30 "$blog" | sed 's/^/# /'
+}
+has() { grep -qx "$1" <<< "$log"; }
+
+boot 1
+check "boot 1: kbloom.service active without a save file (first boot)" has kbloom=active
+check "boot 1: the journal says there was nothing to restore" grep -q "nothing to restore" <<< "$log"
+check "boot 1: the probe created the filter and the ruleset" has created=0
+check "boot 1: kbloom.service saved at poweroff" test -s $r/var/lib/kbloom/kbloom.save
+boot 2
+check "boot 2: kbloom.service active (restored)" has kbloom=active
+check "boot 2: iptables.service loaded the ruleset that uses the filter" has iptables=active
+check "boot 2: the rule is in the new netns" has rule=yes
+check "boot 2: the saved key answers" has key=yes
+[ "$fail" = 0 ] || sed 's/^/# /' <<< "$log"
+ln -sf /dev/null $u/kbloom.service
+boot 3
+rm -f $u/kbloom.service
+check "boot without kbloom.service (masked): iptables.service fails" has iptables=failed
+check "... and no rule is loaded" has rule=no
+umount $r && umount $d
+# Leave the guest as found for the next test (pkg_deb installs packages).
+rmmod xt_bloom kbloom 2> /dev/null
+(cd "$build/pkg-root" && find . ! -type d) | (cd / && xargs rm -f)
+rm -f /etc/default/kbloom
+echo "1..$n"
+exit $fail
