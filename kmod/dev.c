@@ -193,6 +193,7 @@ static long kb_keys_run(struct kb_file *kf, struct kb_ioc_keys *a,
 	const u8 __user *src = u64_to_user_ptr(a->keys);
 	struct kb_bitw w = { .dst = u64_to_user_ptr(a->result) };
 	u64 off = 0, done = 0, hits = 0;
+	bool over = false;
 	struct kb_batch *b;
 	long ret = 0;
 
@@ -226,7 +227,7 @@ static long kb_keys_run(struct kb_file *kf, struct kb_ioc_keys *a,
 		if (n) {
 			if (s)
 				r = kb_set_keys(s, op, b->keys, n, b->bits,
-						&bad_at, NULL);
+						&bad_at, &over, NULL);
 			else
 				r = kb_txn_keys(kf, a->name, op, b->keys, n,
 						b->bits, &bad_at);
@@ -269,6 +270,9 @@ static long kb_keys_run(struct kb_file *kf, struct kb_ioc_keys *a,
 		ret = -EFAULT;
 	a->processed = done;
 	a->hits = hits;
+	/* (a->name was checked by the caller: it found s by it) */
+	if (over)
+		kb_reg_announce(kf->net, KB_EVENT_OVER_CAPACITY, a->name, NULL);
 out:
 	kvfree(b->keys);
 	kvfree(b->buf);

@@ -207,6 +207,23 @@ void kb_gen_fill(struct kb_gen *g)
 	kb_fill_init(g->fill, &g->f);
 }
 
+/*
+ * Whether g is over its configured capacity (kb_stats.over_capacity: more
+ * keys estimated than items, or the estimated FPR past the configured
+ * one) and has not said so yet.  From the fill tracker's counters, no
+ * payload scan: cheap enough after every add batch.  Writers only.
+ */
+bool kb_gen_over(struct kb_gen *g)
+{
+	struct kb_stats st;
+
+	if (g->over_told)
+		return false;
+	kb_filter_stats_fill(&g->f, &st);
+	g->over_told = st.over_capacity;
+	return g->over_told;
+}
+
 /* free (after a grace period) a generation that is not or no longer live */
 void kb_gen_discard(struct kb_gen *g)
 {

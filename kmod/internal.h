@@ -95,6 +95,9 @@ struct kb_gen {
 					 * payload (writers only): netlink
 					 * exports check it
 					 */
+	bool over_told;			/* KB_EVENT_OVER_CAPACITY sent
+					 * (writers only; a flush resets)
+					 */
 	struct rcu_head rcu;
 };
 
@@ -188,6 +191,8 @@ int kb_params_from_spec(struct kb_params *p, const struct kb_spec *s,
 struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 			  bool clear, struct netlink_ext_ack *extack);
 void kb_gen_fill(struct kb_gen *g);
+/* writers: g just went over its capacity (true once until a flush) */
+bool kb_gen_over(struct kb_gen *g);
 int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
 		u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack);
 void kb_gen_discard(struct kb_gen *g);
@@ -200,8 +205,14 @@ bool kb_name_ok(const char *name, struct netlink_ext_ack *extack);
 struct kb_set *kb_set_find(struct net *net, const char *name, bool user);
 struct kb_set *kb_set_find_id(struct net *net, u64 id);
 void kb_set_put(struct kb_set *s);
+/*
+ * *over (may be NULL) is set true when this add took the filter over its
+ * capacity (kb_gen_over()): the caller, who knows net and the name it
+ * asked for, announces KB_EVENT_OVER_CAPACITY
+ */
 int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
-		u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack);
+		u32 n, u64 *bitmap, u32 *bad, bool *over,
+		struct netlink_ext_ack *extack);
 int kb_set_info(struct kb_set *s, struct kb_info *info);
 /* for txn.c: insert under kb_net.lock; publish a generation in s */
 int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
@@ -220,6 +231,13 @@ int kb_reg_swap(struct net *net, const char *a, const char *b,
 		struct netlink_ext_ack *extack);
 int kb_reg_rename(struct net *net, const char *from, const char *to,
 		  struct netlink_ext_ack *extack);
+/*
+ * A registry event: logged (info, over-capacity a warning; rate-limited;
+ * with the netns's inode number) and sent to the "events" group
+ * (kb_nl_notify()).  Called without registry locks.
+ */
+void kb_reg_announce(struct net *net, enum kb_nl_event ev, const char *name,
+		     const char *name2);
 
 /*
  * Walk the filters of net from position *pos (0 = first): fn(s, name, arg)

@@ -369,6 +369,7 @@ static int kb_nl_keys(struct sk_buff *skb, struct genl_info *info,
 	struct sk_buff *msg;
 	u64 *bits = NULL;
 	u32 n = 0, i, bad, hits = 0;
+	bool over = false;
 	struct kb_set *s;
 	void *hdr;
 	int rem, ret;
@@ -415,9 +416,12 @@ static int kb_nl_keys(struct sk_buff *skb, struct genl_info *info,
 		}
 		i++;
 	}
-	ret = kb_set_keys(s, op, keys, n, bits, &bad, extack);
+	ret = kb_set_keys(s, op, keys, n, bits, &bad, &over, extack);
 	if (ret < 0)
 		goto out;
+	if (over)
+		kb_reg_announce(genl_info_net(info), KB_EVENT_OVER_CAPACITY,
+				name, NULL);
 	ret = 0;
 	if (op == KB_OP_ADD)
 		goto out;

@@ -126,7 +126,8 @@ static bool kb_set_dead(struct kb_set *s, struct netlink_ext_ack *extack)
  * bits only go 0 -> 1).
  */
 int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
-		u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack)
+		u32 n, u64 *bitmap, u32 *bad, bool *over,
+		struct netlink_ext_ack *extack)
 {
 	struct kb_gen *g;
 	int ret;
@@ -154,6 +155,8 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 	}
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
+	if (ret >= 0 && op != KB_OP_DEL && over && kb_gen_over(g))
+		*over = true;
 	mutex_unlock(&s->lock);
 	if (ret >= 0 && op == KB_OP_ADD)
 		kb_set_count(s, 0, 0, n);
@@ -235,6 +238,36 @@ int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
 	return 0;
 }
 
+/* what the kernel log says of each event: "filter NAME <what> [NAME2]" */
+static const char * const kb_event_what[KB_EVENT_MAX + 1] = {
+	[KB_EVENT_CREATED] = "created",
+	[KB_EVENT_DESTROYED] = "destroyed",
+	[KB_EVENT_SWAPPED] = "swapped with",
+	[KB_EVENT_RENAMED] = "renamed to",
+	[KB_EVENT_FLUSHED] = "flushed",
+	[KB_EVENT_REBUILT] = "rebuilt",
+	[KB_EVENT_OVER_CAPACITY] =
+		"over its configured capacity: it may match almost any key",
+};
+
+void kb_reg_announce(struct net *net, enum kb_nl_event ev, const char *name,
+		     const char *name2)
+{
+	/*
+	 * Names are validated ([A-Za-z0-9_.:-]): safe to log as they are.  A
+	 * blocklist about to match everything is a warning, with its own rate
+	 * limit, so that a burst of creates cannot hide it.
+	 */
+	if (ev == KB_EVENT_OVER_CAPACITY)
+		pr_warn_ratelimited("netns %u: filter %s %s\n", net->ns.inum,
+				    name, kb_event_what[ev]);
+	else
+		pr_info_ratelimited("netns %u: filter %s %s%s%s\n",
+				    net->ns.inum, name, kb_event_what[ev],
+				    name2 ? " " : "", name2 ? name2 : "");
+	kb_nl_notify(net, ev, name, name2);
+}
+
 int kb_reg_create(struct net *net, const char *name,
 		  const struct kb_params *p, struct netlink_ext_ack *extack)
 {
@@ -267,7 +300,7 @@ int kb_reg_create(struct net *net, const char *name,
 	if (ret)
 		kb_gen_discard(g);
 	else
-		kb_nl_notify(net, KB_EVENT_CREATED, name, NULL);
+		kb_reg_announce(net, KB_EVENT_CREATED, name, NULL);
 	return ret;
 }
 
@@ -313,8 +346,8 @@ int kb_reg_upload(struct net *net, const char *name, struct kb_gen *g,
 	if (ret == -ENOENT && !s)
 		NL_SET_ERR_MSG_MOD(extack, "no such filter");
 	if (!ret)
-		kb_nl_notify(net, s ? KB_EVENT_REBUILT : KB_EVENT_CREATED, name,
-			     NULL);
+		kb_reg_announce(net, s ? KB_EVENT_REBUILT : KB_EVENT_CREATED,
+				name, NULL);
 	return ret;
 }
 
@@ -355,7 +388,7 @@ int kb_reg_destroy(struct net *net, const char *name,
 	}
 	mutex_unlock(&kn->lock);
 	if (!ret)
-		kb_nl_notify(net, KB_EVENT_DESTROYED, name, NULL);
+		kb_reg_announce(net, KB_EVENT_DESTROYED, name, NULL);
 	return ret;
 }
 
@@ -387,10 +420,11 @@ int kb_reg_flush(struct net *net, const char *name,
 	for (i = 0; i < ARRAY_SIZE(g->f.p.plen6); i++)
 		WRITE_ONCE(g->f.p.plen6[i], 0);
 	g->count = 0;
+	g->over_told = false;
 	g->seq++;
 	mutex_unlock(&s->lock);
 	kb_set_put(s);
-	kb_nl_notify(net, KB_EVENT_FLUSHED, name, NULL);
+	kb_reg_announce(net, KB_EVENT_FLUSHED, name, NULL);
 	return 0;
 }
 
@@ -438,7 +472,7 @@ int kb_reg_swap(struct net *net, const char *a, const char *b,
 	mutex_unlock(&first->lock);
 	kn->reg_gen++;
 	mutex_unlock(&kn->lock);
-	kb_nl_notify(net, KB_EVENT_SWAPPED, a, b);
+	kb_reg_announce(net, KB_EVENT_SWAPPED, a, b);
 	return 0;
 out:
 	mutex_unlock(&kn->lock);
@@ -471,7 +505,7 @@ int kb_reg_rename(struct net *net, const char *from, const char *to,
 	}
 	mutex_unlock(&kn->lock);
 	if (!ret)
-		kb_nl_notify(net, KB_EVENT_RENAMED, from, to);
+		kb_reg_announce(net, KB_EVENT_RENAMED, from, to);
 	return ret;
 }
 

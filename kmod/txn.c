@@ -99,8 +99,8 @@ int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
 	if (ret)
 		kb_gen_discard(t->gen);
 	else
-		kb_nl_notify(t->net, t->set_id ? KB_EVENT_REBUILT :
-			     KB_EVENT_CREATED, name, NULL);
+		kb_reg_announce(t->net, t->set_id ? KB_EVENT_REBUILT :
+				KB_EVENT_CREATED, name, NULL);
 	kb_txn_free(t);
 	return ret;
 }

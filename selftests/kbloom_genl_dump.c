@@ -6,6 +6,7 @@
  * and network namespace isolation.
  */
 #include <sched.h>
+#include <sys/stat.h>
 
 #include "kselftest_harness.h"
 #include "kb_test.h"
@@ -359,6 +360,73 @@ TEST(events)
 	/* key changes are not events */
 	ASSERT_EQ(0, kbtn_keys(n, KB_CMD_ADD, "e.d", "k", 1, 1, NULL, NULL));
 	EXPECT_EQ(0, kbtn_event(l, 200, a, b));
+	kbtn_close(l);
+	kbtn_close(n);
+	close(fd);
+}
+
+/*
+ * The add that takes a filter over its capacity is an event, once until a
+ * flush, on either transport, and a warning in the kernel log that names
+ * the netns.
+ */
+TEST(over_capacity_event)
+{
+	char a[KB_NAME_MAX], b[KB_NAME_MAX], cmd[160];
+	unsigned char *keys = kbt_keys16(1, 0, 300);
+	struct kb_ioc_create c;
+	struct kbtn *n, *l;
+	struct stat ns;
+	int fd;
+
+	ASSERT_EQ(0, unshare(CLONE_NEWNET));
+	ASSERT_EQ(0, stat("/proc/self/ns/net", &ns));
+	n = kbtn_open();
+	l = kbtn_open();
+	fd = kbt_open();
+	ASSERT_NE(NULL, n);
+	ASSERT_NE(NULL, l);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kbtn_join(l));
+	/* capacity 100 at 1% */
+	ASSERT_EQ(0, kbtn_create(n, "o.a", KB_KIND_BLOCKED, KB_KEY_BYTES, 100,
+				 10000000));
+	EXPECT_EQ(0, expect_event(l, KB_EVENT_CREATED, "o.a", NULL));
+	/* half full: nothing */
+	ASSERT_EQ(0, kbtn_keys(n, KB_CMD_ADD, "o.a", keys, 16, 50, NULL, NULL));
+	EXPECT_EQ(0, kbtn_event(l, 200, a, b));
+	/* twice its capacity: one event */
+	ASSERT_EQ(0, kbtn_keys(n, KB_CMD_ADD, "o.a", keys + 50 * 16, 16, 150,
+			       NULL, NULL));
+	EXPECT_EQ(0, expect_event(l, KB_EVENT_OVER_CAPACITY, "o.a", NULL));
+	snprintf(cmd, sizeof(cmd),
+		 "dmesg | grep -q 'kbloom: netns %lu: filter o.a over its configured capacity'",
+		 (unsigned long)ns.st_ino);
+	EXPECT_EQ(0, system(cmd));
+	/* more keys: no second event */
+	ASSERT_EQ(0, kbtn_keys(n, KB_CMD_ADD, "o.a", keys + 200 * 16, 16, 100,
+			       NULL, NULL));
+	EXPECT_EQ(0, kbtn_event(l, 200, a, b));
+	/* a flush re-arms it; over /dev/kbloom as well */
+	ASSERT_EQ(0, kbtn_name_cmd(n, KB_CMD_FLUSH, "o.a"));
+	EXPECT_EQ(0, expect_event(l, KB_EVENT_FLUSHED, "o.a", NULL));
+	ASSERT_EQ(0, kbt_keys(fd, KB_IOC_ADD, "o.a", 0, keys, 16, 50, NULL,
+			      NULL));
+	EXPECT_EQ(0, kbtn_event(l, 200, a, b));
+	ASSERT_EQ(0, kbt_keys(fd, KB_IOC_ADD, "o.a", 0, keys + 50 * 16, 16, 250,
+			      NULL, NULL));
+	EXPECT_EQ(0, expect_event(l, KB_EVENT_OVER_CAPACITY, "o.a", NULL));
+	/* a filter sized without a capacity (--bits --hashes) never is */
+	c = kbt_spec("o.b", KB_KIND_BLOCKED, KB_KEY_BYTES, 0, 0);
+	c.sizing = KB_SIZING_MK;
+	c.m = 512;
+	c.k = 4;
+	ASSERT_EQ(0, kbt_create_spec(fd, &c));
+	EXPECT_EQ(0, expect_event(l, KB_EVENT_CREATED, "o.b", NULL));
+	ASSERT_EQ(0, kbt_keys(fd, KB_IOC_ADD, "o.b", 0, keys, 16, 300, NULL,
+			      NULL));
+	EXPECT_EQ(0, kbtn_event(l, 200, a, b));
+	free(keys);
 	kbtn_close(l);
 	kbtn_close(n);
 	close(fd);

@@ -497,7 +497,13 @@ struct kb_ioc_txn {
  * messages with KB_A_EVENT (enum kb_nl_event), KB_A_NAME and, for swap and
  * rename, KB_A_NAME2.  Created: KB_CMD_CREATE, an upload that creates, a
  * transaction commit that creates.  Rebuilt: a transaction commit or an
- * image upload that replaces a live filter's generation.
+ * image upload that replaces a live filter's generation.  Over-capacity:
+ * an add (either transport) left the filter over its configured capacity
+ * (KB_A_OVER_CAPACITY: more keys estimated than KB_A_ITEMS, or an
+ * estimated FPR 5% above KB_A_FPR_PPB); once per generation until a flush,
+ * so a blocklist about to match everything is noticed.  Every event is
+ * also logged, rate-limited, with the namespace's inode number: at info
+ * level, over-capacity as a warning.
  *
  * Filter info attributes (KB_CMD_GET replies): KB_A_NAME, KB_A_KIND,
  * KB_A_KEY_TYPE, KB_A_HASH, KB_A_M, KB_A_K, KB_A_ITEMS, KB_A_FPR_PPB,

@@ -16,6 +16,7 @@ enum kb_nl_event {
 	KB_EVENT_RENAMED,
 	KB_EVENT_FLUSHED,
 	KB_EVENT_REBUILT,
+	KB_EVENT_OVER_CAPACITY,
 
 	/* private: */
 	__KB_EVENT_MAX,

@@ -471,6 +471,7 @@ static const char *const kbnl_event_names[] = {
 	[KB_EVENT_CREATED] = "created", [KB_EVENT_DESTROYED] = "destroyed",
 	[KB_EVENT_SWAPPED] = "swapped", [KB_EVENT_RENAMED] = "renamed",
 	[KB_EVENT_FLUSHED] = "flushed", [KB_EVENT_REBUILT] = "rebuilt",
+	[KB_EVENT_OVER_CAPACITY] = "over-capacity",
 };
 
 struct kbnl_mon {
