@@ -13,11 +13,37 @@
 
 /* ---- errors: the kernel's message, or what we know ---- */
 
+/*
+ * The errnos of kbloom's limits, in the user's terms: strerror() would
+ * call a size limit "Argument list too long" and the filter-count limit
+ * "No space left on device".  The kernel's extack, when there is one,
+ * names the very limit and replaces these.
+ */
+static const char *limit_text(int err)
+{
+	switch (err) {
+	case E2BIG:
+		return "filter larger than the module's max_filter_bytes (see LIMITS in bfctl(8))";
+	case ENOSPC:
+		return "over a kbloom limit: max_filters, or the memory caps max_netns_bytes, max_userns_bytes, max_total_bytes (see LIMITS in bfctl(8))";
+	case ERANGE:
+		return "no filter of at most 1000 bits per key reaches that false positive rate";
+	}
+	return NULL;
+}
+
 int bfctl_fail_err(struct kbconn *c, const char *what, int err)
 {
+	const char *limit;
+
 	if (err < 0)
 		err = -err;
-	if (c && c->extack[0])
+	limit = limit_text(err);
+	if (limit && c && c->extack[0])
+		fprintf(stderr, "bfctl: %s: %s\n", what, c->extack);
+	else if (limit)
+		fprintf(stderr, "bfctl: %s: %s\n", what, limit);
+	else if (c && c->extack[0])
 		fprintf(stderr, "bfctl: %s: %s: %s\n", what, strerror(err),
 			c->extack);
 	else if (err == EPERM)	/* every request, reads included */
