@@ -119,6 +119,11 @@ void bfctl_json_close_arr(void);
 void bfctl_json_str(const char *key, const char *v);
 void bfctl_json_strn(const char *key, const char *v, size_t len);
 void bfctl_json_u64(const char *key, u64 v);
+/*
+ * an estimated item count: null when saturated (every bit set: the core's
+ * U64_MAX, which JSON readers would round as a double anyway)
+ */
+void bfctl_json_est_items(const char *key, u64 v);
 void bfctl_json_bool(const char *key, bool v);
 void bfctl_json_double(const char *key, double v);
 /* after the outermost close: newline and flush */

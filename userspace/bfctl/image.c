@@ -350,7 +350,7 @@ static int cmd_info(int argc, char **argv)
 	struct loaded li;
 	struct kb_stats st;
 	const struct kb_params *p;
-	char v4[512], v6[1024];
+	char v4[512], v6[1024], est[24] = "null";
 	int ret;
 
 	ret = parse_image_args(argc, argv, &a);
@@ -366,12 +366,16 @@ static int cmd_info(int argc, char **argv)
 	list_plens(v4, sizeof(v4), p, 4, a.json);
 	list_plens(v6, sizeof(v6), p, 6, a.json);
 	if (a.json) {
+		/* saturated (every bit set): null, not 2^64 - 1 */
+		if (st.est_items != U64_MAX)
+			snprintf(est, sizeof(est), "%llu",
+				 (unsigned long long)st.est_items);
 		printf("{\"kind\":\"%s\",\"key_type\":\"%s\",\"hash\":\"%s\","
 		       "\"seed\":[\"0x%016llx\",\"0x%016llx\"],\"k\":%u,"
 		       "\"m\":%llu,\"bytes\":%llu,\"image_bytes\":%zu,"
 		       "\"items\":%llu,\"fpr_ppb\":%u,\"count\":%llu,"
 		       "\"expected_fpr_ppb\":%u,\"bits_set\":%llu,"
-		       "\"fill_ppm\":%u,\"est_items\":%llu,\"est_fpr_ppb\":%u,"
+		       "\"fill_ppm\":%u,\"est_items\":%s,\"est_fpr_ppb\":%u,"
 		       "\"over_capacity\":%s,\"plen4\":[%s],\"plen6\":[%s]}\n",
 		       kb_kind_name(p->kind), kb_key_type_name(p->key_type),
 		       kb_hash_name(p->hash), (unsigned long long)p->seed[0],
@@ -380,7 +384,7 @@ static int cmd_info(int argc, char **argv)
 		       li.len, (unsigned long long)p->items, p->fpr_ppb,
 		       (unsigned long long)li.count, st.expected_fpr_ppb,
 		       (unsigned long long)st.bits_set, st.fill_ppm,
-		       (unsigned long long)st.est_items, st.est_fpr_ppb,
+		       est, st.est_fpr_ppb,
 		       st.over_capacity ? "true" : "false", v4, v6);
 	} else {
 		printf("kind:             %s\n", kb_kind_name(p->kind));

@@ -135,6 +135,15 @@ void bfctl_json_u64(const char *key, u64 v)
 	printf("%llu", (unsigned long long)v);
 }
 
+void bfctl_json_est_items(const char *key, u64 v)
+{
+	json_prefix(key);
+	if (v == U64_MAX)
+		fputs("null", stdout);
+	else
+		printf("%llu", (unsigned long long)v);
+}
+
 void bfctl_json_bool(const char *key, bool v)
 {
 	json_prefix(key);

@@ -148,7 +148,8 @@ static void json_info(const struct kb_ioc_info *i)
 	bfctl_json_u64("count", i->count);
 	bfctl_json_u64("bits_set", i->bits_set);
 	bfctl_json_double("fill", i->fill_ppm / 1e6);
-	bfctl_json_u64("est_items", i->est_items);
+	bfctl_json_est_items("est_items", i->est_items);
+	bfctl_json_bool("saturated", i->est_items == U64_MAX);
 	bfctl_json_double("est_fpr", ppb(i->est_fpr_ppb));
 	bfctl_json_bool("over_capacity", i->over_capacity);
 	bfctl_json_u64("lookups", i->lookups);
@@ -166,13 +167,24 @@ static void table_header(void)
 	       "FILL", "EST-ITEMS", "EST-FPR");
 }
 
+/* an estimated item count as text: "saturated" when every bit is set */
+static const char *est_text(u64 est, char *buf, size_t len)
+{
+	if (est == U64_MAX)
+		return "saturated";
+	snprintf(buf, len, "%llu", (unsigned long long)est);
+	return buf;
+}
+
 static void table_row(const struct kb_ioc_info *i)
 {
-	printf("%-20s %-8s %-6s %-7s %12llu %2u %10llu %8.2g %5.1f%% %10llu %8.2g%s\n",
+	char est[24];
+
+	printf("%-20s %-8s %-6s %-7s %12llu %2u %10llu %8.2g %5.1f%% %10s %8.2g%s\n",
 	       i->name, kb_kind_name(i->kind), kb_key_type_name(i->key_type),
 	       kb_hash_name(i->hash), (unsigned long long)i->bytes, i->k,
 	       (unsigned long long)i->items, ppb(i->fpr_ppb),
-	       i->fill_ppm / 1e4, (unsigned long long)i->est_items,
+	       i->fill_ppm / 1e4, est_text(i->est_items, est, sizeof(est)),
 	       ppb(i->est_fpr_ppb), i->over_capacity ? " OVER" : "");
 }
 
@@ -251,6 +263,7 @@ static int do_list(struct kbconn *conn, struct bfctl_kargs *a)
 static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	struct kb_ioc_info i;
+	char est[24];
 	int ret;
 
 	ret = bfctl_want_pos(a, 1, 1, "info NAME [-j]");
@@ -278,8 +291,8 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 	printf("keys added (count): %llu\nbits set: %llu\nfill: %.4f%%\n",
 	       (unsigned long long)i.count, (unsigned long long)i.bits_set,
 	       i.fill_ppm / 1e4);
-	printf("estimated items: %llu\nestimated fpr: %.9g\nover capacity: %s\n",
-	       (unsigned long long)i.est_items, ppb(i.est_fpr_ppb),
+	printf("estimated items: %s\nestimated fpr: %.9g\nover capacity: %s\n",
+	       est_text(i.est_items, est, sizeof(est)), ppb(i.est_fpr_ppb),
 	       i.over_capacity ? "yes" : "no");
 	printf("lookups: %llu\nmaybe present: %llu\nadds: %llu\ngeneration: %llu\nconsumer references: %u\n",
 	       (unsigned long long)i.lookups, (unsigned long long)i.hits,
