@@ -21,12 +21,18 @@ expect 1 "old keys gone after rebuild" $B test rb old-1
 expect 0 "rebuild with new size options" $B rebuild rb -file "$TMP/old" --items 5000 --fpr 0.001
 expect 0 "info after resize" $B info -j rb
 json_check "resized to the new items and fpr" "$out" 'j["items"]==5000 and j["fpr"]==0.001'
-expect 0 "rebuild --fpr alone sizes for the file's lines" $B rebuild rb -file "$TMP/old" --fpr 0.01
+# a new FPR or bits per key must not shrink the filter to the file's lines
+expect 0 "rebuild --fpr alone keeps the configured capacity" $B rebuild rb -file "$TMP/old" --fpr 0.01
 expect 0 "info" $B info -j rb
-json_check "items = lines of the file" "$out" 'j["items"]==1000'
-expect 0 "rebuild --bits-per-key alone sizes for the file's lines" $B rebuild rb -file "$TMP/old" --bits-per-key 12
+json_check "items stay 5000, fpr 0.01" "$out" 'j["items"]==5000 and j["fpr"]==0.01'
+expect 0 "rebuild --bits-per-key alone keeps the configured capacity" $B rebuild rb -file "$TMP/old" --bits-per-key 12
 expect 0 "info" $B info -j rb
-json_check "m = 12 bits for each line, in 512-bit blocks" "$out" 'j["items"]==1000 and 12000 <= j["m"] < 12512'
+json_check "m = 12 bits for each of 5000, in 512-bit blocks" "$out" 'j["items"]==5000 and 60000 <= j["m"] < 60512'
+# without a configured capacity (--bits --hashes), the file's lines
+$B create rbmk blocked --bits 4096 --hashes 4 --key-type str
+expect 0 "rebuild --fpr alone of a filter without capacity" $B rebuild rbmk -file "$TMP/old" --fpr 0.01
+json_check "items = lines of the file" "$($B info -j rbmk)" 'j["items"]==1000 and j["fpr"]==0.01'
+$B destroy rbmk
 expect 2 "rebuild --items alone on a filter not sized by --fpr" $B rebuild rb -file "$TMP/old" --items 99
 like "says which sizing to give" "$err" 'not sized by --fpr'
 expect 2 "rebuild without -file" $B rebuild rb

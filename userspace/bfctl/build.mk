@@ -43,8 +43,10 @@ NATIVE_TESTS += $(UBUILD)/tests/test-install
 VM_TEST_PROGS += $(UBUILD)/bfctl
 
 # fuzz_savefmt (userspace/build.mk) runs restore, which reads create lines
-# with the kernel verbs' option parser and add lines with the key parser
+# with the kernel verbs' option parser, add lines with the key parser, and
+# guards capacity
 KB_FUZZ_SRCS_fuzz_savefmt += userspace/bfctl/restore.c userspace/bfctl/kargs.c \
-	userspace/bfctl/keys.c
+	userspace/bfctl/keys.c userspace/bfctl/capacity.c
 $(UBUILD)/fuzz/fuzz_savefmt: userspace/bfctl/restore.c userspace/bfctl/kargs.c \
-	userspace/bfctl/keys.c userspace/bfctl/savefmt.h userspace/bfctl/kverbs.h
+	userspace/bfctl/keys.c userspace/bfctl/capacity.c \
+	userspace/bfctl/savefmt.h userspace/bfctl/kverbs.h

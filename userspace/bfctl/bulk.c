@@ -16,6 +16,7 @@ struct bulk_add {
 	u32 key_type;
 	u32 flags;		/* KB_KEYS_F_TXN for rebuild */
 	u64 total;
+	const struct kb_ioc_info *guard;	/* capacity check per batch */
 };
 
 static int bulk_flush(struct bfctl_batch *b, void *arg)
@@ -23,6 +24,18 @@ static int bulk_flush(struct bfctl_batch *b, void *arg)
 	struct bulk_add *ba = arg;
 	u64 done = 0, bad = ~0ULL;
 	int ret;
+
+	/*
+	 * A pipe cannot be counted first: refuse the batch that would cross
+	 * the limit, and say what the batches before it added.
+	 */
+	if (ba->guard && bfctl_cap_check(ba->guard, ba->total + b->count,
+					 false, bfctl_verb_name("add", ba->name))) {
+		if (ba->total)
+			fprintf(stderr, "bfctl: add %s: %llu keys were added before the refusal\n",
+				ba->name, (unsigned long long)ba->total);
+		return BFCTL_ERR;
+	}
 
 	ret = kbdev_keys(ba->conn->dev, KB_IOC_ADD, ba->flags, ba->name,
 			 b->buf, b->len, b->count, NULL, &done, NULL, &bad);
@@ -44,12 +57,23 @@ static int bulk_flush(struct bfctl_batch *b, void *arg)
 /* stream a key file into name (live, or this fd's transaction); BFCTL_* */
 int bfctl_add_file(struct kbconn *conn, const char *verb,
 		   const char *name, u32 key_type, const char *file, u32 flags,
-		   u64 *total)
+		   const struct kb_ioc_info *guard, u64 *total)
 {
-	struct bulk_add ba = { conn, name, key_type, flags, 0 };
+	struct bulk_add ba = { conn, name, key_type, flags, 0, guard };
 	struct bfctl_batch b;
 	char err[256];
+	s64 lines;
 	int ret;
+
+	/* a regular file is counted first: a refused add adds nothing */
+	lines = guard ? bfctl_count_lines(file) : -1;
+	if (lines >= 0) {
+		ret = bfctl_cap_check(guard, (u64)lines, false,
+				      bfctl_verb_name(verb, name));
+		if (ret)
+			return ret;
+		ba.guard = NULL;
+	}
 
 	if (bfctl_batch_init(&b, BULK_KEYS, BULK_BYTES))
 		return bfctl_fail(BFCTL_ERR, verb, "%s", strerror(ENOMEM));
@@ -96,12 +120,16 @@ int bfctl_do_rebuild(struct kbconn *conn, struct bfctl_kargs *a)
 	if (a->s.have_fpr || a->s.have_bpk || a->s.have_bits || a->s.have_hashes) {
 		struct bfctl_kargs b = *a;
 
-		/* --fpr or --bits-per-key without --items: the file's keys */
+		/*
+		 * --fpr or --bits-per-key without --items: the configured
+		 * capacity (a new FPR must not shrink the filter to the
+		 * file's line count), else the file's keys
+		 */
 		if ((a->s.have_fpr || a->s.have_bpk) && !a->s.have_items) {
-			s64 n = bfctl_count_lines(a->file);
+			s64 n = info.items ? 0 : bfctl_count_lines(a->file);
 
 			b.s.have_items = true;
-			b.s.items = n > 0 ? (u64)n : info.items ? info.items : 1;
+			b.s.items = info.items ? info.items : n > 0 ? (u64)n : 1;
 		}
 		ret = bfctl_fill_spec(&b, &c);
 	} else if (a->s.have_items && info.fpr_ppb) {
@@ -147,7 +175,17 @@ int bfctl_do_rebuild(struct kbconn *conn, struct bfctl_kargs *a)
 			bfctl_verb_name("rebuild: begin", a->pos[0]), ret);
 	/* a kill from here on closes the file: the kernel drops the txn */
 	ret = bfctl_add_file(conn, "rebuild", a->pos[0], info.key_type, a->file,
-			     KB_KEYS_F_TXN, &total);
+			     KB_KEYS_F_TXN, NULL, &total);
+	/* judged against the filter as it is now, just before the commit */
+	if (!ret && !a->force) {
+		ret = kbconn_info(conn, a->pos[0], &info);
+		if (ret)
+			ret = bfctl_fail_err(conn,
+				bfctl_verb_name("rebuild", a->pos[0]), ret);
+		else
+			ret = bfctl_rebuild_check(&info, total, false,
+				bfctl_verb_name("rebuild", a->pos[0]));
+	}
 	if (ret) {
 		kbdev_txn_abort(conn->dev);
 		return ret;

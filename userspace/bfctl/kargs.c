@@ -13,7 +13,7 @@
 
 enum {
 	OPT_EXIST = 256, OPT_FILE, OPT_ITEMS, OPT_FPR, OPT_BPK, OPT_BITS,
-	OPT_HASHES, OPT_KEYTYPE, OPT_HASH, OPT_SEED, OPT_KIND,
+	OPT_HASHES, OPT_KEYTYPE, OPT_HASH, OPT_SEED, OPT_KIND, OPT_FORCE,
 };
 
 static const struct option kopts[] = {
@@ -29,6 +29,7 @@ static const struct option kopts[] = {
 	{ "hash", required_argument, NULL, OPT_HASH },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "kind", required_argument, NULL, OPT_KIND },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "terse", no_argument, NULL, 't' },
@@ -72,6 +73,8 @@ static u32 opt_class(int c)
 		return KO_TERSE;
 	case OPT_KIND:
 		return KO_KIND;
+	case OPT_FORCE:
+		return KO_FORCE;
 	case 'j':
 	case 'q':
 		return KO_GLOBAL;
@@ -128,6 +131,9 @@ int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a, u32 allowed)
 		switch (c) {
 		case OPT_EXIST:
 			a->exist = true;
+			break;
+		case OPT_FORCE:
+			a->force = true;
 			break;
 		case OPT_FILE:
 			a->file = optarg;

@@ -515,18 +515,28 @@ static int do_add(struct kbconn *conn, struct bfctl_kargs *a)
 			ret = keys_filter(conn, a, &kb.info, true);
 		if (ret)
 			return ret;
-		return bfctl_add_file(conn, "add", a->pos[0], kb.info.key_type,
-				      a->file, 0, NULL);
-	}
-	ret = keys_argv(conn, a, "add NAME KEY... [-exist] | add NAME -file FILE",
-			&kb);
-	if (ret)
+		ret = bfctl_add_file(conn, "add", a->pos[0], kb.info.key_type,
+				     a->file, 0, a->force ? NULL : &kb.info,
+				     NULL);
+		if (!ret)
+			bfctl_cap_warn(conn, a->pos[0]);
 		return ret;
+	}
+	ret = keys_argv(conn, a, "add NAME KEY... [-exist] [--force] | add NAME -file FILE [--force]",
+			&kb);
+	if (!ret)
+		ret = bfctl_cap_check(&kb.info, kb.b.count, a->force,
+				      bfctl_verb_name("add", a->pos[0]));
+	if (ret) {
+		kbatch_free(&kb);
+		return ret;
+	}
 	/* TEST_ADD: which keys were new, for the "already present" lines */
 	ret = keys_send(conn, a, KB_IOC_TEST_ADD, &kb);
 	if (!ret) {
 		keys_report(a, &kb, "new", say_add);
 		keys_json_end();
+		bfctl_cap_warn(conn, a->pos[0]);
 	}
 	kbatch_free(&kb);
 	return ret;
@@ -685,11 +695,11 @@ static const struct {
 	{ "rename", do_names, 0 },
 	{ "list", do_list, KO_TERSE },
 	{ "info", do_info, KO_TERSE },
-	{ "add", do_add, KO_EXIST | KO_FILE },
+	{ "add", do_add, KO_EXIST | KO_FILE | KO_FORCE },
 	{ "del", do_del, KO_EXIST },
 	{ "test", do_test, 0 },
 	{ "test-and-add", do_test_and_add, 0 },
-	{ "rebuild", bfctl_do_rebuild, KO_FILE | KO_SPEC | KO_KIND },
+	{ "rebuild", bfctl_do_rebuild, KO_FILE | KO_SPEC | KO_KIND | KO_FORCE },
 	{ "upload", bfctl_do_upload, 0 },
 	{ "export", bfctl_do_export, KO_OUT }, { "monitor", do_monitor, 0 },
 	{ "version", do_version, 0 },

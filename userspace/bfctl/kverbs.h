@@ -15,6 +15,7 @@
 struct bfctl_kargs {
 	const char *verb;
 	bool exist, terse;
+	bool force;			/* --force: past the guards of capacity.c */
 	const char *file, *out;
 	struct bfctl_spec_opts s;	/* size, key type, hash, seed */
 	int kind;			/* --kind (rebuild), -1: not given */
@@ -35,6 +36,7 @@ enum {
 	KO_TERSE	= 1 << 4,	/* -t */
 	KO_SPEC		= 1 << 5,	/* sizing, --key-type, --hash, --seed */
 	KO_KIND		= 1 << 6,	/* --kind (rebuild) */
+	KO_FORCE	= 1 << 7,	/* --force (add, rebuild) */
 };
 /* argv (argv[0] the verb) -> a; an option outside allowed is a usage error */
 int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a,
@@ -61,9 +63,36 @@ bool bfctl_create_matches(const struct kb_ioc_create *c,
 			  const struct kb_params *p,
 			  const struct kb_ioc_info *info);
 
-/* stream a key file into name (flags KB_KEYS_F_TXN: this fd's txn) */
+/*
+ * The guards of a live blocklist (capacity.c).  An add that would take a
+ * filter past BFCTL_CAP_HARD_X times its configured capacity (its false
+ * positive rate would approach "everything matches") is refused without
+ * --force; so is a rebuild that would drop more than
+ * BFCTL_REBUILD_MAX_DROP_PCT percent of the keys (an empty or truncated
+ * key file).  Each prints why and returns BFCTL_ERR, or BFCTL_OK.
+ */
+#define BFCTL_CAP_HARD_X		2
+#define BFCTL_REBUILD_MAX_DROP_PCT	50
+/* what bfctl_cap_check() reads of a filter with params p holding count keys */
+void bfctl_held_from_params(struct kb_ioc_info *i, const struct kb_params *p,
+			    u64 count);
+/* i: the filter before the add; more: the keys to add (an upper bound) */
+int bfctl_cap_check(const struct kb_ioc_info *i, u64 more, bool force,
+		    const char *what);
+/* after an add: warn on stderr (unless -q) if name is over capacity */
+void bfctl_cap_warn(struct kbconn *conn, const char *name);
+/* live: the filter now; total: the keys its rebuild was given */
+int bfctl_rebuild_check(const struct kb_ioc_info *live, u64 total, bool force,
+			const char *what);
+
+/*
+ * stream a key file into name (flags KB_KEYS_F_TXN: this fd's txn);
+ * guard: the filter's description, to refuse past its capacity
+ * (bfctl_cap_check()), or NULL
+ */
 int bfctl_add_file(struct kbconn *conn, const char *verb, const char *name,
-		   u32 key_type, const char *file, u32 flags, u64 *total);
+		   u32 key_type, const char *file, u32 flags,
+		   const struct kb_ioc_info *guard, u64 *total);
 int bfctl_do_rebuild(struct kbconn *conn, struct bfctl_kargs *a);
 int bfctl_do_upload(struct kbconn *conn, struct bfctl_kargs *a);
 int bfctl_do_export(struct kbconn *conn, struct bfctl_kargs *a);

@@ -15,6 +15,7 @@
 
 #define MAX_FILTER_PARAM	"/sys/module/kbloom/parameters/max_filter_bytes"
 #define MAX_NETNS_PARAM		"/sys/module/kbloom/parameters/max_netns_bytes"
+#define MAX_FILTERS_PARAM	"/sys/module/kbloom/parameters/max_filters"
 
 /* nonzero: the payload cap instead of the module's (the fuzz target) */
 u64 bfctl_restore_max_bytes;
@@ -22,7 +23,13 @@ u64 bfctl_restore_max_bytes;
 struct restore {
 	struct bfctl_lines r;
 	struct kbconn conn;
-	bool exist, check;	/* check: -check, parse only */
+	bool exist, check;	/* check: -check, change nothing */
+	bool force;		/* --force: past the capacity guard */
+	int no_kernel;		/* -check without the module (-EOPNOTSUPP)
+				 * or the right to ask it (-EPERM): the file
+				 * only
+				 */
+	u64 fresh;		/* filters the file creates */
 	bool conn_up;
 	bool lines;		/* a non-empty line was read */
 	bool save, ended;	/* input is a save; SAVE_END was read */
@@ -83,8 +90,21 @@ static int kinfo(struct restore *rs, const char *name,
 {
 	int ret;
 
-	if (rs->check)
-		return -ENOENT;
+	/*
+	 * -check asks the kernel too (names that exist, their parameters),
+	 * over netlink, which changes nothing; without the module it can
+	 * only check the file
+	 */
+	if (rs->check) {
+		if (rs->no_kernel)
+			return -ENOENT;
+		ret = kbconn_info(&rs->conn, name, info);
+		if (ret == -EOPNOTSUPP || ret == -EPERM) {
+			rs->no_kernel = ret;
+			return -ENOENT;
+		}
+		goto got;
+	}
 	if (!rs->conn_up) {
 		ret = kbconn_dev(&rs->conn);
 		if (ret < 0) {
@@ -96,6 +116,7 @@ static int kinfo(struct restore *rs, const char *name,
 		rs->conn_up = true;
 	}
 	ret = kbconn_info(&rs->conn, name, info);
+got:
 	if (ret && ret != -ENOENT) {
 		const char *why = rs->conn.extack[0] ? rs->conn.extack :
 				  ret == -EPERM ? KBCONN_PRIV_HINT : NULL;
@@ -162,6 +183,7 @@ static int line_filter(struct restore *rs, char *s)
 	}
 	/* a few lines must not make a check or a load hold unbounded memory */
 	rs->total += tmp.img_len;
+	rs->fresh += !live;
 	tmp.how = RF_IMAGE;
 	*rf = tmp;
 	return new_keys(rs, rf);
@@ -218,8 +240,13 @@ static int line_create(struct restore *rs, char *s)
 	strcpy(rf->name, a.pos[0]);
 	rf->line = rs->r.line;
 	rf->how = live ? RF_LIVE : RF_CREATE;
+	rs->fresh += !live;
 	rf->key_type = c.key_type;
 	rf->c = c;
+	if (live)
+		rf->held = info;
+	else
+		bfctl_held_from_params(&rf->held, &p, 0);
 	return new_keys(rs, rf);
 }
 
@@ -273,7 +300,7 @@ static int line_add(struct restore *rs, char *s)
 		if (ret == -ENOENT)
 			return bfctl_lines_fail(&rs->r, BFCTL_ERR,
 				       "filter %s does not exist%s", name,
-				       rs->check ? " in the file" : "");
+				       rs->no_kernel ? " in the file" : "");
 		if (ret)
 			return ret;
 		rf = append(rs);
@@ -284,6 +311,7 @@ static int line_add(struct restore *rs, char *s)
 		rf->line = rs->r.line;
 		rf->how = RF_LIVE;
 		rf->key_type = info.key_type;
+		rf->held = info;
 		ret = new_keys(rs, rf);
 		if (ret)
 			return ret;
@@ -337,6 +365,36 @@ static int parse_all(struct restore *rs)
 					"the save does not end with '%s': it is cut short (did the save fail?)",
 					SAVE_END);
 	return rs->r.code ? -EINVAL : 0;
+}
+
+static int count_filter(const struct kb_ioc_info *i, void *arg)
+{
+	(*(u64 *)arg) += i != NULL;
+	return 0;
+}
+
+/*
+ * max_filters, for the whole file before anything loads: a restore
+ * stopped by the kernel half way would leave the file half loaded
+ */
+static int check_max_filters(struct restore *rs, const char *file)
+{
+	u64 have = 0, max = module_param_u64(MAX_FILTERS_PARAM, 1024);
+	int ret;
+
+	if (!rs->fresh || rs->no_kernel)
+		return 0;
+	ret = kbconn_list(&rs->conn, count_filter, &have);
+	if (ret == -EOPNOTSUPP && rs->check)
+		return 0;
+	if (ret)
+		return bfctl_fail_err(&rs->conn, "restore: list", ret);
+	if (have + rs->fresh <= max)
+		return 0;
+	return bfctl_fail(BFCTL_ERR, "restore",
+			  "%s: creates %llu filters and the namespace has %llu: over max_filters (%llu); nothing restored",
+			  file, (unsigned long long)rs->fresh,
+			  (unsigned long long)have, (unsigned long long)max);
 }
 
 /* ---- loading ---- */
@@ -428,9 +486,11 @@ int bfctl_restore_main(int argc, char **argv)
 			rs.exist = true;
 		} else if (!strcmp(argv[i], "-check") || !strcmp(argv[i], "--check")) {
 			rs.check = true;
+		} else if (!strcmp(argv[i], "-force") || !strcmp(argv[i], "--force")) {
+			rs.force = true;
 		} else {
 			return bfctl_fail(BFCTL_USAGE, "restore",
-					  "usage: bfctl restore [-file FILE] [-exist] [-check]");
+					  "usage: bfctl restore [-file FILE] [-exist] [-check] [--force]");
 		}
 	}
 	ret = bfctl_lines_open(&rs.r, file);
@@ -447,6 +507,24 @@ int bfctl_restore_main(int argc, char **argv)
 		ret = bfctl_fail(rs.r.code, "restore", "%s: %s", file, rs.r.err);
 		goto out;
 	}
+	/* the capacity guard, for the whole file before anything loads */
+	for (i = 0; !ret && i < rs.n; i++) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "restore: %s: line %llu: filter %s",
+			 file, (unsigned long long)rs.v[i].line, rs.v[i].name);
+		ret = bfctl_cap_check(&rs.v[i].held, rs.v[i].keys.count,
+				      rs.force, what);
+	}
+	if (!ret)
+		ret = check_max_filters(&rs, file);
+	if (ret)
+		goto out;
+	if (rs.no_kernel && !bfctl_quiet)
+		fprintf(stderr, "bfctl: restore -check: %s: %s: checked the file only, not against the kernel's filters\n",
+			file, rs.no_kernel == -EPERM ?
+			"no CAP_NET_ADMIN to ask the kernel" :
+			"the kbloom module is not loaded");
 	if (!rs.check && !rs.conn_up && rs.n) {
 		ret = kbconn_dev(&rs.conn);
 		if (ret < 0) {

@@ -55,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "kverbs.h"
 #include "savefmt.h"
 
 #define B64_LINE	57
@@ -550,6 +551,7 @@ int bfctl_save_parse_block(struct bfctl_lines *r, char *fline,
 					rf->name, (unsigned long long)bytes);
 	rf->key_type = p.key_type;
 	image_request(&p, &rf->c, rf->name);
+	bfctl_held_from_params(&rf->held, &p, count);
 	rf->img_len = hl + bytes + KB_IMAGE_TRAILER_LEN;
 	/* grown as payload arrives: bytes= alone costs no memory */
 	cap = rf->img_len < 65536 ? rf->img_len : 65536;

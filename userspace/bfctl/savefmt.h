@@ -58,6 +58,11 @@ struct rfilter {
 	u8 *img;		/* RF_IMAGE: the image rebuilt from the text */
 	u64 img_len;
 	struct bfctl_batch keys;	/* its add lines, packed */
+	/*
+	 * the filter before the file's add lines: capacity (items, m, k,
+	 * fpr_ppb) and keys (count), for bfctl_cap_check()
+	 */
+	struct kb_ioc_info held;
 };
 
 /*

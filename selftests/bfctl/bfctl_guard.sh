@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What keeps a live blocklist from becoming "block everything" or "block
+# nothing" by accident: add and restore refuse to take a filter past twice
+# its capacity and rebuild refuses to drop more than half of its keys,
+# each unless --force and each changing nothing when it refuses; an add
+# that leaves a filter over capacity warns, in bfctl and as a kernel event
+# (monitor) and log line.  Also: what is printed for a saturated filter,
+# limits named in the user's terms, restore -check against the kernel.
+. "$(dirname "$0")/lib.sh"
+B=$BFCTL
+names="gd gd2 gdsat gdr gdm1 gdm2 gdnew"
+cleanup() { for f in $names; do $B destroy $f 2> /dev/null; done; }
+cleanup
+count() { $B info -j "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])'; }
+
+# ---- add: the capacity guard ----
+$B create gd blocked --items 100 --fpr 0.01 --key-type str
+seq 1 150 | sed 's/^/k/' > "$TMP/k150"
+expect 0 "add 150 keys to a filter of capacity 100" $B add gd -file "$TMP/k150"
+# (the kernel counts keys that were new: false positives are not)
+like "warns that it is over capacity" "$err" '^bfctl: warning: gd is over capacity: 1[0-9][0-9] keys added, about [0-9]+ held, for a capacity of 100'
+like "... with its false positive rate" "$err" 'estimated false positive rate [0-9.e-]+ \(configured 0.01\)'
+expect 0 "-q keeps the warning quiet" $B -q add gd k1
+check "... nothing on stderr" test -z "$err"
+seq 151 250 | sed 's/^/k/' > "$TMP/k100"
+expect 3 "add -file past 2x the capacity is refused" $B add gd -file "$TMP/k100"
+c0=$(count gd)
+like "says why, with the numbers" "$err" "refused: adding 100 keys would give the filter $((c0 + 100)), over 2 times its capacity of 100"
+like "says how to go on" "$err" '--force to add anyway'
+check "a regular file is counted first: nothing was added" test "$(count gd)" = "$c0"
+expect 1 "none of the refused keys is in" $B test gd k151
+expect 3 "add of keys on the command line past 2x" $B add gd $(seq 200 260 | sed 's/^/k/')
+check "... nothing added" test "$(count gd)" = "$c0"
+# a pipe cannot be counted first: the batch that would cross is refused
+# (batches are 2^20 keys: the first of 2.5M fits in 2 x 600000, the second not)
+seq 1 2500000 | sed 's/^/p/' > "$TMP/p25"
+$B create gd2 blocked --items 600000 --fpr 0.01 --key-type str
+expect 3 "add from a pipe past 2x is refused" bash -c "cat $TMP/p25 | $B add gd2 -file -"
+like "... at the batch that would cross" "$err" 'refused: adding 2097152 keys would give the filter 2097152, over 2 times its capacity of 600000'
+like "... and says what the batches before it added" "$err" '1048576 keys were added before the refusal'
+check "... the filter stays within 2x its capacity" test "$(count gd2)" -le 1200000
+expect 0 "--force adds past the guard" $B add gd -file "$TMP/k100" --force
+check "... all of them (less the false positives)" test "$(count gd)" -gt $((c0 + 50))
+expect 0 "... and they answer" $B test gd k151 k250
+
+# the kernel tells too: an event and a warning in the log, once per filter
+# generation (a flush re-arms it)
+$B monitor -j > "$TMP/mon" 2>&1 &
+mon=$!
+sleep 1
+$B flush gd
+$B add gd -file "$TMP/k150" 2> /dev/null
+sleep 1
+kill $mon; wait $mon 2> /dev/null
+like "monitor shows the over-capacity event" "$(cat "$TMP/mon")" '"event":"over-capacity","name":"gd"'
+check "... once" test "$(grep -c over-capacity "$TMP/mon")" = 1
+like "the kernel log names filter and netns" "$(dmesg | tail -n 200)" "kbloom: netns [0-9]+: filter gd over its configured capacity"
+
+# ---- a saturated filter: estimates are not 2^64 - 1 ----
+$B create gdsat blocked --bits 512 --hashes 4 --key-type str
+seq 1 3000 | sed 's/^/s/' > "$TMP/s3000"
+$B add gdsat -file "$TMP/s3000"
+expect 0 "info -j of a saturated filter" $B info -j gdsat
+json_check "est_items is null and saturated true" "$out" 'j["est_items"] is None and j["saturated"] is True'
+check "no 18446744073709551615 anywhere" test -z "$(printf '%s' "$out" | grep 18446744073709551615)"
+expect 0 "info says saturated" $B info gdsat
+like "... in words" "$out" '^estimated items: saturated$'
+expect 0 "list says saturated" $B list gdsat
+like "... in its column" "$out" 'saturated'
+expect 0 "list -j of it" $B list -j
+json_check "list -j: null too" "$out" '[f for f in j["filters"] if f["name"]=="gdsat"][0]["est_items"] is None'
+$B export gdsat -o "$TMP/sat.img"
+expect 0 "image info -j of a saturated image" $B image info -j "$TMP/sat.img"
+json_check "image info: null too" "$out" 'j["est_items"] is None'
+json_check "a filter far from full is not saturated" "$($B info -j gd)" 'j["saturated"] is False and isinstance(j["est_items"], int)'
+
+# ---- limits in the user's terms ----
+expect 3 "a filter over max_filter_bytes" $B create gdbig blocked --items 100000000000 --fpr 0.000001
+like "names max_filter_bytes" "$err" 'max_filter_bytes'
+check "not 'Argument list too long'" test -z "$(printf '%s' "$err" | grep 'Argument list too long')"
+old=$(cat /sys/module/kbloom/parameters/max_filters)
+have=$($B list -t | wc -l)
+echo $((have)) > /sys/module/kbloom/parameters/max_filters
+expect 3 "create over max_filters" $B create gdm1 blocked --items 10 --fpr 0.01
+like "names max_filters" "$err" 'max_filters'
+check "not 'No space left on device'" test -z "$(printf '%s' "$err" | grep 'No space left')"
+printf 'create gdm1 blocked --items 10 --fpr 0.01\ncreate gdm2 blocked --items 10 --fpr 0.01\n' > "$TMP/two.restore"
+echo $((have + 1)) > /sys/module/kbloom/parameters/max_filters
+expect 3 "restore of two filters with room for one" $B restore -file "$TMP/two.restore"
+like "names max_filters and the counts" "$err" "creates 2 filters and the namespace has $have: over max_filters \($((have + 1))\)"
+expect 3 "... restore -check says so too" $B restore -check -file "$TMP/two.restore"
+expect 3 "... and nothing was created" $B info gdm1
+echo "$old" > /sys/module/kbloom/parameters/max_filters
+
+# ---- rebuild: the drop guard ----
+$B create gdr blocked --items 1000 --fpr 0.01 --key-type str
+seq 1 1000 | sed 's/^/r/' > "$TMP/r1000"
+seq 1 400 | sed 's/^/r/' > "$TMP/r400"
+seq 1 600 | sed 's/^/r/' > "$TMP/r600"
+: > "$TMP/empty"
+$B add gdr -file "$TMP/r1000"
+$B export gdr -o "$TMP/gdr.img"
+expect 3 "rebuild from an empty file is refused" $B rebuild gdr -file "$TMP/empty"
+like "says how many it would drop" "$err" 'the file has 0 keys and the filter holds [0-9]+: the rebuild would drop [0-9]+ of them \(100%'
+like "... and that the filter is unchanged" "$err" 'the filter is unchanged; --force'
+expect 3 "rebuild dropping 60% is refused" $B rebuild gdr -file "$TMP/r400"
+$B export gdr -o "$TMP/gdr2.img"
+check "refused rebuilds leave the filter byte-identical" cmp -s "$TMP/gdr.img" "$TMP/gdr2.img"
+expect 0 "rebuild dropping 40% is fine" $B rebuild gdr -file "$TMP/r600"
+expect 1 "... r700 is gone" $B test gdr r700
+$B add gdr -file "$TMP/r1000" 2> /dev/null
+expect 0 "rebuild --force from an empty file" $B rebuild gdr -file "$TMP/empty" --force
+expect 1 "... empties it" $B test gdr r1
+expect 0 "a rebuild of an empty filter needs no force" $B rebuild gdr -file "$TMP/r400"
+# --fpr alone keeps the configured capacity, not the file's line count
+expect 0 "rebuild --fpr alone" $B rebuild gdr -file "$TMP/r400" --fpr 0.001
+json_check "keeps items 1000, takes the new fpr" "$($B info -j gdr)" 'j["items"]==1000 and j["fpr"]==0.001'
+
+# ---- restore: the capacity guard and -check against the kernel ----
+{ echo "create gdnew blocked --items 10 --fpr 0.01 --key-type str"; seq 1 30 | sed 's/^/add gdnew n/'; } > "$TMP/over.restore"
+expect 3 "restore past 2x a created filter's capacity" $B restore -file "$TMP/over.restore"
+like "names the file's line and the filter" "$err" 'line 1: filter gdnew: refused: adding 30 keys'
+expect 3 "... nothing restored" $B info gdnew
+expect 3 "restore -check refuses it too" $B restore -check -file "$TMP/over.restore"
+expect 0 "restore --force loads it" $B restore --force -file "$TMP/over.restore"
+expect 0 "... all keys in" $B test gdnew n1 n30
+seq 1 300 | sed 's/^/add gd x/' > "$TMP/live.restore"
+expect 3 "restore adding past 2x a live filter's capacity" $B restore -file "$TMP/live.restore"
+like "... names it" "$err" 'filter gd: refused: adding 300 keys'
+# -check asks the kernel: a name that exists, without -exist
+echo "create gdr blocked --items 1000 --fpr 0.01 --key-type str" > "$TMP/exists.restore"
+expect 3 "restore -check of a create whose name exists" $B restore -check -file "$TMP/exists.restore"
+like "... says it exists" "$err" 'filter gdr exists'
+echo "create gdr blocked --items 5 --fpr 0.01 --key-type str" > "$TMP/differs.restore"
+expect 3 "restore -check -exist of other parameters" $B restore -check -exist -file "$TMP/differs.restore"
+like "... says they differ" "$err" 'exists with other parameters'
+echo "add nosuchfilter x" > "$TMP/nosuch.restore"
+expect 3 "restore -check of an add to a filter the kernel lacks" $B restore -check -file "$TMP/nosuch.restore"
+like "... names it" "$err" 'filter nosuchfilter does not exist'
+# without the right to ask the kernel: the file only, and it says so
+expect 0 "restore -check without CAP_NET_ADMIN checks the file" \
+	bash -c "setpriv --reuid=65534 --regid=65534 --clear-groups $B restore -check < $TMP/exists.restore"
+like "... and says it did not ask the kernel" "$err" 'no CAP_NET_ADMIN to ask the kernel: checked the file only'
+
+cleanup
+done_testing

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What keeps a live blocklist from silently turning into "block
+ * everything" or "block nothing": a Bloom filter filled far past the
+ * capacity it was sized for answers "maybe present" for almost any key, so
+ * a DROP rule on it drops almost all traffic; a rebuild from an empty or
+ * truncated key file empties it.  add (and restore's add lines) refuse to
+ * take a filter past BFCTL_CAP_HARD_X times its capacity, and rebuild
+ * refuses to drop more than BFCTL_REBUILD_MAX_DROP_PCT percent of its
+ * keys, unless --force; an add that leaves a filter over capacity warns.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "kverbs.h"
+
+/* the model false positive rate of m bits (counters), k probes, n keys */
+static double model_fpr(u64 m, u32 k, u64 n)
+{
+	if (!m || !k)
+		return 1;
+	return pow(1 - exp(-(double)k * (double)n / (double)m), k);
+}
+
+void bfctl_held_from_params(struct kb_ioc_info *i, const struct kb_params *p,
+			    u64 count)
+{
+	memset(i, 0, sizeof(*i));
+	i->items = p->items;
+	i->fpr_ppb = p->fpr_ppb;
+	i->m = p->m;
+	i->k = p->k;
+	i->count = count;
+}
+
+int bfctl_cap_check(const struct kb_ioc_info *i, u64 more, bool force,
+		    const char *what)
+{
+	u64 limit = i->items * BFCTL_CAP_HARD_X;
+
+	/* sized by --bits/--hashes (no capacity), or within the limit */
+	if (force || !i->items || i->count + more <= limit ||
+	    i->items > U64_MAX / BFCTL_CAP_HARD_X)
+		return BFCTL_OK;
+	return bfctl_fail(BFCTL_ERR, what,
+			  "refused: adding %llu keys would give the filter %llu, over %u times its capacity of %llu (false positive rate about %.2g, configured %.2g); rebuild it with a larger --items, or --force to add anyway",
+			  (unsigned long long)more,
+			  (unsigned long long)(i->count + more),
+			  BFCTL_CAP_HARD_X, (unsigned long long)i->items,
+			  model_fpr(i->m, i->k, i->count + more),
+			  i->fpr_ppb / 1e9);
+}
+
+void bfctl_cap_warn(struct kbconn *conn, const char *name)
+{
+	struct kb_ioc_info i;
+	char est[24] = "all";
+
+	if (bfctl_quiet || kbconn_info(conn, name, &i) || !i.over_capacity)
+		return;
+	if (i.est_items != U64_MAX)
+		snprintf(est, sizeof(est), "%llu",
+			 (unsigned long long)i.est_items);
+	fprintf(stderr,
+		"bfctl: warning: %s is over capacity: %llu keys added, about %s held, for a capacity of %llu; estimated false positive rate %.2g (configured %.2g)\n",
+		name, (unsigned long long)i.count, est,
+		(unsigned long long)i.items, i.est_fpr_ppb / 1e9,
+		i.fpr_ppb / 1e9);
+}
+
+int bfctl_rebuild_check(const struct kb_ioc_info *live, u64 total, bool force,
+			const char *what)
+{
+	u64 drop;
+
+	if (force || total >= live->count)
+		return BFCTL_OK;
+	drop = live->count - total;
+	/* (doubles: a threshold needs no exactness, and cannot overflow) */
+	if ((double)drop * 100 <=
+	    (double)live->count * BFCTL_REBUILD_MAX_DROP_PCT)
+		return BFCTL_OK;
+	return bfctl_fail(BFCTL_ERR, what,
+			  "refused: the file has %llu keys and the filter holds %llu: the rebuild would drop %llu of them (%.0f%%; more than %u%% is refused); the filter is unchanged; --force to rebuild anyway",
+			  (unsigned long long)total,
+			  (unsigned long long)live->count,
+			  (unsigned long long)drop,
+			  100.0 * (double)drop / (double)live->count,
+			  BFCTL_REBUILD_MAX_DROP_PCT);
+}
