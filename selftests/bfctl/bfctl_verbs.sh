@@ -90,6 +90,18 @@ json_check "valid UTF-8 keys come back as they are" "$out" 'j["keys"][1]["key"]=
 expect 0 "bytes keys are hex" $B add hx 00ff10 deadbeef -exist
 expect 0 "bytes test" $B test hx DEADBEEF
 expect 2 "bytes: odd hex" $B add hx abc
+# one key-format rule for every verb: bytes keys are hex unless --key-format
+expect 0 "--key-format str on add" $B add hx --key-format str plain-text -exist
+expect 0 "... and on test" $B test hx --key-format str plain-text
+expect 0 "... is the same key as its hex" $B test hx 706c61696e2d74657874
+expect 2 "a bad --key-format" $B test hx --key-format base64 x
+printf '00ff10\ncafe\n' > "$TMP/hexfile"
+expect 0 "add -file of hex keys" $B add hx -file "$TMP/hexfile"
+expect 0 "... they test present" $B test hx cafe
+expect 0 "image build reads the same file the same way" $B image build --kind blocked --bits-per-key 10 --key-type bytes -file "$TMP/hexfile" -o "$TMP/hx.img"
+expect 0 "... and image test answers as test does" $B image test "$TMP/hx.img" cafe 00ff10
+expect 1 "... the text 'cafe' is another key" $B image test --key-format str "$TMP/hx.img" cafe
+expect 2 "--key-format is refused where keys are not read" $B info hx --key-format hex
 expect 0 "net: CIDRs" $B add nets 10.0.0.0/8 2001:db8::/32 192.0.2.1 -exist
 printf '198.51.100.0/24\r\n203.0.113.7\r\n' > "$TMP/crlf"
 expect 0 "add -file of a CRLF file" $B add nets -file "$TMP/crlf"

@@ -87,11 +87,17 @@ int bfctl_batch_reserve(struct bfctl_batch *b);
  */
 int bfctl_batch_expand_prefixes(const struct bfctl_batch *in,
 			const struct kb_params *held, struct bfctl_batch *out);
-/* the text format of a key type: bytes are hex, the rest text */
-int bfctl_key_format(u32 key_type);
-/* parse text as key_type and append it; 0 or -EINVAL with *why */
-int bfctl_batch_push_text(struct bfctl_batch *b, u32 key_type, const char *s,
-		  size_t len, u64 line, const char **why);
+/*
+ * The one rule for the text of keys, for every verb that reads keys (add,
+ * del, test, test-and-add, rebuild, restore, image build, image test):
+ * given, a --key-format (KBU_FMT_*), else by the key type: bytes are hex,
+ * the rest text.  given < 0: not given.
+ */
+int bfctl_key_format(int given, u32 key_type);
+/* parse text as key_type in format fmt and append it; 0 or -EINVAL, *why */
+int bfctl_batch_push_text(struct bfctl_batch *b, u32 key_type, int fmt,
+			  const char *s, size_t len, u64 line,
+			  const char **why);
 /* the text of key i of b (for messages), into out of outlen bytes */
 void bfctl_batch_key_text(const struct bfctl_batch *b, u32 key_type, u64 i, char *out,
 		  size_t outlen);

@@ -56,8 +56,8 @@ static int bulk_flush(struct bfctl_batch *b, void *arg)
 
 /* stream a key file into name (live, or this fd's transaction); BFCTL_* */
 int bfctl_add_file(struct kbconn *conn, const char *verb,
-		   const char *name, u32 key_type, const char *file, u32 flags,
-		   const struct kb_ioc_info *guard, u64 *total)
+		   const char *name, u32 key_type, int fmt, const char *file,
+		   u32 flags, const struct kb_ioc_info *guard, u64 *total)
 {
 	struct bulk_add ba = { conn, name, key_type, flags, 0, guard };
 	struct bfctl_batch b;
@@ -77,7 +77,7 @@ int bfctl_add_file(struct kbconn *conn, const char *verb,
 
 	if (bfctl_batch_init(&b, BULK_KEYS, BULK_BYTES))
 		return bfctl_fail(BFCTL_ERR, verb, "%s", strerror(ENOMEM));
-	ret = bfctl_batch_stream_file(file, key_type, bfctl_key_format(key_type),
+	ret = bfctl_batch_stream_file(file, key_type, fmt,
 				      &b, bulk_flush, &ba, err, sizeof(err));
 	bfctl_batch_free(&b);
 	if (total)
@@ -174,8 +174,9 @@ int bfctl_do_rebuild(struct kbconn *conn, struct bfctl_kargs *a)
 		return bfctl_fail_err(conn,
 			bfctl_verb_name("rebuild: begin", a->pos[0]), ret);
 	/* a kill from here on closes the file: the kernel drops the txn */
-	ret = bfctl_add_file(conn, "rebuild", a->pos[0], info.key_type, a->file,
-			     KB_KEYS_F_TXN, NULL, &total);
+	ret = bfctl_add_file(conn, "rebuild", a->pos[0], info.key_type,
+			     bfctl_key_format(a->key_fmt, info.key_type),
+			     a->file, KB_KEYS_F_TXN, NULL, &total);
 	/* judged against the filter as it is now, just before the commit */
 	if (!ret && !a->force) {
 		ret = kbconn_info(conn, a->pos[0], &info);

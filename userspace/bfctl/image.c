@@ -33,7 +33,8 @@ static void image_usage(FILE *f)
 		"  bfctl image import --format leveldb RAW -o OUT.img\n"
 		"key types: bytes str ipv4 ipv6 ip net4 net6 net\n"
 		"P is a fraction (0.01) or a percentage (1%%); KEYS has one key per line\n"
-		"(keys as text unless --key-format hex); - is stdin or stdout\n");
+		"(bytes keys are hex, the other key types text, unless --key-format,\n"
+		"as for every verb); - is stdin or stdout\n");
 }
 
 /* "image build" etc. while a verb runs: what failed, in messages */
@@ -145,6 +146,7 @@ static int parse_image_args(int argc, char **argv, struct image_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->kind = KB_KIND_BLOCKED;
+	a->key_fmt = -1;	/* bfctl_key_format(): by the key type */
 	a->json = bfctl_json;	/* bfctl -j image info */
 	bfctl_spec_opts_init(&a->s);
 	optind = 1;
@@ -268,7 +270,8 @@ static int cmd_build(int argc, char **argv)
 	if (ret)
 		return ret;
 
-	ret = kbu_keyset_load(&ks, a.file, p.key_type, a.key_fmt, err,
+	ret = kbu_keyset_load(&ks, a.file, p.key_type,
+			      bfctl_key_format(a.key_fmt, p.key_type), err,
 			      sizeof(err));
 	if (ret) {
 		fprintf(stderr, "bfctl: %s\n", err);
@@ -460,8 +463,9 @@ static int cmd_test(int argc, char **argv)
 		const char *why;
 		u32 len;
 
-		if (kbu_key_parse(li.f.p.key_type, a.key_fmt, argv[i],
-				  strlen(argv[i]), key, &len, &why)) {
+		if (kbu_key_parse(li.f.p.key_type,
+				  bfctl_key_format(a.key_fmt, li.f.p.key_type),
+				  argv[i], strlen(argv[i]), key, &len, &why)) {
 			free(li.buf);
 			return usage_err("bad key: %s", why);
 		}

@@ -14,6 +14,7 @@
 enum {
 	OPT_EXIST = 256, OPT_FILE, OPT_ITEMS, OPT_FPR, OPT_BPK, OPT_BITS,
 	OPT_HASHES, OPT_KEYTYPE, OPT_HASH, OPT_SEED, OPT_KIND, OPT_FORCE,
+	OPT_KEYFMT,
 };
 
 static const struct option kopts[] = {
@@ -30,6 +31,7 @@ static const struct option kopts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "kind", required_argument, NULL, OPT_KIND },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "key-format", required_argument, NULL, OPT_KEYFMT },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "terse", no_argument, NULL, 't' },
@@ -75,6 +77,8 @@ static u32 opt_class(int c)
 		return KO_KIND;
 	case OPT_FORCE:
 		return KO_FORCE;
+	case OPT_KEYFMT:
+		return KO_KEYFMT;
 	case 'j':
 	case 'q':
 		return KO_GLOBAL;
@@ -101,6 +105,7 @@ int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a, u32 allowed)
 	a->verb = argv[0];
 	bfctl_spec_opts_init(&a->s);
 	a->kind = -1;
+	a->key_fmt = -1;
 	optind = 0;	/* full reset: restore parses many create lines */
 	opterr = 0;
 	/* idx is only set for long options */
@@ -134,6 +139,13 @@ int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a, u32 allowed)
 			break;
 		case OPT_FORCE:
 			a->force = true;
+			break;
+		case OPT_KEYFMT:
+			a->key_fmt = kbu_key_format_from_name(optarg);
+			if (a->key_fmt < 0)
+				return bfctl_usage(a->verb,
+					"unknown --key-format '%s' (str or hex)",
+					optarg);
 			break;
 		case OPT_FILE:
 			a->file = optarg;

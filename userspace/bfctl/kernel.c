@@ -318,7 +318,9 @@ static int argv_keys(struct bfctl_kargs *a, u32 key_type, struct bfctl_batch *b)
 			     (u64)a->npos * (KB_KEY_MAX_LEN + 3)))
 		return bfctl_fail(BFCTL_ERR, a->verb, "%s", strerror(ENOMEM));
 	for (i = 1; i < a->npos; i++) {
-		if (bfctl_batch_push_text(b, key_type, a->pos[i],
+		if (bfctl_batch_push_text(b, key_type,
+					  bfctl_key_format(a->key_fmt, key_type),
+					  a->pos[i],
 					  strlen(a->pos[i]), (u64)i, &why)) {
 			fprintf(stderr, "bfctl: %s %s: key %d '%s': %s (key type %s)\n",
 				a->verb, a->pos[0], i, a->pos[i], why,
@@ -516,6 +518,8 @@ static int do_add(struct kbconn *conn, struct bfctl_kargs *a)
 		if (ret)
 			return ret;
 		ret = bfctl_add_file(conn, "add", a->pos[0], kb.info.key_type,
+				     bfctl_key_format(a->key_fmt,
+						      kb.info.key_type),
 				     a->file, 0, a->force ? NULL : &kb.info,
 				     NULL);
 		if (!ret)
@@ -695,11 +699,12 @@ static const struct {
 	{ "rename", do_names, 0 },
 	{ "list", do_list, KO_TERSE },
 	{ "info", do_info, KO_TERSE },
-	{ "add", do_add, KO_EXIST | KO_FILE | KO_FORCE },
-	{ "del", do_del, KO_EXIST },
-	{ "test", do_test, 0 },
-	{ "test-and-add", do_test_and_add, 0 },
-	{ "rebuild", bfctl_do_rebuild, KO_FILE | KO_SPEC | KO_KIND | KO_FORCE },
+	{ "add", do_add, KO_EXIST | KO_FILE | KO_FORCE | KO_KEYFMT },
+	{ "del", do_del, KO_EXIST | KO_KEYFMT },
+	{ "test", do_test, KO_KEYFMT },
+	{ "test-and-add", do_test_and_add, KO_KEYFMT },
+	{ "rebuild", bfctl_do_rebuild,
+	  KO_FILE | KO_SPEC | KO_KIND | KO_FORCE | KO_KEYFMT },
 	{ "upload", bfctl_do_upload, 0 },
 	{ "export", bfctl_do_export, KO_OUT }, { "monitor", do_monitor, 0 },
 	{ "version", do_version, 0 },

@@ -42,8 +42,10 @@ void bfctl_batch_reset(struct bfctl_batch *b)
 	b->count = 0;
 }
 
-int bfctl_key_format(u32 key_type)
+int bfctl_key_format(int given, u32 key_type)
 {
+	if (given >= 0)
+		return given;
 	return key_type == KB_KEY_BYTES ? KBU_FMT_HEX : KBU_FMT_STR;
 }
 
@@ -74,8 +76,9 @@ int bfctl_batch_reserve(struct bfctl_batch *b)
 	return 0;
 }
 
-int bfctl_batch_push_text(struct bfctl_batch *b, u32 key_type, const char *s,
-		  size_t len, u64 line, const char **why)
+int bfctl_batch_push_text(struct bfctl_batch *b, u32 key_type, int fmt,
+			  const char *s, size_t len, u64 line,
+			  const char **why)
 {
 	u8 *dst = b->buf + b->len + sizeof(u16);
 	u32 klen;
@@ -83,8 +86,7 @@ int bfctl_batch_push_text(struct bfctl_batch *b, u32 key_type, const char *s,
 	int ret;
 
 	/* a network with host bits set is refused: see bfctl(8), KEYS */
-	ret = kbu_key_parse(key_type, bfctl_key_format(key_type), s, len, dst, &klen,
-			    why);
+	ret = kbu_key_parse(key_type, fmt, s, len, dst, &klen, why);
 	if (ret)
 		return ret;
 	l16 = (u16)klen;

@@ -19,6 +19,9 @@ struct bfctl_kargs {
 	const char *file, *out;
 	struct bfctl_spec_opts s;	/* size, key type, hash, seed */
 	int kind;			/* --kind (rebuild), -1: not given */
+	int key_fmt;			/* --key-format (KBU_FMT_*), -1: not
+					 * given (bfctl_key_format())
+					 */
 	char **pos;		/* positional arguments */
 	int npos;
 };
@@ -37,6 +40,7 @@ enum {
 	KO_SPEC		= 1 << 5,	/* sizing, --key-type, --hash, --seed */
 	KO_KIND		= 1 << 6,	/* --kind (rebuild) */
 	KO_FORCE	= 1 << 7,	/* --force (add, rebuild) */
+	KO_KEYFMT	= 1 << 8,	/* --key-format (the verbs reading keys) */
 };
 /* argv (argv[0] the verb) -> a; an option outside allowed is a usage error */
 int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a,
@@ -91,7 +95,7 @@ int bfctl_rebuild_check(const struct kb_ioc_info *live, u64 total, bool force,
  * (bfctl_cap_check()), or NULL
  */
 int bfctl_add_file(struct kbconn *conn, const char *verb, const char *name,
-		   u32 key_type, const char *file, u32 flags,
+		   u32 key_type, int fmt, const char *file, u32 flags,
 		   const struct kb_ioc_info *guard, u64 *total);
 int bfctl_do_rebuild(struct kbconn *conn, struct bfctl_kargs *a);
 int bfctl_do_upload(struct kbconn *conn, struct bfctl_kargs *a);

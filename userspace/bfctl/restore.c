@@ -323,7 +323,8 @@ parse:
 	if (bfctl_batch_reserve(&rf->keys))
 		return bfctl_lines_fail(&rs->r, BFCTL_ERR, "%s",
 					strerror(ENOMEM));
-	if (bfctl_batch_push_text(&rf->keys, rf->key_type, key,
+	if (bfctl_batch_push_text(&rf->keys, rf->key_type,
+				  bfctl_key_format(-1, rf->key_type), key,
 			  (size_t)(s + rs->r.len - key), rs->r.line, &why))
 		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
 					"key '%.64s': %s (key type %s)", key,

@@ -77,7 +77,7 @@ TEST_F(bf, build_info_test)
 	char out[8192];
 	FILE *f;
 
-	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --items 5000 --fpr 0.01 --seed 9 -file %s/keys -o %s/a.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image build --key-type str --kind blocked --items 5000 --fpr 0.01 --seed 9 -file %s/keys -o %s/a.img", dir, dir));
 	ASSERT_EQ(0, run(out, sizeof(out), B " image info %s/a.img -j", dir));
 	ASSERT_NE(NULL, strstr(out, "\"kind\":\"blocked\""));
 	ASSERT_NE(NULL, strstr(out, "\"hash\":\"xxh64\""));
@@ -91,24 +91,24 @@ TEST_F(bf, build_info_test)
 	ASSERT_EQ(1, run(out, sizeof(out), B " image test %s/a.img key-0 not-a-key-at-all", dir));
 	ASSERT_NE(NULL, strstr(out, "absent\tnot-a-key-at-all"));
 	/* same seed, same keys: identical image */
-	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --items 5000 --fpr 1%% --seed 9 -file %s/keys -o %s/b.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image build --key-type str --kind blocked --items 5000 --fpr 1%% --seed 9 -file %s/keys -o %s/b.img", dir, dir));
 	ASSERT_EQ(0, run(NULL, 0, "cmp -s %s/a.img %s/b.img", dir, dir));
 	/* random seed: different image, same answers */
-	ASSERT_EQ(0, run(NULL, 0, B " image build --kind counting --bits-per-key 12 --hash siphash -file %s/keys -o %s/c.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image build --key-type str --kind counting --bits-per-key 12 --hash siphash -file %s/keys -o %s/c.img", dir, dir));
 	ASSERT_EQ(0, run(out, sizeof(out), B " image info -j %s/c.img", dir));
 	ASSERT_NE(NULL, strstr(out, "\"hash\":\"siphash\""));
 	ASSERT_EQ(0, run(NULL, 0, B " image test %s/c.img key-1 key-2", dir));
 	/* explicit m, k */
-	ASSERT_EQ(0, run(NULL, 0, B " image build --kind classic --bits 65536 --hashes 7 -file %s/keys -o %s/d.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image build --key-type str --kind classic --bits 65536 --hashes 7 -file %s/keys -o %s/d.img", dir, dir));
 	ASSERT_EQ(0, run(out, sizeof(out), B " image info -j %s/d.img", dir));
 	ASSERT_NE(NULL, strstr(out, "\"m\":65536"));
 	ASSERT_NE(NULL, strstr(out, "\"k\":7"));
 	/* an image is 0600 (its seed), numbers are decimal unless 0x */
 	ASSERT_EQ(0, run(out, sizeof(out), "stat -c %%a %s/a.img", dir));
 	ASSERT_EQ(0, strncmp(out, "600", 3));
-	ASSERT_EQ(0, run(out, sizeof(out), B " image build --kind blocked --items 010 --fpr 0.01 -file %s/keys -o %s/e.img && " B " image info -j %s/e.img", dir, dir, dir));
+	ASSERT_EQ(0, run(out, sizeof(out), B " image build --key-type str --kind blocked --items 010 --fpr 0.01 -file %s/keys -o %s/e.img && " B " image info -j %s/e.img", dir, dir, dir));
 	ASSERT_NE(NULL, strstr(out, "\"items\":10,"));
-	ASSERT_EQ(2, run(NULL, 0, B " image build --kind blocked --items ' 10' --fpr 0.01 -file %s/keys -o %s/e.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --key-type str --kind blocked --items ' 10' --fpr 0.01 -file %s/keys -o %s/e.img 2>/dev/null", dir, dir));
 	/* CRLF key files: the keys without the CR */
 	f = fopen(strcat(strcpy((char[128]){ 0 }, dir), "/crlf"), "w");
 	fprintf(f, "alpha\r\nbeta\r\n");
@@ -121,9 +121,13 @@ TEST_F(bf, build_info_test)
 	ASSERT_EQ(NULL, strstr(out, "keys ("));	/* -q: no summary */
 	ASSERT_EQ(0, run(NULL, 0, "printf 'q1\\nq2\\n' | " B " image build --key-type str --bits-per-key 10 -file /dev/stdin -o %s/pipe.img >/dev/null && " B " image test %s/pipe.img q1 q2", dir, dir));
 	/* hex keys */
-	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --bits-per-key 10 --key-format hex -file %s/hexkeys -o %s/h.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --bits-per-key 10 --seed 5 --key-format hex -file %s/hexkeys -o %s/h.img", dir, dir));
 	ASSERT_EQ(0, run(NULL, 0, B " image test --key-format hex %s/h.img 00ff10 6869", dir));
-	ASSERT_EQ(0, run(NULL, 0, B " image test %s/h.img hi", dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image test --key-format str %s/h.img hi", dir));
+	/* one rule for every verb: bytes keys are hex unless --key-format */
+	ASSERT_EQ(0, run(NULL, 0, B " image test %s/h.img 00ff10 6869", dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image test %s/h.img hi 2>/dev/null", dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --bits-per-key 10 --seed 5 -file %s/hexkeys -o %s/h2.img && cmp -s %s/h.img %s/h2.img", dir, dir, dir, dir));
 }
 
 TEST_F(bf, net_keys)
@@ -163,7 +167,7 @@ TEST_F(bf, leveldb_export_import)
 	u8 *raw;
 	char path[128];
 
-	ASSERT_EQ(0, run(NULL, 0, B " image build --kind classic --bits-per-key 10 -file %s/keys -o %s/c.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image build --key-type str --kind classic --bits-per-key 10 -file %s/keys -o %s/c.img", dir, dir));
 	ASSERT_EQ(0, run(NULL, 0, B " image export --format leveldb %s/c.img > %s/c.raw", dir, dir));
 	/* the export is LevelDB's own filter for the same keys */
 	for (int i = 0; i < 5000; i++) {
@@ -180,12 +184,13 @@ TEST_F(bf, leveldb_export_import)
 	ldb_policy_free(pol);
 	/* import and test; export again is identical */
 	ASSERT_EQ(0, run(NULL, 0, B " image import --format leveldb %s/c.raw -o %s/i.img", dir, dir));
-	ASSERT_EQ(0, run(NULL, 0, B " image test %s/i.img key-5 key-4000", dir));
-	ASSERT_EQ(1, run(NULL, 0, B " image test %s/i.img zzz-not-there", dir));
+	/* (an imported image holds bytes keys: hex unless --key-format) */
+	ASSERT_EQ(0, run(NULL, 0, B " image test --key-format str %s/i.img key-5 key-4000", dir));
+	ASSERT_EQ(1, run(NULL, 0, B " image test --key-format str %s/i.img zzz-not-there", dir));
 	ASSERT_EQ(0, run(NULL, 0, B " image export --format leveldb %s/i.img -o %s/c2.raw", dir, dir));
 	ASSERT_EQ(0, run(NULL, 0, "cmp -s %s/c.raw %s/c2.raw", dir, dir));
 	/* non-classic export, bad raw input */
-	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --bits-per-key 10 -file %s/keys -o %s/b.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image build --key-type str --kind blocked --bits-per-key 10 -file %s/keys -o %s/b.img", dir, dir));
 	ASSERT_EQ(3, run(out, sizeof(out), B " image export --format leveldb %s/b.img 2>&1 >/dev/null", dir));
 	ASSERT_NE(NULL, strstr(out, "bfctl: "));
 	ASSERT_EQ(0, run(NULL, 0, "printf 'x' > %s/short.raw", dir));
@@ -200,17 +205,17 @@ TEST_F(bf, usage_errors_exit_2)
 	ASSERT_EQ(2, run(NULL, 0, B " nosuchverb 2>/dev/null"));
 	ASSERT_EQ(2, run(NULL, 0, B " image 2>/dev/null"));
 	ASSERT_EQ(2, run(NULL, 0, B " image frobnicate 2>/dev/null"));
-	ASSERT_EQ(2, run(NULL, 0, B " image build -file %s/keys 2>/dev/null", dir));
-	ASSERT_EQ(2, run(NULL, 0, B " image build --kind nope --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
-	ASSERT_EQ(2, run(NULL, 0, B " image build --fpr 0.01 --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
-	ASSERT_EQ(2, run(NULL, 0, B " image build --fpr 1.5 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
-	ASSERT_EQ(2, run(NULL, 0, B " image build --fpr 0 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
-	ASSERT_EQ(2, run(NULL, 0, B " image build --bits 1000 --hashes 3 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
-	ASSERT_EQ(2, run(NULL, 0, B " image build --bits 1024 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
-	ASSERT_EQ(2, run(NULL, 0, B " image build --kind classic --seed 5 --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
-	ASSERT_EQ(2, run(NULL, 0, B " image build --hash leveldb --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
-	ASSERT_EQ(2, run(NULL, 0, B " image build --seed 1,2 --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
-	ASSERT_EQ(2, run(NULL, 0, B " image build --items 0 --fpr 0.01 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --key-type str -file %s/keys 2>/dev/null", dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --key-type str --kind nope --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --key-type str --fpr 0.01 --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --key-type str --fpr 1.5 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --key-type str --fpr 0 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --key-type str --bits 1000 --hashes 3 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --key-type str --bits 1024 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --key-type str --kind classic --seed 5 --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --key-type str --hash leveldb --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --key-type str --seed 1,2 --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --key-type str --items 0 --fpr 0.01 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
 	ASSERT_EQ(2, run(NULL, 0, B " image info 2>/dev/null"));
 	ASSERT_EQ(2, run(NULL, 0, B " image test %s/keys 2>/dev/null", dir));
 	ASSERT_EQ(2, run(NULL, 0, B " image export %s/keys 2>/dev/null", dir));
@@ -249,15 +254,15 @@ TEST_F(bf, bad_files_exit_3)
 	}
 	ASSERT_EQ(3, run(out, sizeof(out), B " image info %s/keys 2>&1", dir));
 	ASSERT_NE(NULL, strstr(out, "malformed image: "));
-	ASSERT_EQ(3, run(NULL, 0, B " image build --bits-per-key 10 -file %s/nokeys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(3, run(NULL, 0, B " image build --key-type str --bits-per-key 10 -file %s/nokeys -o %s/x.img 2>/dev/null", dir, dir));
 	/* corrupt one payload byte: CRC */
-	ASSERT_EQ(0, run(NULL, 0, B " image build --bits-per-key 10 -file %s/keys -o %s/a.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image build --key-type str --bits-per-key 10 -file %s/keys -o %s/a.img", dir, dir));
 	ASSERT_EQ(0, run(NULL, 0, "printf '\\377' | dd of=%s/a.img bs=1 seek=200 conv=notrunc 2>/dev/null", dir));
 	ASSERT_EQ(3, run(out, sizeof(out), B " image info %s/a.img 2>&1", dir));
 	ASSERT_NE(NULL, strstr(out, "CRC mismatch"));
 	ASSERT_EQ(3, run(NULL, 0, B " image test %s/a.img key-1 2>/dev/null", dir));
 	/* truncated */
-	ASSERT_EQ(0, run(NULL, 0, B " image build --bits-per-key 10 -file %s/keys -o %s/t.img && truncate -s -1 %s/t.img", dir, dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image build --key-type str --bits-per-key 10 -file %s/keys -o %s/t.img && truncate -s -1 %s/t.img", dir, dir, dir));
 	ASSERT_EQ(3, run(out, sizeof(out), B " image info %s/t.img 2>&1", dir));
 	ASSERT_NE(NULL, strstr(out, "truncated"));
 }
@@ -271,7 +276,7 @@ TEST_F(bf, bad_files_exit_3)
  */
 TEST_F(bf, output_paths)
 {
-	const char *build = B " image build --kind classic --items 5000 --fpr 0.01 -file %s/keys -o %s";
+	const char *build = B " image build --key-type str --kind classic --items 5000 --fpr 0.01 -file %s/keys -o %s";
 	char out[256], path[160];
 
 	/* a new path: 0600, the image holds its seed */
@@ -297,7 +302,7 @@ TEST_F(bf, output_paths)
 	/* a FIFO is written in place: a reader gets the image */
 	ASSERT_EQ(0, run(NULL, 0, "mkfifo %s/fifo", dir));
 	snprintf(path, sizeof(path), "%s/fifo", dir);
-	ASSERT_EQ(0, run(NULL, 0, "timeout 10 cat %s/fifo > %s/from-fifo & timeout 10 " B " image build --kind classic --items 5000 --fpr 0.01 -file %s/keys -o %s/fifo; r=$?; wait; exit $r", dir, dir, dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, "timeout 10 cat %s/fifo > %s/from-fifo & timeout 10 " B " image build --key-type str --kind classic --items 5000 --fpr 0.01 -file %s/keys -o %s/fifo; r=$?; wait; exit $r", dir, dir, dir, dir));
 	EXPECT_EQ(0, run(NULL, 0, "test -p %s/fifo && cmp -s %s/from-fifo %s/new.img", dir, dir, dir));
 	/* a device node (root only: mknod): still the device afterwards */
 	if (!geteuid()) {
@@ -306,8 +311,8 @@ TEST_F(bf, output_paths)
 		EXPECT_EQ(0, run(NULL, 0, build, dir, path));
 		EXPECT_EQ(0, run(NULL, 0, "test -c %s/null", dir));
 	}
-	/* "-" is stdout, for image build and for export alike */
-	EXPECT_EQ(0, run(NULL, 0, "cd %s && " B " image build --kind classic --items 5000 --fpr 0.01 -file keys -o - > stdout.img && cmp -s stdout.img new.img && ! test -e ./-", dir));
+	/* "-" is stdout, for image build --key-type str and for export alike */
+	EXPECT_EQ(0, run(NULL, 0, "cd %s && " B " image build --key-type str --kind classic --items 5000 --fpr 0.01 -file keys -o - > stdout.img && cmp -s stdout.img new.img && ! test -e ./-", dir));
 	EXPECT_EQ(0, run(NULL, 0, "cd %s && " B " image export --format leveldb new.img -o - > a.raw && " B " image export --format leveldb new.img > b.raw && cmp -s a.raw b.raw && test -s a.raw && ! test -e ./-", dir));
 	/* a failed build leaves the old file alone and no temporary file */
 	ASSERT_EQ(0, run(NULL, 0, "echo 'not a key' > %s/badkeys && echo keep > %s/keep.img", dir, dir));
@@ -345,7 +350,7 @@ TEST_F(bf, help_and_version)
 	}
 	EXPECT_EQ(0, run(out, sizeof(out), B " help image"));
 	EXPECT_NE(NULL, strstr(out, "bfctl image build"));
-	EXPECT_EQ(0, run(out2, sizeof(out2), B " image build --help"));
+	EXPECT_EQ(0, run(out2, sizeof(out2), B " image build --key-type str --help"));
 	EXPECT_STREQ(out, out2);
 	EXPECT_EQ(2, run(out, sizeof(out), B " help nosuch 2>&1"));
 	EXPECT_NE(NULL, strstr(out, "unknown verb 'nosuch'"));
