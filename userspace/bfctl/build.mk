@@ -37,6 +37,8 @@ $(UBUILD)/tests/test-install: selftests/bfctl/test-install
 	chmod +x $@
 
 NATIVE_TESTS += $(UBUILD)/tests/test-install
+# the completion offers exactly the options bfctl takes
+NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-completion
 
 # ---- VM tests: TAP scripts (selftests/bfctl/*.sh, in selftests/manifest)
 # driving the real bfctl against kbloom.ko ----
