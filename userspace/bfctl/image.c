@@ -6,7 +6,7 @@
  *         --bits M --hashes K) [--items N] [--seed S[,S2]] [--hash H]
  *         [--key-format str|hex] [--key-type T] -file KEYS -o OUT.img
  *   bfctl image info IMG [-j]
- *   bfctl image test [--key-format str|hex] IMG KEY...
+ *   bfctl image test [--key-format str|hex] [-j] IMG KEY...
  *   bfctl image export --format leveldb IMG [-o OUT]
  *   bfctl image import --format leveldb RAW -o OUT.img
  */
@@ -28,7 +28,7 @@ static void image_usage(FILE *f)
 		"        [--items N] [--seed S[,S2]] [--hash xxh64|siphash]\n"
 		"        [--key-format str|hex] [--key-type T] -file KEYS -o OUT.img\n"
 		"  bfctl image info IMG [-j]\n"
-		"  bfctl image test [--key-format str|hex] IMG KEY...\n"
+		"  bfctl image test [--key-format str|hex] [-j] IMG KEY...\n"
 		"  bfctl image export --format leveldb IMG [-o OUT]\n"
 		"  bfctl image import --format leveldb RAW -o OUT.img\n"
 		"key types: bytes str ipv4 ipv6 ip net4 net6 net\n"
@@ -131,6 +131,36 @@ static const struct option image_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* the options each image verb takes (parse_image_args()'s allowed) */
+enum {
+	IO_BUILD	= 1 << 0,	/* --kind, sizing, --seed, --hash, --key-type, -file */
+	IO_KEYFMT	= 1 << 1,
+	IO_FORMAT	= 1 << 2,	/* --format */
+	IO_OUT		= 1 << 3,	/* -o */
+	IO_JSON		= 1 << 4,	/* -j, also bfctl -j image ... */
+	IO_QUIET	= 1 << 5,	/* bfctl -q image ... */
+};
+
+/* the class of image option c (IO_*), 0 for --help and the unknown */
+static u32 image_opt_class(int c)
+{
+	switch (c) {
+	case OPT_KEYFMT:
+		return IO_KEYFMT;
+	case OPT_FORMAT:
+		return IO_FORMAT;
+	case 'o':
+		return IO_OUT;
+	case 'j':
+		return IO_JSON;
+	case 'h':
+	case '?':
+		return 0;
+	default:
+		return IO_BUILD;
+	}
+}
+
 struct image_args {
 	int kind, key_fmt;
 	bool json;
@@ -138,8 +168,12 @@ struct image_args {
 	const char *file, *out, *format;
 };
 
-/* parse options of any image sub-verb; positional args stay in argv */
-static int parse_image_args(int argc, char **argv, struct image_args *a)
+/*
+ * parse the options of an image verb, which takes those of allowed (IO_*):
+ * any other is a usage error, not ignored; positional args stay in argv
+ */
+static int parse_image_args(int argc, char **argv, struct image_args *a,
+			    u32 allowed)
 {
 	char msg[128];
 	int c, idx;
@@ -151,8 +185,18 @@ static int parse_image_args(int argc, char **argv, struct image_args *a)
 	bfctl_spec_opts_init(&a->s);
 	optind = 1;
 	opterr = 1;
-	while ((c = getopt_long_only(argc, argv, "o:jh", image_opts,
-				     &idx)) != -1) {
+	if (a->json && !(allowed & IO_JSON))
+		return usage_err("%s", "-j is not allowed here");
+	if (bfctl_quiet && !(allowed & IO_QUIET))
+		return usage_err("%s", "-q is not allowed here");
+	while ((idx = -1, c = getopt_long_only(argc, argv, "o:jh", image_opts,
+					       &idx)) != -1) {
+		if (image_opt_class(c) && !(allowed & image_opt_class(c))) {
+			snprintf(msg, sizeof(msg), "%s%s", idx >= 0 ? "--" : "-",
+				 idx >= 0 ? image_opts[idx].name :
+				 c == 'o' ? "o" : "j");
+			return usage_err("option '%s' is not allowed here", msg);
+		}
 		switch (c) {
 		case OPT_KIND:
 			a->kind = kb_kind_from_name(optarg);
@@ -254,7 +298,8 @@ static int cmd_build(int argc, char **argv)
 	void *pl;
 	int ret, modes;
 
-	ret = parse_image_args(argc, argv, &a);
+	ret = parse_image_args(argc, argv, &a,
+			       IO_BUILD | IO_KEYFMT | IO_OUT | IO_QUIET);
 	if (ret)
 		return ret;
 	if (optind != argc)
@@ -356,7 +401,7 @@ static int cmd_info(int argc, char **argv)
 	char v4[512], v6[1024], est[24] = "null";
 	int ret;
 
-	ret = parse_image_args(argc, argv, &a);
+	ret = parse_image_args(argc, argv, &a, IO_JSON);
 	if (ret)
 		return ret;
 	if (optind + 1 != argc)
@@ -448,9 +493,10 @@ static int cmd_test(int argc, char **argv)
 {
 	struct image_args a;
 	struct loaded li;
+	bool *keys;		/* keys[i]: argv[i] tested maybe present */
 	int ret, i, rc = BFCTL_OK;
 
-	ret = parse_image_args(argc, argv, &a);
+	ret = parse_image_args(argc, argv, &a, IO_KEYFMT | IO_JSON | IO_QUIET);
 	if (ret)
 		return ret;
 	if (optind + 2 > argc)
@@ -458,6 +504,11 @@ static int cmd_test(int argc, char **argv)
 	ret = load_image(argv[optind], &li);
 	if (ret)
 		return ret;
+	keys = calloc((size_t)argc, sizeof(*keys));
+	if (!keys) {
+		free(li.buf);
+		return bfctl_fail(BFCTL_ERR, "image test", "out of memory");
+	}
 	for (i = optind + 1; i < argc; i++) {
 		u8 key[KB_KEY_MAX_LEN + 1];
 		const char *why;
@@ -466,16 +517,38 @@ static int cmd_test(int argc, char **argv)
 		if (kbu_key_parse(li.f.p.key_type,
 				  bfctl_key_format(a.key_fmt, li.f.p.key_type),
 				  argv[i], strlen(argv[i]), key, &len, &why)) {
+			free(keys);
 			free(li.buf);
 			return usage_err("bad key: %s", why);
 		}
-		if (test_key(&li.f, key, len)) {
-			printf("maybe-present\t%s\n", argv[i]);
-		} else {
-			printf("absent\t%s\n", argv[i]);
+		keys[i] = test_key(&li.f, key, len);
+		if (!keys[i])
 			rc = BFCTL_ABSENT;
+	}
+	/* as bfctl test: -j one document, -q the exit status alone */
+	if (a.json) {
+		bfctl_json_open_obj(NULL);
+		bfctl_json_str("image", argv[optind]);
+		bfctl_json_open_arr("keys");
+	}
+	for (i = optind + 1; i < argc; i++) {
+		if (a.json) {
+			bfctl_json_open_obj(NULL);
+			bfctl_json_str("key", argv[i]);
+			bfctl_json_bool("present", keys[i]);
+			bfctl_json_close_obj();
+		} else if (!bfctl_quiet) {
+			printf("%s\t%s\n", keys[i] ? "maybe-present" : "absent",
+			       argv[i]);
 		}
 	}
+	if (a.json) {
+		bfctl_json_close_arr();
+		bfctl_json_bool("all_present", rc == BFCTL_OK);
+		bfctl_json_close_obj();
+		bfctl_json_end();
+	}
+	free(keys);
 	free(li.buf);
 	return rc;
 }
@@ -486,7 +559,7 @@ static int cmd_export(int argc, char **argv)
 	struct loaded li;
 	int ret;
 
-	ret = parse_image_args(argc, argv, &a);
+	ret = parse_image_args(argc, argv, &a, IO_FORMAT | IO_OUT | IO_QUIET);
 	if (ret)
 		return ret;
 	if (!a.format || strcmp(a.format, "leveldb"))
@@ -521,7 +594,7 @@ static int cmd_import(int argc, char **argv)
 	u8 *raw;
 	int ret;
 
-	ret = parse_image_args(argc, argv, &a);
+	ret = parse_image_args(argc, argv, &a, IO_FORMAT | IO_OUT | IO_QUIET);
 	if (ret)
 		return ret;
 	if (!a.format || strcmp(a.format, "leveldb"))
@@ -550,9 +623,9 @@ static const struct bfctl_verb image_verbs[] = {
 	{ "build", cmd_build, "build an image from a key file",
 	  "--kind KIND SIZE-OPTIONS [...] -file KEYS -o OUT.img" },
 	{ "info", cmd_info, "show an image's parameters and statistics",
-	  "IMG" },
+	  "IMG [-j]" },
 	{ "test", cmd_test, "test keys against an image",
-	  "[--key-format str|hex] IMG KEY..." },
+	  "[--key-format str|hex] [-j] IMG KEY..." },
 	{ "export", cmd_export, "export a classic image as LevelDB bytes",
 	  "--format leveldb IMG [-o OUT]" },
 	{ "import", cmd_import, "import LevelDB filter bytes as an image",

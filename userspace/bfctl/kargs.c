@@ -80,6 +80,7 @@ static u32 opt_class(int c)
 	case OPT_KEYFMT:
 		return KO_KEYFMT;
 	case 'j':
+		return KO_JSON;
 	case 'q':
 		return KO_GLOBAL;
 	case OPT_ITEMS:

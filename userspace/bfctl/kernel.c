@@ -230,6 +230,9 @@ static int do_list(struct kbconn *conn, struct bfctl_kargs *a)
 	int ret;
 
 	ret = bfctl_want_pos(a, 0, 1, "list [NAME] [-t] [-j]");
+	if (!ret && a->terse && bfctl_json)
+		ret = bfctl_usage(a->verb, "%s",
+				  "-t (names only) and -j (JSON) exclude each other");
 	if (!ret && a->npos)
 		ret = bfctl_check_name(a, a->pos[0]);
 	if (ret)
@@ -697,17 +700,18 @@ static const struct {
 	{ "flush", do_names, 0 },
 	{ "swap", do_names, 0 },
 	{ "rename", do_names, 0 },
-	{ "list", do_list, KO_TERSE },
-	{ "info", do_info, KO_TERSE },
-	{ "add", do_add, KO_EXIST | KO_FILE | KO_FORCE | KO_KEYFMT },
-	{ "del", do_del, KO_EXIST | KO_KEYFMT },
-	{ "test", do_test, KO_KEYFMT },
-	{ "test-and-add", do_test_and_add, KO_KEYFMT },
+	{ "list", do_list, KO_TERSE | KO_JSON },
+	{ "info", do_info, KO_JSON },
+	{ "add", do_add, KO_EXIST | KO_FILE | KO_FORCE | KO_KEYFMT | KO_JSON },
+	{ "del", do_del, KO_EXIST | KO_KEYFMT | KO_JSON },
+	{ "test", do_test, KO_KEYFMT | KO_JSON },
+	{ "test-and-add", do_test_and_add, KO_KEYFMT | KO_JSON },
 	{ "rebuild", bfctl_do_rebuild,
 	  KO_FILE | KO_SPEC | KO_KIND | KO_FORCE | KO_KEYFMT },
 	{ "upload", bfctl_do_upload, 0 },
-	{ "export", bfctl_do_export, KO_OUT }, { "monitor", do_monitor, 0 },
-	{ "version", do_version, 0 },
+	{ "export", bfctl_do_export, KO_OUT },
+	{ "monitor", do_monitor, KO_JSON },
+	{ "version", do_version, KO_JSON },
 };
 
 int bfctl_kernel_main(int argc, char **argv)
@@ -725,6 +729,10 @@ int bfctl_kernel_main(int argc, char **argv)
 	ret = bfctl_kargs_parse(argc, argv, &a, KO_GLOBAL | kverbs[i].opts);
 	if (ret)
 		return ret;
+	/* bfctl -j VERB: a verb without JSON output would ignore it */
+	if (bfctl_json && !(kverbs[i].opts & KO_JSON))
+		return bfctl_usage(a.verb, "option '%s' is not allowed here",
+				   "-j");
 	kbconn_init(&conn);
 	ret = kverbs[i].fn(&conn, &a);
 	kbconn_close(&conn);

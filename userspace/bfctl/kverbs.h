@@ -32,7 +32,7 @@ int bfctl_usage(const char *verb, const char *fmt, const char *arg);
 void bfctl_usage_capture(char *buf, size_t len);
 /* the option classes a verb takes (bfctl_kargs_parse's allowed) */
 enum {
-	KO_GLOBAL	= 1 << 0,	/* -j -q, anywhere for every verb */
+	KO_GLOBAL	= 1 << 0,	/* -q, anywhere for every verb */
 	KO_EXIST	= 1 << 1,
 	KO_FILE		= 1 << 2,
 	KO_OUT		= 1 << 3,	/* -o */
@@ -41,6 +41,7 @@ enum {
 	KO_KIND		= 1 << 6,	/* --kind (rebuild) */
 	KO_FORCE	= 1 << 7,	/* --force (add, rebuild) */
 	KO_KEYFMT	= 1 << 8,	/* --key-format (the verbs reading keys) */
+	KO_JSON		= 1 << 9,	/* -j: the verbs with JSON output */
 };
 /* argv (argv[0] the verb) -> a; an option outside allowed is a usage error */
 int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a,

@@ -478,6 +478,8 @@ int bfctl_restore_main(int argc, char **argv)
 	int ret;
 
 	memset(&rs, 0, sizeof(rs));
+	if (bfctl_json)		/* (bfctl -j restore) nothing to print as JSON */
+		return bfctl_fail(BFCTL_USAGE, "restore", "-j is not allowed here");
 	for (i = 1; i < (size_t)argc; i++) {
 		if (!strcmp(argv[i], "-file") || !strcmp(argv[i], "--file")) {
 			if (++i == (size_t)argc)
@@ -489,9 +491,12 @@ int bfctl_restore_main(int argc, char **argv)
 			rs.check = true;
 		} else if (!strcmp(argv[i], "-force") || !strcmp(argv[i], "--force")) {
 			rs.force = true;
+		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+			bfctl_quiet = true;	/* -q anywhere, as for every verb */
 		} else {
 			return bfctl_fail(BFCTL_USAGE, "restore",
-					  "usage: bfctl restore [-file FILE] [-exist] [-check] [--force]");
+					  "option '%s' is not allowed here (bfctl restore [-file FILE] [-exist] [-check] [--force])",
+					  argv[i]);
 		}
 	}
 	ret = bfctl_lines_open(&rs.r, file);

@@ -192,12 +192,21 @@ int bfctl_save_main(int argc, char **argv)
 	struct kbu_out out = { .fd = -1 };
 	int i, ret;
 
+	/* the save format is the output: bfctl -j save would ignore -j */
+	if (bfctl_json)
+		return bfctl_fail(BFCTL_USAGE, "save", "-j is not allowed here");
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-file") || !strcmp(argv[i], "--file")) {
 			if (++i == argc)
 				return bfctl_fail(BFCTL_USAGE, "save", "-file needs a FILE");
 			file = argv[i];
-		} else if (argv[i][0] == '-' || name) {
+		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+			bfctl_quiet = true;	/* -q anywhere, as for every verb */
+		} else if (argv[i][0] == '-') {
+			return bfctl_fail(BFCTL_USAGE, "save",
+					  "option '%s' is not allowed here (bfctl save [NAME] [-file FILE])",
+					  argv[i]);
+		} else if (name) {
 			return bfctl_fail(BFCTL_USAGE, "save",
 					  "usage: bfctl save [NAME] [-file FILE]");
 		} else {

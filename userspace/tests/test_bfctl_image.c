@@ -223,6 +223,48 @@ TEST_F(bf, usage_errors_exit_2)
 	ASSERT_EQ(0, run(NULL, 0, B " --help"));
 }
 
+/*
+ * An option a verb would ignore is a usage error, wherever it stands;
+ * -j and -q are honoured where the verb has output (image test).  The
+ * kernel verbs judge their options before they look for the module.
+ */
+TEST_F(bf, ignored_options_are_errors)
+{
+	char out[1024];
+
+	ASSERT_EQ(0, run(NULL, 0, B " image build --key-type str --bits-per-key 10 -file %s/keys -o %s/o.img >/dev/null", dir, dir));
+	/* image test -j: one document, as bfctl test -j */
+	ASSERT_EQ(1, run(out, sizeof(out), B " image test -j %s/o.img key-1 nope", dir));
+	ASSERT_NE(NULL, strstr(out, "\"keys\":[{\"key\":\"key-1\",\"present\":true},{\"key\":\"nope\",\"present\":false}],\"all_present\":false}"));
+	ASSERT_EQ(0, run(out, sizeof(out), B " -j image test %s/o.img key-1", dir));
+	ASSERT_NE(NULL, strstr(out, "\"all_present\":true"));
+	/* -q image test: the exit status alone */
+	ASSERT_EQ(0, run(out, sizeof(out), B " -q image test %s/o.img key-1", dir));
+	ASSERT_STREQ("", out);
+	ASSERT_EQ(1, run(out, sizeof(out), B " -q image test %s/o.img nope", dir));
+	ASSERT_STREQ("", out);
+	/* refused, exit 2, naming the option */
+	ASSERT_EQ(2, run(out, sizeof(out), B " -j image build --key-type str --bits-per-key 10 -file %s/keys -o %s/o.img 2>&1", dir, dir));
+	ASSERT_NE(NULL, strstr(out, "-j is not allowed here"));
+	ASSERT_EQ(2, run(out, sizeof(out), B " image info --items 5 %s/o.img 2>&1", dir));
+	ASSERT_NE(NULL, strstr(out, "option '--items' is not allowed here"));
+	ASSERT_EQ(2, run(NULL, 0, B " -q image info %s/o.img 2>/dev/null", dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image export -j --format leveldb %s/o.img 2>/dev/null", dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image test --format leveldb %s/o.img key-1 2>/dev/null", dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image import --kind classic --format leveldb %s/o.img -o %s/p.img 2>/dev/null", dir, dir));
+	/* the kernel verbs: -j only where there is JSON output */
+	ASSERT_EQ(2, run(out, sizeof(out), B " destroy -j x 2>&1"));
+	ASSERT_NE(NULL, strstr(out, "option '-j' is not allowed here"));
+	ASSERT_EQ(2, run(NULL, 0, B " -j destroy x 2>/dev/null"));
+	ASSERT_EQ(2, run(NULL, 0, B " -j rebuild x -file %s/keys 2>/dev/null", dir));
+	ASSERT_EQ(2, run(NULL, 0, B " -j save 2>/dev/null"));
+	ASSERT_EQ(2, run(NULL, 0, B " -j restore -check -file %s/keys 2>/dev/null", dir));
+	ASSERT_EQ(2, run(out, sizeof(out), B " list -t -j 2>&1"));
+	ASSERT_NE(NULL, strstr(out, "exclude each other"));
+	/* (and where -j is taken, it gets past the options to the module) */
+	ASSERT_EQ(3, run(NULL, 0, B " -j info x 2>/dev/null"));
+}
+
 TEST_F(bf, bad_files_exit_3)
 {
 	char out[1024];
