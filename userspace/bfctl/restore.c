@@ -20,24 +20,6 @@
 /* nonzero: the payload cap instead of the module's (the fuzz target) */
 u64 bfctl_restore_max_bytes;
 
-struct restore {
-	struct bfctl_lines r;
-	struct kbconn conn;
-	bool exist, check;	/* check: -check, change nothing */
-	bool force;		/* --force: past the capacity guard */
-	int no_kernel;		/* -check without the module (-EOPNOTSUPP)
-				 * or the right to ask it (-EPERM): the file
-				 * only
-				 */
-	u64 fresh;		/* filters the file creates */
-	bool conn_up;
-	bool lines;		/* a non-empty line was read */
-	bool save, ended;	/* input is a save; SAVE_END was read */
-	u64 max_bytes, max_total;	/* module parameters (or defaults) */
-	u64 total;			/* payload bytes of the filter blocks */
-	struct rfilter *v;
-	size_t n, cap, last;	/* last: the filter of the previous add */
-};
 
 /* a kbloom module parameter, or def (the module's default) */
 static u64 module_param_u64(const char *path, u64 def)
@@ -54,7 +36,7 @@ static u64 module_param_u64(const char *path, u64 def)
 	return v ? v : def;
 }
 
-static struct rfilter *find(struct restore *rs, const char *name)
+static struct rfilter *find(struct bfctl_restore *rs, const char *name)
 {
 	size_t i;
 
@@ -68,7 +50,7 @@ static struct rfilter *find(struct restore *rs, const char *name)
 	return NULL;
 }
 
-static struct rfilter *append(struct restore *rs)
+static struct rfilter *append(struct bfctl_restore *rs)
 {
 	struct rfilter *nv;
 
@@ -85,7 +67,7 @@ static struct rfilter *append(struct restore *rs)
 }
 
 /* the kernel's filter name: 0 (info filled), -ENOENT, or an error */
-static int kinfo(struct restore *rs, const char *name,
+static int kinfo(struct bfctl_restore *rs, const char *name,
 		 struct kb_ioc_info *info)
 {
 	int ret;
@@ -130,7 +112,7 @@ got:
 }
 
 /* what the kernel would make of a create request (kb_params_from_spec) */
-static int new_keys(struct restore *rs, struct rfilter *rf)
+static int new_keys(struct bfctl_restore *rs, struct rfilter *rf)
 {
 	if (bfctl_batch_init(&rf->keys, 4096, 65536))
 		return bfctl_lines_fail(&rs->r, BFCTL_ERR, "%s",
@@ -139,7 +121,7 @@ static int new_keys(struct restore *rs, struct rfilter *rf)
 }
 
 /* a name the file defines: not yet used in it, and free in the kernel */
-static int define(struct restore *rs, const char *name, bool *live,
+static int define(struct bfctl_restore *rs, const char *name, bool *live,
 		  struct kb_ioc_info *info)
 {
 	struct rfilter *old = find(rs, name);
@@ -154,7 +136,7 @@ static int define(struct restore *rs, const char *name, bool *live,
 	return ret == -ENOENT ? 0 : ret;
 }
 
-static int line_filter(struct restore *rs, char *s)
+static int line_filter(struct bfctl_restore *rs, char *s)
 {
 	struct kb_ioc_info info;
 	struct rfilter tmp, *rf;
@@ -166,7 +148,7 @@ static int line_filter(struct restore *rs, char *s)
 			  rs->total < rs->max_total ? rs->max_total - rs->total : 0);
 	if (!ret)
 		ret = define(rs, tmp.name, &live, &info);
-	if (!ret && live && !rs->exist) {
+	if (!ret && live && !rs->exist && !rs->sync) {
 		rs->r.line = tmp.line;
 		ret = bfctl_lines_fail(&rs->r, BFCTL_ERR,
 			      "filter %s exists (-exist replaces it)", tmp.name);
@@ -185,11 +167,14 @@ static int line_filter(struct restore *rs, char *s)
 	rs->total += tmp.img_len;
 	rs->fresh += !live;
 	tmp.how = RF_IMAGE;
+	tmp.live = live;
+	if (live)
+		tmp.live_info = info;
 	*rf = tmp;
 	return new_keys(rs, rf);
 }
 
-static int line_create(struct restore *rs, char *s)
+static int line_create(struct bfctl_restore *rs, char *s)
 {
 	char *argv[48], *save = NULL, msg[200] = "";
 	struct kb_ioc_info info;
@@ -223,11 +208,12 @@ static int line_create(struct restore *rs, char *s)
 	ret = define(rs, a.pos[0], &live, &info);
 	if (ret)
 		return ret;
-	if (live && !rs->exist)
+	if (live && !rs->exist && !rs->sync)
 		return bfctl_lines_fail(&rs->r, BFCTL_ERR,
 			       "filter %s exists (-exist keeps it if its parameters match)",
 					a.pos[0]);
-	if (live && !bfctl_create_matches(&c, &p, &info))
+	/* (a sync replaces it with what the line asks for) */
+	if (live && !rs->sync && !bfctl_create_matches(&c, &p, &info))
 		return bfctl_lines_fail(&rs->r, BFCTL_ERR,
 			       "filter %s exists with other parameters (%s %s m=%llu k=%u)",
 					a.pos[0], kb_kind_name(info.kind),
@@ -239,11 +225,14 @@ static int line_create(struct restore *rs, char *s)
 					strerror(ENOMEM));
 	strcpy(rf->name, a.pos[0]);
 	rf->line = rs->r.line;
-	rf->how = live ? RF_LIVE : RF_CREATE;
+	rf->how = live && !rs->sync ? RF_LIVE : RF_CREATE;
 	rs->fresh += !live;
 	rf->key_type = c.key_type;
 	rf->c = c;
+	rf->live = live;
 	if (live)
+		rf->live_info = info;
+	if (rf->how == RF_LIVE)
 		rf->held = info;
 	else
 		bfctl_held_from_params(&rf->held, &p, 0);
@@ -251,7 +240,7 @@ static int line_create(struct restore *rs, char *s)
 }
 
 /* the filter of an add line naming the previous add's: no lookups */
-static struct rfilter *same_as_last(struct restore *rs, char *name,
+static struct rfilter *same_as_last(struct bfctl_restore *rs, char *name,
 				    char **key)
 {
 	struct rfilter *rf;
@@ -272,7 +261,7 @@ static struct rfilter *same_as_last(struct restore *rs, char *name,
 	return rf;
 }
 
-static int line_add(struct restore *rs, char *s)
+static int line_add(struct bfctl_restore *rs, char *s)
 {
 	struct kb_ioc_info info;
 	struct rfilter *rf;
@@ -295,6 +284,10 @@ static int line_add(struct restore *rs, char *s)
 		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
 					"bad filter name '%.40s'", name);
 	rf = find(rs, name);
+	if (!rf && rs->sync)
+		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
+			       "filter %s is not defined above (a sync file defines each filter it keeps with a filter block or a create line)",
+					name);
 	if (!rf) {
 		ret = kinfo(rs, name, &info);
 		if (ret == -ENOENT)
@@ -332,7 +325,7 @@ parse:
 	return 0;
 }
 
-static int parse_all(struct restore *rs)
+static int parse_all(struct bfctl_restore *rs)
 {
 	char *s;
 	int ret;
@@ -378,7 +371,8 @@ static int count_filter(const struct kb_ioc_info *i, void *arg)
  * max_filters, for the whole file before anything loads: a restore
  * stopped by the kernel half way would leave the file half loaded
  */
-static int check_max_filters(struct restore *rs, const char *file)
+int bfctl_restore_check_count(struct bfctl_restore *rs, const char *verb,
+			      const char *file, u64 gone)
 {
 	u64 have = 0, max = module_param_u64(MAX_FILTERS_PARAM, 1024);
 	int ret;
@@ -389,13 +383,68 @@ static int check_max_filters(struct restore *rs, const char *file)
 	if (ret == -EOPNOTSUPP && rs->check)
 		return 0;
 	if (ret)
-		return bfctl_fail_err(&rs->conn, "restore: list", ret);
+		return bfctl_fail_err(&rs->conn, verb, ret);
+	have -= gone < have ? gone : have;
 	if (have + rs->fresh <= max)
 		return 0;
-	return bfctl_fail(BFCTL_ERR, "restore",
-			  "%s: creates %llu filters and the namespace has %llu: over max_filters (%llu); nothing restored",
+	return bfctl_fail(BFCTL_ERR, verb,
+			  "%s: creates %llu filters and the namespace keeps %llu: over max_filters (%llu); nothing changed",
 			  file, (unsigned long long)rs->fresh,
 			  (unsigned long long)have, (unsigned long long)max);
+}
+
+int bfctl_restore_read(struct bfctl_restore *rs, const char *verb,
+		       const char *file)
+{
+	int ret;
+
+	kbconn_init(&rs->conn);
+	ret = bfctl_lines_open(&rs->r, file);
+	if (ret)
+		return bfctl_fail(BFCTL_ERR, verb, "%s: %s", file,
+				  strerror(-ret));
+	rs->max_bytes = bfctl_restore_max_bytes ?:
+		       module_param_u64(MAX_FILTER_PARAM, 4ULL << 30);
+	rs->max_total = bfctl_restore_max_bytes ?
+			4 * bfctl_restore_max_bytes :
+			module_param_u64(MAX_NETNS_PARAM, 16ULL << 30);
+	ret = parse_all(rs);
+	bfctl_lines_close(&rs->r);
+	if (ret)
+		return bfctl_fail(rs->r.code, verb, "%s: %s", file, rs->r.err);
+	return BFCTL_OK;
+}
+
+int bfctl_restore_guard(struct bfctl_restore *rs, const char *verb,
+			const char *file)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < rs->n; i++) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "%s: %s: line %llu: filter %s",
+			 verb, file, (unsigned long long)rs->v[i].line,
+			 rs->v[i].name);
+		ret = bfctl_cap_check(&rs->v[i].held, rs->v[i].keys.count,
+				      rs->force, what);
+	}
+	return ret;
+}
+
+void bfctl_restore_free(struct bfctl_restore *rs)
+{
+	size_t i;
+
+	kbconn_close(&rs->conn);
+	for (i = 0; i < rs->n; i++) {
+		free(rs->v[i].img);
+		bfctl_batch_free(&rs->v[i].keys);
+	}
+	free(rs->v);
+	rs->v = NULL;
+	rs->n = 0;
 }
 
 /* ---- loading ---- */
@@ -437,14 +486,14 @@ static int send_keys(struct kbconn *conn, struct rfilter *rf, u32 flags)
 	return 0;
 }
 
-/* one filter: a transaction for those the file defines, else adds */
-static int load_one(struct kbconn *conn, struct rfilter *rf)
+int bfctl_restore_load(struct kbconn *conn, const char *verb,
+		       struct rfilter *rf)
 {
 	char what[96];
 	u32 why = 0;
 	int ret;
 
-	snprintf(what, sizeof(what), "restore %s (line %llu)", rf->name,
+	snprintf(what, sizeof(what), "%s %s (line %llu)", verb, rf->name,
 		 (unsigned long long)rf->line);
 	if (rf->how == RF_LIVE) {
 		ret = send_keys(conn, rf, 0);
@@ -472,7 +521,7 @@ static int load_one(struct kbconn *conn, struct rfilter *rf)
 
 int bfctl_restore_main(int argc, char **argv)
 {
-	struct restore rs;
+	struct bfctl_restore rs;
 	const char *file = "-";
 	size_t i;
 	int ret;
@@ -499,31 +548,9 @@ int bfctl_restore_main(int argc, char **argv)
 					  argv[i]);
 		}
 	}
-	ret = bfctl_lines_open(&rs.r, file);
-	if (ret)
-		return bfctl_fail(BFCTL_ERR, "restore", "%s: %s", file, strerror(-ret));
-	rs.max_bytes = bfctl_restore_max_bytes ?:
-		       module_param_u64(MAX_FILTER_PARAM, 4ULL << 30);
-	rs.max_total = bfctl_restore_max_bytes ? 4 * bfctl_restore_max_bytes :
-		       module_param_u64(MAX_NETNS_PARAM, 16ULL << 30);
-	kbconn_init(&rs.conn);
-	ret = parse_all(&rs);
-	bfctl_lines_close(&rs.r);
-	if (ret) {
-		ret = bfctl_fail(rs.r.code, "restore", "%s: %s", file, rs.r.err);
-		goto out;
-	}
-	/* the capacity guard, for the whole file before anything loads */
-	for (i = 0; !ret && i < rs.n; i++) {
-		char what[128];
-
-		snprintf(what, sizeof(what), "restore: %s: line %llu: filter %s",
-			 file, (unsigned long long)rs.v[i].line, rs.v[i].name);
-		ret = bfctl_cap_check(&rs.v[i].held, rs.v[i].keys.count,
-				      rs.force, what);
-	}
-	if (!ret)
-		ret = check_max_filters(&rs, file);
+	ret = bfctl_restore_read(&rs, "restore", file) ?:
+	      bfctl_restore_guard(&rs, "restore", file) ?:
+	      bfctl_restore_check_count(&rs, "restore", file, 0);
 	if (ret)
 		goto out;
 	if (rs.no_kernel && !bfctl_quiet)
@@ -540,7 +567,7 @@ int bfctl_restore_main(int argc, char **argv)
 	}
 	ret = 0;
 	for (i = 0; !rs.check && !ret && i < rs.n; i++)
-		ret = load_one(&rs.conn, &rs.v[i]);
+		ret = bfctl_restore_load(&rs.conn, "restore", &rs.v[i]);
 	if (rs.check && !bfctl_quiet) {
 		u64 keys = 0;
 
@@ -550,11 +577,6 @@ int bfctl_restore_main(int argc, char **argv)
 		       (unsigned long long)keys);
 	}
 out:
-	kbconn_close(&rs.conn);
-	for (i = 0; i < rs.n; i++) {
-		free(rs.v[i].img);
-		bfctl_batch_free(&rs.v[i].keys);
-	}
-	free(rs.v);
+	bfctl_restore_free(&rs);
 	return ret;
 }

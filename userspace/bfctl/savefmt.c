@@ -514,8 +514,7 @@ static int img_reserve(struct rfilter *rf, u64 *cap, u64 need)
 	return 0;
 }
 
-/* the transaction that loads an image: its parameters, as m and k */
-static void image_request(const struct kb_params *p, struct kb_ioc_create *c,
+void bfctl_image_request(const struct kb_params *p, struct kb_ioc_create *c,
 			  const char *name)
 {
 	memset(c, 0, sizeof(*c));
@@ -559,7 +558,7 @@ int bfctl_save_parse_block(struct bfctl_lines *r, char *fline,
 			       "filter %s: bytes=%llu makes the file's filters total over max_netns_bytes",
 					rf->name, (unsigned long long)bytes);
 	rf->key_type = p.key_type;
-	image_request(&p, &rf->c, rf->name);
+	bfctl_image_request(&p, &rf->c, rf->name);
 	bfctl_held_from_params(&rf->held, &p, count);
 	rf->img_len = hl + bytes + KB_IMAGE_TRAILER_LEN;
 	/* grown as payload arrives: bytes= alone costs no memory */

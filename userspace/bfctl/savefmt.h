@@ -63,7 +63,64 @@ struct rfilter {
 	 * fpr_ppb) and keys (count), for bfctl_cap_check()
 	 */
 	struct kb_ioc_info held;
+	/* sync: the kernel's filter of that name when the file was read */
+	bool live;
+	struct kb_ioc_info live_info;
 };
+
+/*
+ * The whole input of a restore or a sync, read and checked before
+ * anything changes (restore.c).  A sync's file defines every filter it
+ * names (a filter block or a create line; an add to any other name is an
+ * error) and a filter of that name in the kernel is to be replaced, so
+ * its parameters may differ; a restore's adds may go to filters in the
+ * kernel, and with -exist a create line keeps a matching one.
+ */
+struct bfctl_restore {
+	struct bfctl_lines r;
+	struct kbconn conn;
+	bool exist, check;	/* check: -check, change nothing */
+	bool sync;		/* the input of bfctl sync */
+	bool force;		/* --force: past the capacity guard */
+	int no_kernel;		/* -check without the module (-EOPNOTSUPP)
+				 * or the right to ask it (-EPERM): the file
+				 * only
+				 */
+	u64 fresh;		/* filters the file creates */
+	bool conn_up;
+	bool lines;		/* a non-empty line was read */
+	bool save, ended;	/* input is a save; SAVE_END was read */
+	u64 max_bytes, max_total;	/* module parameters (or defaults) */
+	u64 total;			/* payload bytes of the filter blocks */
+	struct rfilter *v;
+	size_t n, cap, last;	/* last: the filter of the previous add */
+};
+
+/*
+ * Read and check file into rs (zeroed, with exist/check/sync/force set):
+ * BFCTL_OK, or the exit code after printing "verb: file: line N: why".
+ * rs->conn is set up; bfctl_restore_free() releases everything.
+ */
+int bfctl_restore_read(struct bfctl_restore *rs, const char *verb,
+		       const char *file);
+/* the capacity guard over every filter of the file (bfctl_cap_check()) */
+int bfctl_restore_guard(struct bfctl_restore *rs, const char *verb,
+			const char *file);
+void bfctl_restore_free(struct bfctl_restore *rs);
+/*
+ * Load one filter: a transaction for those the file defines (its image,
+ * its adds, commit: the filter appears or changes whole, or not at all),
+ * else adds in batches.  BFCTL_OK, or the error printed ("verb NAME
+ * (line N): why").
+ */
+int bfctl_restore_load(struct kbconn *conn, const char *verb,
+		       struct rfilter *rf);
+/* the transaction that loads an image of params p: its request, as m, k */
+void bfctl_image_request(const struct kb_params *p, struct kb_ioc_create *c,
+			 const char *name);
+/* max_filters: the file's new filters fit beside have, after going gone */
+int bfctl_restore_check_count(struct bfctl_restore *rs, const char *verb,
+			      const char *file, u64 gone);
 
 /*
  * Parse a block after its "filter" line (fline, modified): fills rf's
