@@ -53,6 +53,7 @@ int bfctl_image_main(int argc, char **argv);
 int bfctl_kernel_main(int argc, char **argv);	/* argv[0] picks the verb */
 int bfctl_save_main(int argc, char **argv);
 int bfctl_restore_main(int argc, char **argv);
+int bfctl_sync_main(int argc, char **argv);
 
 /* global output options (-j, -q), set before or after the verb */
 extern bool bfctl_json;

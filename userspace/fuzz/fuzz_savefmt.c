@@ -84,6 +84,12 @@ int bfctl_image_main(int argc, char **argv)
 	return BFCTL_ERR;
 }
 
+int bfctl_sync_main(int argc, char **argv)
+{
+	FUZZ_CHECK(!"sync called");
+	return BFCTL_ERR;
+}
+
 void kbconn_init(struct kbconn *c)
 {
 	memset(c, 0, sizeof(*c));
