@@ -88,7 +88,7 @@ check "not 'No space left on device'" test -z "$(printf '%s' "$err" | grep 'No s
 printf 'create gdm1 blocked --items 10 --fpr 0.01\ncreate gdm2 blocked --items 10 --fpr 0.01\n' > "$TMP/two.restore"
 echo $((have + 1)) > /sys/module/kbloom/parameters/max_filters
 expect 3 "restore of two filters with room for one" $B restore -file "$TMP/two.restore"
-like "names max_filters and the counts" "$err" "creates 2 filters and the namespace has $have: over max_filters \($((have + 1))\)"
+like "names max_filters and the counts" "$err" "creates 2 filters and the namespace keeps $have: over max_filters \($((have + 1))\)"
 expect 3 "... restore -check says so too" $B restore -check -file "$TMP/two.restore"
 expect 3 "... and nothing was created" $B info gdm1
 echo "$old" > /sys/module/kbloom/parameters/max_filters

@@ -222,16 +222,27 @@ bad 2 "over max_filter_bytes" "line 1: filter rc_new: over max_filter_bytes" \
 # mixed with filter blocks from bfctl save
 $B destroy rs_blk 2> /dev/null
 cp "$TMP/one.save" "$TMP/blk.save"
+# The add below must raise the count: take a key the saved filter does not
+# already answer "maybe" for (at 1% FPR, a fixed key is a false positive
+# once in a hundred seeds).
+$B restore -file "$TMP/blk.save"
+extra=
+for i in $(seq 1 200); do
+	rc=0; $B test -q rs_blk "extra-key-$i" || rc=$?
+	[ $rc = 1 ] && { extra=extra-key-$i; break; }
+done
+$B destroy rs_blk
+check "a key the saved filter does not hold" test -n "$extra"
 {
 	cat "$TMP/blk.save"
-	echo 'add rs_blk extra-key'
+	echo "add rs_blk $extra"
 	echo 'create rc_img blocked --items 100 --key-type str'
 	echo 'add rc_img img-key'
 	sed 1d "$TMP/blk.save" | sed 's/^filter rs_blk/filter rs_other/'
 	echo 'add rc_ip 192.0.2.99'
 } > "$TMP/mixed.restore"
 expect 0 "filter blocks mixed with create and add lines" $B restore -file "$TMP/mixed.restore"
-expect 0 "add to a filter block of the file" $B test -q rs_blk extra-key
+expect 0 "add to a filter block of the file" $B test -q rs_blk "$extra"
 expect 0 "the filter block's keys are there" $B test -q rs_other key-1 key-2000
 expect 0 "the created filter" $B test -q rc_img img-key
 expect 0 "add to a kernel filter" $B test -q rc_ip 192.0.2.99
