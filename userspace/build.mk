@@ -48,7 +48,7 @@ USER_PROGS += $(UBUILD)/bfctl
 
 KB_C_TESTS := test_hash_vectors test_math test_sizing test_keys \
 	test_core_kinds test_core_fpr test_image test_image_cur \
-	test_bfctl_image test_core_fill
+	test_bfctl_image test_bfctl_mem test_core_fill
 KB_TEST_CFLAGS = $(KB_UCFLAGS) -I$(KSFT_DIR) -Wno-unused-parameter -Wno-sign-compare \
 	-DBFCTL_PATH='"$(UBUILD)/bfctl"'
 
@@ -61,6 +61,9 @@ $(UBUILD)/tests/test_bfctl_image: userspace/tests/test_bfctl_image.c \
 	@mkdir -p $(@D)
 	$(CC) $(KB_TEST_CFLAGS) -o $@ $< $(UBUILD)/tests/ldb_shim.o \
 		$(KB_LIBCORE) -lleveldb -lstdc++ $(KB_ULIBS)
+
+# runs the built bfctl
+$(UBUILD)/tests/test_bfctl_mem: $(UBUILD)/bfctl
 
 # libleveldb is C++, the kselftest harness is C: a small C++ shim
 $(UBUILD)/tests/ldb_shim.o: userspace/tests/ldb_shim.cc userspace/tests/ldb_shim.h

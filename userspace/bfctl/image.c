@@ -85,23 +85,11 @@ static int load_image(const char *path, struct loaded *li)
 	return BFCTL_OK;
 }
 
+/* "-": stdout, as for export (the summary then goes to stderr) */
 static int write_image(const char *out, const struct kb_filter *f, u64 count)
 {
-	u64 size = kb_image_size(&f->p);
-	u8 *buf = malloc(size);
-	s64 n;
-	int ret;
+	int ret = kbu_write_image(out, f, count);
 
-	if (!buf)
-		return bfctl_fail(BFCTL_ERR, out, "out of memory");
-	n = kb_image_write(f, count, buf, size);
-	if (n < 0) {
-		free(buf);
-		return bfctl_fail(BFCTL_ERR, out, "%s", strerror((int)-n));
-	}
-	/* "-": stdout, as for export (the summary then goes to stderr) */
-	ret = kbu_write_file(out, buf, (size_t)n);
-	free(buf);
 	if (ret)
 		return bfctl_fail(BFCTL_ERR, out, "%s", strerror(-ret));
 	return BFCTL_OK;

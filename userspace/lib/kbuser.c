@@ -592,6 +592,33 @@ int kbu_write_file(const char *path, const void *buf, size_t len)
 	return kbu_out_commit(&o);
 }
 
+int kbu_write_image(const char *path, const struct kb_filter *f, u64 count)
+{
+	struct kb_image_cur c;
+	struct kbu_out o;
+	u8 *piece;
+	u64 n;
+	int ret;
+
+	piece = malloc(KBU_IMAGE_PIECE);
+	if (!piece)
+		return -ENOMEM;
+	ret = kbu_out_open(&o, path);
+	if (ret) {
+		free(piece);
+		return ret;
+	}
+	kb_image_cur_write_begin(&c, &f->p, count);
+	while (!ret && (n = kb_image_cur_produce(&c, f, piece, KBU_IMAGE_PIECE)))
+		ret = kbu_write_all(o.fd, piece, (size_t)n);
+	free(piece);
+	if (ret) {
+		kbu_out_abort(&o);
+		return ret;
+	}
+	return kbu_out_commit(&o);
+}
+
 void *kbu_alloc_payload(u64 bytes)
 {
 	u64 sz = (bytes + 63) / 64 * 64;

@@ -92,6 +92,14 @@ void kbu_out_abort(struct kbu_out *o);
 int kbu_write_file(const char *path, const void *buf, size_t len);
 /* write all of buf to fd; 0 or -errno */
 int kbu_write_all(int fd, const void *buf, size_t len);
+/*
+ * Write the image of f (count in its header) to path through kbu_out_*(),
+ * produced by the core's image cursor in pieces of KBU_IMAGE_PIECE bytes:
+ * the payload is never copied whole, so writing an image costs a bounded
+ * buffer, not a second copy of the filter.  0 or -errno (nothing replaced).
+ */
+#define KBU_IMAGE_PIECE	(1u << 20)
+int kbu_write_image(const char *path, const struct kb_filter *f, u64 count);
 
 /* 64-byte aligned zeroed allocation (free()), NULL on failure */
 void *kbu_alloc_payload(u64 bytes);

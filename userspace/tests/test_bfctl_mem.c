@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the image verbs cost in memory: runs the built bfctl (BFCTL_PATH)
+ * as a child and reads its peak resident set (wait4()'s ru_maxrss).  A 256 MiB filter must be built, exported and
+ * imported with one copy of the payload in memory, not a payload plus a
+ * serialized image.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "kselftest_harness.h"
+#include "kbtest.h"
+
+#define B	BFCTL_PATH
+#define PAYLOAD	(256ULL << 20)		/* the filter's payload */
+#define BITS	"2147483648"		/* 256 MiB of bits */
+/* one payload plus code, heap and I/O buffers; two copies would be 2x */
+#define PEAK_MAX	(PAYLOAD * 13 / 10)
+
+static char dir[64];
+
+/*
+ * Run a shell command line (exec'd: the child is the last command) with
+ * its stderr in err (if any); the exit code, and the child's peak RSS in
+ * bytes in *peak.
+ */
+static int run_peak(u64 *peak, char *err, size_t errlen, const char *fmt, ...)
+{
+	char cmd[4096], path[128];
+	struct rusage ru;
+	va_list ap;
+	pid_t pid;
+	int st, fd;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (wait4(pid, &st, 0, &ru) != pid)
+		return -1;
+	if (peak)
+		*peak = (u64)ru.ru_maxrss * 1024;
+	if (err) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(err, 1, errlen - 1, f) : 0;
+
+		err[n] = 0;
+		if (f)
+			fclose(f);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static off_t file_size(const char *name)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
+FIXTURE(mem) {
+	int unused;
+};
+
+FIXTURE_SETUP(mem)
+{
+	FILE *f;
+
+	strcpy(dir, "/tmp/kbmemXXXXXX");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	f = fopen(strcat(strcpy((char[128]){ 0 }, dir), "/keys"), "w");
+	ASSERT_NE(NULL, f);
+	for (int i = 0; i < 1000; i++)
+		fprintf(f, "key-%d\n", i);
+	fclose(f);
+}
+
+FIXTURE_TEARDOWN(mem)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		TH_LOG("cleanup of %s failed", dir);
+}
+
+TEST_F(mem, build_streams_the_image)
+{
+	u64 peak;
+
+	ASSERT_EQ(0, run_peak(&peak, NULL, 0, "exec " B " -q image build --key-type str --kind blocked --bits " BITS " --hashes 7 --seed 3 -file %s/keys -o %s/a.img", dir, dir));
+	TH_LOG("image build of a %llu MiB filter: peak RSS %llu MiB",
+	       (unsigned long long)PAYLOAD >> 20,
+	       (unsigned long long)peak >> 20);
+	ASSERT_LT(peak, PEAK_MAX);
+	ASSERT_EQ((off_t)(PAYLOAD + sizeof(struct kb_image_hdr) +
+			  KB_IMAGE_TRAILER_LEN), file_size("a.img"));
+	/* the same image to a pipe, byte for byte; and it checks out */
+	ASSERT_EQ(0, run_peak(NULL, NULL, 0, B " -q image build --key-type str --kind blocked --bits " BITS " --hashes 7 --seed 3 -file %s/keys -o - | cmp -s - %s/a.img", dir, dir));
+	ASSERT_EQ(0, run_peak(NULL, NULL, 0, B " -q image test --key-format str %s/a.img key-0 key-999", dir));
+}
+
+TEST_F(mem, export_and_import_hold_one_copy)
+{
+	u64 peak;
+
+	ASSERT_EQ(0, run_peak(NULL, NULL, 0, B " -q image build --key-type str --kind classic --bits " BITS " --hashes 6 -file %s/keys -o %s/c.img", dir, dir));
+	ASSERT_EQ(0, run_peak(&peak, NULL, 0, "exec " B " image export --format leveldb %s/c.img -o %s/c.raw", dir, dir));
+	TH_LOG("image export: peak RSS %llu MiB",
+	       (unsigned long long)peak >> 20);
+	ASSERT_LT(peak, PEAK_MAX);
+	/* the classic payload: m / 8 bytes and the k byte */
+	ASSERT_EQ((off_t)(PAYLOAD + 1), file_size("c.raw"));
+	ASSERT_EQ(0, run_peak(&peak, NULL, 0, "exec " B " -q image import --format leveldb %s/c.raw -o %s/i.img", dir, dir));
+	TH_LOG("image import: peak RSS %llu MiB",
+	       (unsigned long long)peak >> 20);
+	ASSERT_LT(peak, PEAK_MAX);
+	/* import of an export: the same filter (count aside) */
+	ASSERT_EQ(0, run_peak(NULL, NULL, 0, B " image export --format leveldb %s/i.img -o - | cmp -s - %s/c.raw", dir, dir));
+}
+
+TEST_HARNESS_MAIN
