@@ -78,6 +78,12 @@ json_check "a filter far from full is not saturated" "$($B info -j gd)" 'j["satu
 # ---- limits in the user's terms ----
 expect 3 "a filter over max_filter_bytes" $B create gdbig blocked --items 100000000000 --fpr 0.000001
 like "names max_filter_bytes" "$err" 'max_filter_bytes'
+like "and the memory the filter would need" "$err" \
+	'refused: the filter needs [0-9.]+ GiB \([0-9]+ bytes\), over the module.s max_filter_bytes of [0-9.]+ [KMGT]iB'
+expect 3 "a filter of 2^36 bits is over max_filter_bytes" \
+	$B create gdbig blocked --bits 68719476736 --hashes 7
+like "needs 8 GiB, exactly" "$err" 'needs 8\.0 GiB \(8589934592 bytes\)'
+expect 3 "neither was created" $B info gdbig
 check "not 'Argument list too long'" test -z "$(printf '%s' "$err" | grep 'Argument list too long')"
 old=$(cat /sys/module/kbloom/parameters/max_filters)
 have=$($B list -t | wc -l)

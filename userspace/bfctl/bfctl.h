@@ -59,6 +59,32 @@ int bfctl_sync_main(int argc, char **argv);
 extern bool bfctl_json;
 extern bool bfctl_quiet;
 
+/* ---- sizes in the user's terms (capacity.c) ---- */
+
+/* kmod/limits.c's default max_filter_bytes, when the module is not loaded */
+#define BFCTL_DEF_MAX_FILTER_BYTES	(4ULL << 30)
+
+/* bytes as "512 bytes", "1.5 MiB", "1.2 TiB" into buf; returns buf */
+const char *bfctl_human_bytes(char *buf, size_t len, double bytes);
+/* /sys/module/kbloom/parameters/NAME, or def (unloaded or unreadable) */
+u64 bfctl_module_param(const char *name, u64 def);
+/* this machine's physical memory in bytes (U64_MAX if unknown) */
+u64 bfctl_phys_mem(void);
+/*
+ * The payload bytes the filter c asks for (kind and sizing), as the core
+ * sizes it with no limit; past the core's own bound (KB_M_MAX) the sizing
+ * formula's estimate; 0 if c is invalid otherwise (the caller's sizing
+ * then says why).  Costs no memory, so it runs before any allocation.
+ */
+double bfctl_payload_need(const struct kb_ioc_create *c);
+/*
+ * If c needs more than max payload bytes, print "what: refused: the
+ * filter needs 1.2 TiB (N bytes); over LIMIT (4.0 GiB)" and return code,
+ * else BFCTL_OK.
+ */
+int bfctl_size_refuse(const struct kb_ioc_create *c, u64 max,
+		      const char *limit, int code, const char *what);
+
 /* ---- talking to the kernel (userspace/lib/kbconn.h) ---- */
 
 /* print "bfctl: what: strerror[: extack]", return BFCTL_ERR */

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "kverbs.h"
 
 /* the model false positive rate of m bits (counters), k probes, n keys */
@@ -87,4 +88,87 @@ int bfctl_rebuild_check(const struct kb_ioc_info *live, u64 total, bool force,
 			  (unsigned long long)drop,
 			  100.0 * (double)drop / (double)live->count,
 			  BFCTL_REBUILD_MAX_DROP_PCT);
+}
+
+/* ---- sizes in the user's terms ---- */
+
+const char *bfctl_human_bytes(char *buf, size_t len, double bytes)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB",
+					    "EiB", "ZiB", "YiB" };
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%.0f bytes", bytes);
+		return buf;
+	}
+	while (bytes >= 1024 && u < (int)ARRAY_SIZE(unit) - 1) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", bytes, unit[u]);
+	return buf;
+}
+
+u64 bfctl_module_param(const char *name, u64 def)
+{
+	unsigned long long v = 0;
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/kbloom/parameters/%s", name);
+	f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v ? v : def;
+}
+
+u64 bfctl_phys_mem(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && size > 0 ? (u64)pages * (u64)size : U64_MAX;
+}
+
+double bfctl_payload_need(const struct kb_ioc_create *c)
+{
+	struct kb_params p;
+	double bits;
+	int ret;
+
+	ret = bfctl_create_params(c, &p, 0);
+	if (!ret)
+		return (double)kb_params_payload_bytes(&p);
+	if (ret != -E2BIG)
+		return 0;
+	/* past what the core sizes at all (KB_M_MAX): the formulas */
+	switch (c->sizing) {
+	case KB_SIZING_FPR:
+		bits = (double)c->items * -log(c->fpr_ppb / 1e9) /
+		       (M_LN2 * M_LN2);
+		break;
+	case KB_SIZING_BPK:
+		bits = (double)c->items * c->bits_per_key;
+		break;
+	default:
+		bits = (double)c->m;
+	}
+	return c->kind == KB_KIND_COUNTING ? bits / 2 : bits / 8;
+}
+
+int bfctl_size_refuse(const struct kb_ioc_create *c, u64 max,
+		      const char *limit, int code, const char *what)
+{
+	double need = bfctl_payload_need(c);
+	char n[32], m[32];
+
+	if (need <= (double)max)
+		return BFCTL_OK;
+	return bfctl_fail(code, what,
+			  "refused: the filter needs %s (%.0f bytes), over %s of %s",
+			  bfctl_human_bytes(n, sizeof(n), need), need, limit,
+			  bfctl_human_bytes(m, sizeof(m), (double)max));
 }

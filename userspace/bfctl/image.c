@@ -275,6 +275,43 @@ static const char *sizing_err(int err)
 	}
 }
 
+/*
+ * The largest payload image build makes: the module's max_filter_bytes
+ * (its parameter when the module is loaded, else its default), since no
+ * bigger image can ever be loaded, and this machine's physical memory,
+ * since the payload is held whole while keys go in.  Checked from the
+ * options alone, before the key file is read or anything allocated, so
+ * that a typo in --items is refused at once with what it would cost
+ * instead of ending in the OOM killer or swap.
+ */
+static int build_size_check(const struct image_args *a, u32 kind, u64 n)
+{
+	struct kb_ioc_create c = { .kind = kind };
+	u64 max = bfctl_module_param("max_filter_bytes",
+				     BFCTL_DEF_MAX_FILTER_BYTES);
+	u64 mem = bfctl_phys_mem();
+
+	c.items = a->s.have_items ? a->s.items : n;
+	if (a->s.have_fpr) {
+		c.sizing = KB_SIZING_FPR;
+		c.fpr_ppb = a->s.fpr_ppb;
+	} else if (a->s.have_bpk) {
+		c.sizing = KB_SIZING_BPK;
+		c.bits_per_key = (u32)a->s.bpk;
+	} else {
+		c.sizing = KB_SIZING_MK;
+		c.m = a->s.bits;
+		c.k = (u32)a->s.hashes;
+	}
+	/* (the classic kind's hash, else a valid one: only sizes matter) */
+	c.hash = kind == KB_KIND_CLASSIC ? KB_HASH_LEVELDB : KB_HASH_XXH64;
+	if (mem < max)
+		return bfctl_size_refuse(&c, mem, "this machine's memory",
+					 BFCTL_USAGE, "image build");
+	return bfctl_size_refuse(&c, max, "the module's max_filter_bytes",
+				 BFCTL_USAGE, "image build");
+}
+
 static int cmd_build(int argc, char **argv)
 {
 	struct image_args a;
@@ -302,6 +339,12 @@ static int cmd_build(int argc, char **argv)
 	ret = set_hash_and_seed(&p, &a);
 	if (ret)
 		return ret;
+	/* sized by the options alone: refused before the keys are read */
+	if (a.s.have_items || a.s.have_bits) {
+		ret = build_size_check(&a, p.kind, 0);
+		if (ret)
+			return ret;
+	}
 
 	ret = kbu_keyset_load(&ks, a.file, p.key_type,
 			      bfctl_key_format(a.key_fmt, p.key_type), err,
@@ -309,6 +352,14 @@ static int cmd_build(int argc, char **argv)
 	if (ret) {
 		fprintf(stderr, "bfctl: %s\n", err);
 		return BFCTL_ERR;
+	}
+	/* sized by the key count: refused before the payload is allocated */
+	if (!a.s.have_items && !a.s.have_bits) {
+		ret = build_size_check(&a, p.kind, ks.n);
+		if (ret) {
+			kbu_keyset_free(&ks);
+			return ret;
+		}
 	}
 	if (a.s.have_fpr)
 		ret = kb_params_from_fpr(&p, a.s.have_items ? a.s.items : ks.n,

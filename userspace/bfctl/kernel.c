@@ -84,6 +84,13 @@ static int do_create(struct kbconn *conn, struct bfctl_kargs *a)
 				  kb_key_type_name(info.key_type),
 				  (unsigned long long)info.m, info.k);
 	}
+	/* the kernel refused before allocating: say what it would cost */
+	if (ret == -E2BIG &&
+	    bfctl_size_refuse(&c, bfctl_module_param("max_filter_bytes",
+						     BFCTL_DEF_MAX_FILTER_BYTES),
+			      "the module's max_filter_bytes", BFCTL_ERR,
+			      bfctl_verb_name("create", a->pos[0])))
+		return BFCTL_ERR;
 	if (ret)
 		return bfctl_fail_err(conn,
 			bfctl_verb_name("create", a->pos[0]), ret);

@@ -13,28 +13,10 @@
 #include "kverbs.h"
 #include "savefmt.h"
 
-#define MAX_FILTER_PARAM	"/sys/module/kbloom/parameters/max_filter_bytes"
-#define MAX_NETNS_PARAM		"/sys/module/kbloom/parameters/max_netns_bytes"
-#define MAX_FILTERS_PARAM	"/sys/module/kbloom/parameters/max_filters"
 
 /* nonzero: the payload cap instead of the module's (the fuzz target) */
 u64 bfctl_restore_max_bytes;
 
-
-/* a kbloom module parameter, or def (the module's default) */
-static u64 module_param_u64(const char *path, u64 def)
-{
-	unsigned long long v = 0;
-	FILE *f;
-
-	f = fopen(path, "re");
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v ? v : def;
-}
 
 static struct rfilter *find(struct bfctl_restore *rs, const char *name)
 {
@@ -374,7 +356,7 @@ static int count_filter(const struct kb_ioc_info *i, void *arg)
 int bfctl_restore_check_count(struct bfctl_restore *rs, const char *verb,
 			      const char *file, u64 gone)
 {
-	u64 have = 0, max = module_param_u64(MAX_FILTERS_PARAM, 1024);
+	u64 have = 0, max = bfctl_module_param("max_filters", 1024);
 	int ret;
 
 	if (!rs->fresh || rs->no_kernel)
@@ -404,10 +386,11 @@ int bfctl_restore_read(struct bfctl_restore *rs, const char *verb,
 		return bfctl_fail(BFCTL_ERR, verb, "%s: %s", file,
 				  strerror(-ret));
 	rs->max_bytes = bfctl_restore_max_bytes ?:
-		       module_param_u64(MAX_FILTER_PARAM, 4ULL << 30);
+		       bfctl_module_param("max_filter_bytes",
+					   BFCTL_DEF_MAX_FILTER_BYTES);
 	rs->max_total = bfctl_restore_max_bytes ?
 			4 * bfctl_restore_max_bytes :
-			module_param_u64(MAX_NETNS_PARAM, 16ULL << 30);
+			bfctl_module_param("max_netns_bytes", 16ULL << 30);
 	ret = parse_all(rs);
 	bfctl_lines_close(&rs->r);
 	if (ret)
