@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "kbconn.h"
@@ -141,6 +142,28 @@ int kbconn_list(struct kbconn *c,
 	if (c->nl)
 		return kbnl_dump(c->nl, cb, arg, c->extack, sizeof(c->extack));
 	return kbconn_no_nl(c);
+}
+
+int kbconn_export(struct kbconn *c, const char *name, kbnl_chunk_cb cb,
+		  void *arg)
+{
+	u8 *img;
+	u64 len;
+	int ret;
+
+	c->extack[0] = 0;
+	if (c->nl)
+		return kbnl_export(c->nl, name, cb, arg, c->extack,
+				   sizeof(c->extack));
+	ret = kbconn_dev(c);
+	if (ret < 0)
+		return ret;
+	ret = kbdev_export(c->dev, 0, name, &img, &len);
+	if (ret)
+		return ret;
+	ret = cb(img, len, 0, len, arg);
+	free(img);
+	return ret;
 }
 
 int kbconn_keys(struct kbconn *c, unsigned long cmd, const char *name,

@@ -40,6 +40,14 @@ int kbconn_info(struct kbconn *c, const char *name, struct kb_ioc_info *i);
 int kbconn_list(struct kbconn *c,
 		int (*cb)(const struct kb_ioc_info *i, void *arg), void *arg);
 /*
+ * The image of name, handed to cb in pieces as it arrives (kbnl_export()),
+ * so the caller need not hold it whole; without the netlink family, the
+ * /dev/kbloom export, in one piece.  -EAGAIN: the filter changed meanwhile
+ * (what cb got is void: start over).
+ */
+int kbconn_export(struct kbconn *c, const char *name, kbnl_chunk_cb cb,
+		  void *arg);
+/*
  * one batch of packed keys (cmd: KB_IOC_ADD/TEST/DEL/TEST_ADD), over
  * netlink when it is there, see kbdev_keys()
  */

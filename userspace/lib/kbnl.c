@@ -315,6 +315,58 @@ int kbnl_get(struct kbnl *nl, const char *name, struct kb_ioc_info *i,
 	return kbnl_talk(nl, msg, &r);
 }
 
+struct kbnl_export {
+	kbnl_chunk_cb cb;
+	void *arg;
+	u64 off, total;		/* the next chunk's offset; the image's length */
+};
+
+static int kbnl_parse_chunk(struct nlattr **tb, void *arg)
+{
+	struct kbnl_export *x = arg;
+	u64 len, total;
+
+	if (!tb[KB_A_CHUNK] || !tb[KB_A_OFFSET] || !tb[KB_A_IMAGE_SIZE])
+		return -EIO;
+	len = (u64)nla_len(tb[KB_A_CHUNK]);
+	total = nla_get_u64(tb[KB_A_IMAGE_SIZE]);
+	if (!x->off)
+		x->total = total;
+	/* in order, contiguous, within one image: else not ours to use */
+	if (total != x->total || nla_get_u64(tb[KB_A_OFFSET]) != x->off ||
+	    !len || len > x->total - x->off)
+		return -EIO;
+	x->off += len;
+	return x->cb(nla_data(tb[KB_A_CHUNK]), len, x->off - len, x->total,
+		     x->arg);
+}
+
+int kbnl_export(struct kbnl *nl, const char *name, kbnl_chunk_cb cb,
+		void *arg, char *ext, size_t extlen)
+{
+	struct kbnl_req r = KBNL_REQ(ext, extlen);
+	struct nl_msg *msg = kbnl_msg(nl, KB_CMD_EXPORT, NLM_F_DUMP);
+	struct kbnl_export x = { .cb = cb, .arg = arg };
+	int ret;
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_string(msg, KB_A_NAME, name)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	/* a dump's messages hold up to KB_NL_CHUNK_MAX bytes: peek their size */
+	nl_socket_enable_msg_peek(nl->sk);
+	r.parse = kbnl_parse_chunk;
+	r.arg = &x;
+	ret = kbnl_talk(nl, msg, &r);
+	if (!ret)
+		ret = r.cb_ret;
+	if (!ret && (!x.total || x.off != x.total))
+		ret = -EIO;
+	return ret;
+}
+
 /* a dump is collected first: cb only sees a consistent list */
 struct kbnl_list {
 	struct kb_ioc_info *v;

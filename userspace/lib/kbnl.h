@@ -29,6 +29,18 @@ int kbnl_dump(struct kbnl *nl,
 	      char *ext, size_t extlen);
 
 /*
+ * KB_CMD_EXPORT: the image of name, chunk by chunk as the dump brings
+ * them: cb gets each chunk's bytes, its offset in the image (in order,
+ * contiguous) and the image's length; its nonzero return (-errno) stops
+ * the export.  -EAGAIN: the filter changed during the dump (retry; what
+ * cb got is void); -EIO: the chunks did not cover the image.
+ */
+typedef int (*kbnl_chunk_cb)(const void *data, u64 len, u64 off, u64 total,
+			     void *arg);
+int kbnl_export(struct kbnl *nl, const char *name, kbnl_chunk_cb cb,
+		void *arg, char *ext, size_t extlen);
+
+/*
  * Key batches over netlink (small: up to KB_NL_KEYS_MAX keys a message).
  * op: 0 add, 1 test, 2 del, 3 test-and-add.  keys as kbdev_keys();
  * result: bitmap of DIV_ROUND_UP(count, 64) words or NULL.
