@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "kverbs.h"
 
 struct bulk_add {
@@ -234,11 +235,45 @@ int bfctl_do_upload(struct kbconn *conn, struct bfctl_kargs *a)
 	return BFCTL_OK;
 }
 
+/* the export as it arrives, into an output path (kbu_out) */
+struct export_out {
+	const char *path;
+	struct kbu_out o;
+	bool open;		/* opened at the first chunk */
+	int werr;		/* the output's -errno, not the kernel's */
+};
+
+static int export_chunk(const void *data, u64 len, u64 off, u64 total,
+			void *arg)
+{
+	struct export_out *x = arg;
+
+	(void)off;
+	(void)total;
+	/* only once the kernel answers: a refused export writes nothing */
+	if (!x->open) {
+		x->werr = kbu_out_open(&x->o, x->path);
+		if (x->werr)
+			return x->werr;
+		x->open = true;
+	}
+	x->werr = kbu_write_all(x->o.fd, data, (size_t)len);
+	return x->werr;
+}
+
+/*
+ * The image is written as the kernel's export brings it, a chunk at a
+ * time, so bfctl holds no copy of the filter.  An export the filter's
+ * changes cut short (EAGAIN) starts over in a file of ours (the temporary
+ * file kbu_out renames when complete); stdout, a FIFO or a device cannot
+ * take back what they got, so there it fails.
+ */
 int bfctl_do_export(struct kbconn *conn, struct bfctl_kargs *a)
 {
-	u8 *img;
-	u64 len;
-	int ret;
+	struct export_out x = { .o.fd = -1 };
+	const char *what;
+	bool file = false;
+	int ret, tries;
 
 	ret = bfctl_want_pos(a, 1, 1, "export NAME -o IMAGE");
 	if (!ret)
@@ -248,22 +283,37 @@ int bfctl_do_export(struct kbconn *conn, struct bfctl_kargs *a)
 	if (!a->out)
 		return bfctl_usage(a->verb, "%s",
 				   "-o IMAGE is required (- for stdout)");
-	ret = kbconn_dev(conn);
-	if (ret >= 0)
-		ret = kbdev_export(conn->dev, 0, a->pos[0], &img, &len);
-	if (ret == -EAGAIN)
-		return bfctl_fail(BFCTL_ERR,
-				  bfctl_verb_name("export", a->pos[0]),
-				  "the filter kept changing during %d tries, try again later",
-				  KBDEV_EXPORT_TRIES);
+	what = bfctl_verb_name("export", a->pos[0]);
+	x.path = a->out;
+	for (tries = 0; tries < KBDEV_EXPORT_TRIES; tries++) {
+		x.werr = 0;
+		ret = kbconn_export(conn, a->pos[0], export_chunk, &x);
+		file = x.open && x.o.replace;
+		if (ret != -EAGAIN || (x.open && !file))
+			break;
+		if (file && (ftruncate(x.o.fd, 0) || lseek(x.o.fd, 0, SEEK_SET))) {
+			x.werr = ret = -errno;
+			break;
+		}
+	}
+	if (ret) {
+		if (x.open)
+			kbu_out_abort(&x.o);
+		if (x.werr)
+			return bfctl_fail(BFCTL_ERR, what, "%s: %s", a->out,
+					  strerror(-x.werr));
+		if (ret == -EAGAIN && x.open && !file)
+			return bfctl_fail(BFCTL_ERR, what,
+					  "the filter changed while it was written out; try again");
+		if (ret == -EAGAIN)
+			return bfctl_fail(BFCTL_ERR, what,
+					  "the filter kept changing during %d tries, try again later",
+					  KBDEV_EXPORT_TRIES);
+		return bfctl_fail_err(conn, what, ret);
+	}
+	ret = kbu_out_commit(&x.o);
 	if (ret)
-		return bfctl_fail_err(conn,
-			bfctl_verb_name("export", a->pos[0]), ret);
-	ret = kbu_write_file(a->out, img, len);
-	free(img);
-	if (ret)
-		return bfctl_fail(BFCTL_ERR,
-			bfctl_verb_name("export", a->pos[0]), "%s: %s",
-			a->out, strerror(-ret));
+		return bfctl_fail(BFCTL_ERR, what, "%s: %s", a->out,
+				  strerror(-ret));
 	return BFCTL_OK;
 }

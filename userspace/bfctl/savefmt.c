@@ -103,91 +103,192 @@ static bool all_zero(const u8 *p, size_t n)
 	return true;
 }
 
-/* write one exported image as a filter block */
-static int save_image(FILE *f, const char *name, const u8 *img, u64 len)
+/*
+ * A filter is saved from the kernel's export as it streams in
+ * (kbconn_export()): bfctl holds one payload line, never the filter.  The
+ * filter line comes first and names the image's CRC, which is the
+ * export's last 4 bytes, so the export runs twice: the first pass keeps
+ * the header and the trailer, the second writes the payload lines and
+ * checks the CRC over what it wrote.  The kernel makes each pass one
+ * consistent image; if the filter changed between the passes (another
+ * header or trailer) or during one (EAGAIN), a save to a file, written to
+ * a temporary file, is cut back to the block's start and retried; one to
+ * stdout, a FIFO or a device cannot take back what it wrote and fails
+ * without its end line, so that restore refuses it.
+ */
+struct save_pass {
+	FILE *f;			/* NULL: the first pass */
+	u8 hdr[sizeof(struct kb_image_hdr)];
+	u8 trailer[KB_IMAGE_TRAILER_LEN];
+	u64 total;
+	u64 plen;			/* second pass: the payload's length */
+	u32 crc;			/* second pass: over header and payload */
+	u8 line[B64_LINE];		/* the payload line being filled */
+	size_t n;
+	u64 zeros;			/* zero bytes not yet written */
+};
+
+/* one full (or the last) payload line: base64, or counted as zeros */
+static void save_line(struct save_pass *s)
 {
-	struct kb_params p;
-	const void *payload;
-	u64 plen, count, off, zeros = 0;
-	enum kb_img_err why;
-	u32 crc;
-	int ret;
-
-	ret = kb_image_parse(img, len, 0, &p, &payload, &plen, &count, &why);
-	if (ret)
-		return bfctl_fail(BFCTL_ERR, name, "kernel exported a bad image: %s",
-				  kb_image_strerror(why));
-	memcpy(&crc, img + len - KB_IMAGE_TRAILER_LEN, sizeof(crc));
-	fprintf(f, "filter %s kind=%s key-type=%s hash=%s m=%llu k=%u items=%llu fpr-ppb=%u seed=0x%llx,0x%llx plen4=0x%llx plen6=0x%llx,0x%llx,0x%llx count=%llu bytes=%llu crc32c=0x%08x\n",
-		name, kb_kind_name(p.kind), kb_key_type_name(p.key_type),
-		kb_hash_name(p.hash), (unsigned long long)p.m, p.k,
-		(unsigned long long)p.items, p.fpr_ppb,
-		(unsigned long long)p.seed[0], (unsigned long long)p.seed[1],
-		(unsigned long long)p.plen4, (unsigned long long)p.plen6[0],
-		(unsigned long long)p.plen6[1], (unsigned long long)p.plen6[2],
-		(unsigned long long)count, (unsigned long long)plen,
-		kb_le32_to_cpu(crc));
-	for (off = 0; off < plen; off += B64_LINE) {
-		size_t n = plen - off < B64_LINE ? (size_t)(plen - off) : B64_LINE;
-		const u8 *q = (const u8 *)payload + off;
-
-		if (all_zero(q, n)) {
-			zeros += n;
-			continue;
-		}
-		if (zeros)
-			fprintf(f, "*%llu\n", (unsigned long long)zeros);
-		zeros = 0;
-		b64_line(f, q, n);
+	if (all_zero(s->line, s->n)) {
+		s->zeros += s->n;
+	} else {
+		if (s->zeros)
+			fprintf(s->f, "*%llu\n", (unsigned long long)s->zeros);
+		s->zeros = 0;
+		b64_line(s->f, s->line, s->n);
 	}
-	if (zeros)
-		fprintf(f, "*%llu\n", (unsigned long long)zeros);
-	fprintf(f, "end\n");
-	return BFCTL_OK;
+	s->n = 0;
+}
+
+static void save_payload(struct save_pass *s, const u8 *p, u64 len)
+{
+	while (len) {
+		size_t n = B64_LINE - s->n < len ? B64_LINE - s->n : (size_t)len;
+
+		memcpy(s->line + s->n, p, n);
+		s->n += n;
+		p += n;
+		len -= n;
+		if (s->n == B64_LINE)
+			save_line(s);
+	}
+}
+
+static int save_chunk(const void *data, u64 len, u64 off, u64 total,
+		      void *arg)
+{
+	struct save_pass *s = arg;
+	u64 hl = sizeof(s->hdr), tl = KB_IMAGE_TRAILER_LEN;
+	u64 end = off + len, i, a, b;
+	const u8 *p = data;
+
+	s->total = total;
+	for (i = off; i < end && i < hl; i++)
+		s->hdr[i] = p[i - off];
+	for (i = off > total - tl ? off : total - tl; total >= tl && i < end;
+	     i++)
+		s->trailer[i - (total - tl)] = p[i - off];
+	if (!s->f)
+		return 0;
+	/* the bytes before the trailer are the CRC's */
+	b = total >= tl && end > total - tl ? total - tl : end;
+	if (off < b)
+		s->crc = kb_image_crc_update(s->crc, p, b - off);
+	a = off > hl ? off : hl;
+	b = end < hl + s->plen ? end : hl + s->plen;
+	if (a < b)
+		save_payload(s, p + (a - off), b - a);
+	return 0;
+}
+
+/* make f end at mark again: the block being written goes */
+static int save_rewind(FILE *f, long mark)
+{
+	if (fflush(f) || ftruncate(fileno(f), mark) ||
+	    fseek(f, mark, SEEK_SET))
+		return -errno;
+	return 0;
 }
 
 struct save_state {
 	struct kbconn *conn;
 	FILE *f;
+	bool rewind;		/* f is a file of ours: a block can be undone */
 	int ret;
 };
 
-static int save_one(struct kbconn *conn, FILE *f, const char *name)
+static int save_one(struct save_state *st, const char *name)
 {
-	u8 *img;
-	u64 len;
-	int ret;
+	struct save_pass one, two;
+	struct kb_params p;
+	enum kb_img_err why;
+	u64 plen, count;
+	long mark = -1;
+	char what[64];
+	int ret = -EAGAIN, tries;
 
-	ret = kbconn_dev(conn);
-	if (ret >= 0)
-		ret = kbdev_export(conn->dev, 0, name, &img, &len);
-	if (ret) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "save %s", name);
-		if (ret == -EAGAIN)
-			return bfctl_fail(BFCTL_ERR, what,
-					  "the filter kept changing during %d tries, try again later",
-					  KBDEV_EXPORT_TRIES);
-		return bfctl_fail_err(conn, what, ret);
+	snprintf(what, sizeof(what), "save %s", name);
+	if (st->rewind) {
+		mark = fflush(st->f) ? -1 : ftell(st->f);
+		if (mark < 0)
+			return bfctl_fail(BFCTL_ERR, what, "%s",
+					  strerror(errno));
 	}
-	ret = save_image(f, name, img, len);
-	free(img);
-	return ret;
+	for (tries = 0; tries < KBDEV_EXPORT_TRIES && ret == -EAGAIN; tries++) {
+		memset(&one, 0, sizeof(one));
+		ret = kbconn_export(st->conn, name, save_chunk, &one);
+		if (ret)
+			continue;
+		if (kb_image_parse_header(one.hdr, sizeof(one.hdr), one.total,
+					  0, &p, &plen, &count, &why))
+			return bfctl_fail(BFCTL_ERR, what,
+					  "kernel exported a bad image: %s",
+					  kb_image_strerror(why));
+		fprintf(st->f, "filter %s kind=%s key-type=%s hash=%s m=%llu k=%u items=%llu fpr-ppb=%u seed=0x%llx,0x%llx plen4=0x%llx plen6=0x%llx,0x%llx,0x%llx count=%llu bytes=%llu crc32c=0x%08x\n",
+			name, kb_kind_name(p.kind),
+			kb_key_type_name(p.key_type), kb_hash_name(p.hash),
+			(unsigned long long)p.m, p.k,
+			(unsigned long long)p.items, p.fpr_ppb,
+			(unsigned long long)p.seed[0],
+			(unsigned long long)p.seed[1],
+			(unsigned long long)p.plen4,
+			(unsigned long long)p.plen6[0],
+			(unsigned long long)p.plen6[1],
+			(unsigned long long)p.plen6[2],
+			(unsigned long long)count, (unsigned long long)plen,
+			one.trailer[0] | one.trailer[1] << 8 |
+			one.trailer[2] << 16 | (u32)one.trailer[3] << 24);
+		memset(&two, 0, sizeof(two));
+		two.f = st->f;
+		two.plen = plen;
+		two.crc = kb_image_crc_init();
+		ret = kbconn_export(st->conn, name, save_chunk, &two);
+		/* changed between the passes: the line is not this data's */
+		if (!ret && (two.total != one.total ||
+			     memcmp(two.hdr, one.hdr, sizeof(one.hdr)) ||
+			     memcmp(two.trailer, one.trailer, sizeof(one.trailer))))
+			ret = -EAGAIN;
+		if (!ret && kb_image_crc_check(two.crc, two.trailer, &why))
+			return bfctl_fail(BFCTL_ERR, what,
+					  "kernel exported a bad image: %s",
+					  kb_image_strerror(why));
+		if (!ret) {
+			if (two.n)
+				save_line(&two);
+			if (two.zeros)
+				fprintf(st->f, "*%llu\n",
+					(unsigned long long)two.zeros);
+			fprintf(st->f, "end\n");
+			return BFCTL_OK;
+		}
+		if (ret == -EAGAIN && mark < 0)
+			return bfctl_fail(BFCTL_ERR, what,
+					  "the filter changed while it was written out; try again (a save to a file is retried)");
+		if (ret == -EAGAIN && save_rewind(st->f, mark))
+			return bfctl_fail(BFCTL_ERR, what, "%s",
+					  strerror(errno));
+	}
+	if (ret == -EAGAIN)
+		return bfctl_fail(BFCTL_ERR, what,
+				  "the filter kept changing during %d tries, try again later",
+				  KBDEV_EXPORT_TRIES);
+	return bfctl_fail_err(st->conn, what, ret);
 }
 
 static int save_cb(const struct kb_ioc_info *i, void *arg)
 {
 	struct save_state *st = arg;
 
-	st->ret = save_one(st->conn, st->f, i->name);
+	st->ret = save_one(st, i->name);
 	return st->ret;
 }
 
 int bfctl_save_main(int argc, char **argv)
 {
 	struct kbconn conn;
-	struct save_state st = { &conn, stdout, 0 };
+	struct save_state st = { &conn, stdout, false, 0 };
 	const char *file = NULL, *name = NULL;
 	struct kbu_out out = { .fd = -1 };
 	int i, ret;
@@ -220,6 +321,7 @@ int bfctl_save_main(int argc, char **argv)
 		/* a crash never leaves a half-written save file behind */
 		ret = kbu_out_open(&out, file);
 		st.f = ret ? NULL : fdopen(out.fd, "w");
+		st.rewind = out.replace;
 		if (!st.f) {
 			ret = ret ?: -errno;
 			kbu_out_abort(&out);
@@ -230,7 +332,7 @@ int bfctl_save_main(int argc, char **argv)
 	kbconn_init(&conn);
 	fprintf(st.f, "%s\n", SAVE_MAGIC);
 	if (name) {
-		ret = save_one(&conn, st.f, name);
+		ret = save_one(&st, name);
 	} else {
 		ret = kbconn_list(&conn, save_cb, &st);
 		if (ret < 0)
