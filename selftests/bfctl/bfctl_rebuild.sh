@@ -65,6 +65,14 @@ check "after SIGKILL the filter is byte-identical" cmp -s "$TMP/before.img" "$TM
 expect 0 "after SIGKILL old keys still answer" $B test rb old-1 old-500 old-1000
 expect 1 "after SIGKILL no staged key leaked" $B test rb half-1 half-1000000
 expect 0 "the next rebuild works" $B rebuild rb -file "$TMP/new"
+# a size over max_filter_bytes: refused naming the memory, filter kept
+$B export rb -o "$TMP/before.img"
+expect 3 "rebuild to 10^12 keys at 1%" $B rebuild rb -file "$TMP/old" \
+	--items 1000000000000 --fpr 0.01
+like "names the memory it would need" "$err" \
+	'refused: the filter needs 1\.1 TiB \([0-9]+ bytes\), over the module.s max_filter_bytes of '
+$B export rb -o "$TMP/after.img"
+check "the refused rebuild left the filter as it was" cmp -s "$TMP/before.img" "$TMP/after.img"
 
 # ---- bulk load through /dev/kbloom ----
 n=200000

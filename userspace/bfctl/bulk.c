@@ -171,6 +171,13 @@ int bfctl_do_rebuild(struct kbconn *conn, struct bfctl_kargs *a)
 	if (ret < 0)
 		return bfctl_fail_err(conn, "open " KBDEV_PATH, ret);
 	ret = kbdev_txn_begin(conn->dev, &c);
+	/* refused before allocating, as create: say what it would cost */
+	if (ret == -E2BIG &&
+	    bfctl_size_refuse(&c, bfctl_module_param("max_filter_bytes",
+						     BFCTL_DEF_MAX_FILTER_BYTES),
+			      "the module's max_filter_bytes", BFCTL_ERR,
+			      bfctl_verb_name("rebuild: begin", a->pos[0])))
+		return BFCTL_ERR;
 	if (ret)
 		return bfctl_fail_err(conn,
 			bfctl_verb_name("rebuild: begin", a->pos[0]), ret);
