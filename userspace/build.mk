@@ -75,6 +75,12 @@ $(UBUILD)/tests/test_leveldb_compat: userspace/tests/test_leveldb_compat.c \
 
 NATIVE_TESTS += $(addprefix $(UBUILD)/tests/,$(KB_C_TESTS) test_leveldb_compat)
 
+# go-zero's Redis Bloom filter against the gozero kind: a script that
+# builds its Go oracle at test time and runs gozero_offsets (the core's
+# offsets, for keys bfctl refuses, like the empty one)
+NATIVE_TESTS += $(CURDIR)/userspace/tests/test-gozero-oracle
+selftests: $(UBUILD)/tests/gozero_offsets
+
 # ---- benchmark: make bench-core [BENCH_SMALL=1] ----
 # Compiled with -O3 -march=x86-64-v2 (SSE4.2/POPCNT; portable across
 # x86-64 machines of the last decade, unlike -march=native).

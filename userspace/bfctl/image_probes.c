@@ -52,9 +52,13 @@ int bfctl_image_probes(int argc, char **argv)
 		if (ret)
 			return bfctl_fail(BFCTL_USAGE, "image probes", "%s",
 					  bfctl_image_sizing_err(ret));
-		pl = kbu_alloc_payload(kb_params_payload_bytes(&p));
-		if (!pl || kb_filter_init(&li.f, &p, pl,
-					  kb_params_payload_bytes(&p))) {
+		/*
+		 * Positions need no bits: calloc()'s untouched zero pages
+		 * (8-byte aligned) make even a 512 MiB filter cost nothing
+		 */
+		pl = calloc(1, kb_params_payload_bytes(&p));
+		if (!pl || kb_filter_init_zeroed(&li.f, &p, pl,
+						 kb_params_payload_bytes(&p))) {
 			free(pl);
 			return bfctl_fail(BFCTL_ERR, "image probes",
 					  "out of memory");
