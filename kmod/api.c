@@ -52,10 +52,13 @@ EXPORT_SYMBOL_GPL(kbloom_key_type);
  * One key through the kind's ops (public in kb_core.h) rather than
  * kb_filter_test(): on the per-packet path that wrapper is one more call
  * and return, which is most of what a lookup costs where memory is cheap.
+ * gozero has no one-hash scheme (no hash op): kb_filter_test() runs it.
  */
 static __always_inline bool kb_ref_probe(const struct kb_filter *f,
 					 const void *key, u32 len)
 {
+	if (unlikely(!f->ops->hash))
+		return kb_filter_test(f, key, len);
 	return f->ops->test(f, f->ops->hash(f, key, len));
 }
 

@@ -44,8 +44,9 @@ int kb_spec_unused(const struct kb_spec *s, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG_MOD(extack, "K is only for sizing by M + K");
 		return KB_A_K;
 	}
-	if (s->has_seed && s->hash == KB_HASH_LEVELDB) {
-		NL_SET_ERR_MSG_MOD(extack, "SEED: the leveldb hash (classic filters) takes no seed");
+	if (s->has_seed &&
+	    (s->hash == KB_HASH_LEVELDB || s->hash == KB_HASH_MURMUR3)) {
+		NL_SET_ERR_MSG_MOD(extack, "SEED: the leveldb and murmur3 hashes (classic, gozero filters) take no seed");
 		return KB_A_SEED;
 	}
 	if (s->has_seed && s->hash == KB_HASH_XXH64 && s->seed[1]) {

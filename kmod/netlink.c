@@ -126,7 +126,6 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 	char name[KB_NAME_MAX];
 	struct kb_spec sp = {};
 	struct kb_params p;
-	bool classic, leveldb;
 	struct nlattr *mode;
 	int ret, unused;
 
@@ -135,13 +134,10 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 		return ret;
 	sp.kind = kb_nl_u32(tb, KB_A_KIND, KB_KIND_BLOCKED);
 	sp.key_type = kb_nl_u32(tb, KB_A_KEY_TYPE, KB_KEY_BYTES);
-	sp.hash = kb_nl_u32(tb, KB_A_HASH, sp.kind == KB_KIND_CLASSIC ?
-			    KB_HASH_LEVELDB : KB_HASH_XXH64);
-	classic = sp.kind == KB_KIND_CLASSIC;
-	leveldb = sp.hash == KB_HASH_LEVELDB;
-	if (classic != leveldb) {
+	sp.hash = kb_nl_u32(tb, KB_A_HASH, kb_kind_default_hash(sp.kind));
+	if (!kb_kind_hash_ok(sp.kind, sp.hash)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[KB_A_HASH] ?: tb[KB_A_KIND],
-				    "kbloom: HASH leveldb is for (and the only hash of) classic filters");
+				    "kbloom: HASH leveldb is the only hash of classic filters, murmur3 that of gozero, others take xxh64 or siphash");
 		return -EINVAL;
 	}
 	if (tb[KB_A_SEED]) {
@@ -190,7 +186,7 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 	} else if (ret == -EINVAL) {
 		if (sp.sizing == KB_SIZING_MK)
 			NL_SET_ERR_MSG_ATTR(extack, mode,
-					    "kbloom: bad M or K for the kind (M: multiple of 512 blocked, 128 counting, 8 classic; K: 1..32, classic 1..30)");
+					    "kbloom: bad M or K for the kind (M: multiple of 512 blocked, 128 counting, 8 classic, gozero 1..2^32; K: 1..32, classic 1..30, gozero 14)");
 		else
 			NL_SET_ERR_MSG_ATTR(extack, mode,
 					    "kbloom: bad sizing parameters for the kind");

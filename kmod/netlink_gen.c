@@ -25,9 +25,9 @@ const struct nla_policy kbloom_keys_nl_policy[KB_KA_DATA + 1] = {
 /* KB_CMD_CREATE - do */
 const struct nla_policy kbloom_create_nl_policy[KB_A_SEED + 1] = {
 	[KB_A_NAME] = { .type = NLA_NUL_STRING, .len = 31, },
-	[KB_A_KIND] = NLA_POLICY_MAX(NLA_U32, 2),
+	[KB_A_KIND] = NLA_POLICY_MAX(NLA_U32, 3),
 	[KB_A_KEY_TYPE] = NLA_POLICY_MAX(NLA_U32, 7),
-	[KB_A_HASH] = NLA_POLICY_MAX(NLA_U32, 2),
+	[KB_A_HASH] = NLA_POLICY_MAX(NLA_U32, 3),
 	[KB_A_ITEMS] = { .type = NLA_U64, },
 	[KB_A_FPR_PPB] = NLA_POLICY_FULL_RANGE(NLA_U32, &kb_a_fpr_ppb_range),
 	[KB_A_BITS_PER_KEY] = NLA_POLICY_RANGE(NLA_U32, 1, 1000),

@@ -49,7 +49,8 @@ static inline struct kb_ioc_create kbt_spec(const char *name, __u32 kind,
 	kbt_name(c.name, name);
 	c.kind = kind;
 	c.key_type = key_type;
-	c.hash = kind == KB_KIND_CLASSIC ? KB_HASH_LEVELDB : KB_HASH_XXH64;
+	c.hash = kind == KB_KIND_CLASSIC ? KB_HASH_LEVELDB :
+		 kind == KB_KIND_GOZERO ? KB_HASH_MURMUR3 : KB_HASH_XXH64;
 	c.sizing = KB_SIZING_FPR;
 	c.items = items;
 	c.fpr_ppb = fpr_ppb;

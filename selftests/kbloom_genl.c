@@ -121,6 +121,50 @@ TEST(create_sizings_and_seed)
 	EXPECT_EQ(1000, kbtn_u64(tb[KB_A_M]));
 	EXPECT_EQ(6, kbtn_u32(tb[KB_A_K]));
 	EXPECT_EQ(0, kbtn_name_cmd(n, KB_CMD_DESTROY, "g.bpk"));
+	/* gozero: murmur3 by default, any m, k 14; payload ceil(m / 8) */
+	kbtn_init(&req, n->family, KB_CMD_CREATE, 0);
+	kbtn_put_str(&req, KB_A_NAME, "g.gz");
+	kbtn_put_u32(&req, KB_A_KIND, KB_KIND_GOZERO);
+	kbtn_put_u64(&req, KB_A_M, 1001);
+	kbtn_put_u32(&req, KB_A_K, 14);
+	ASSERT_EQ(0, kbtn_do(n, &req));
+	ASSERT_EQ(0, get_info(n, "g.gz", tb));
+	EXPECT_EQ(KB_HASH_MURMUR3, kbtn_u32(tb[KB_A_HASH]));
+	EXPECT_EQ(1001, kbtn_u64(tb[KB_A_M]));
+	EXPECT_EQ(126, kbtn_u64(tb[KB_A_BYTES]));
+	EXPECT_EQ(0, kbtn_name_cmd(n, KB_CMD_DESTROY, "g.gz"));
+	/* ... and nothing else: another hash, k, a seed, m over 2^32 */
+	kbtn_init(&req, n->family, KB_CMD_CREATE, 0);
+	kbtn_put_str(&req, KB_A_NAME, "g.gz");
+	kbtn_put_u32(&req, KB_A_KIND, KB_KIND_GOZERO);
+	kbtn_put_u32(&req, KB_A_HASH, KB_HASH_XXH64);
+	kbtn_put_u32(&req, KB_A_BITS_PER_KEY, 10);
+	EXPECT_EQ(-EINVAL, kbtn_do(n, &req));
+	EXPECT_NE(NULL, strstr(n->msg, "murmur3"));
+	kbtn_init(&req, n->family, KB_CMD_CREATE, 0);
+	kbtn_put_str(&req, KB_A_NAME, "g.gz");
+	kbtn_put_u32(&req, KB_A_HASH, KB_HASH_MURMUR3);
+	kbtn_put_u32(&req, KB_A_BITS_PER_KEY, 10);
+	EXPECT_EQ(-EINVAL, kbtn_do(n, &req));
+	kbtn_init(&req, n->family, KB_CMD_CREATE, 0);
+	kbtn_put_str(&req, KB_A_NAME, "g.gz");
+	kbtn_put_u32(&req, KB_A_KIND, KB_KIND_GOZERO);
+	kbtn_put_u64(&req, KB_A_M, 1001);
+	kbtn_put_u32(&req, KB_A_K, 7);
+	EXPECT_EQ(-EINVAL, kbtn_do(n, &req));
+	kbtn_init(&req, n->family, KB_CMD_CREATE, 0);
+	kbtn_put_str(&req, KB_A_NAME, "g.gz");
+	kbtn_put_u32(&req, KB_A_KIND, KB_KIND_GOZERO);
+	kbtn_put_u32(&req, KB_A_BITS_PER_KEY, 10);
+	kbtn_put(&req, KB_A_SEED, seed, 16);
+	EXPECT_EQ(-EINVAL, kbtn_do(n, &req));
+	kbtn_init(&req, n->family, KB_CMD_CREATE, 0);
+	kbtn_put_str(&req, KB_A_NAME, "g.gz");
+	kbtn_put_u32(&req, KB_A_KIND, KB_KIND_GOZERO);
+	kbtn_put_u64(&req, KB_A_M, (1ULL << 32) + 1);
+	kbtn_put_u32(&req, KB_A_K, 14);
+	EXPECT_NE(0, kbtn_do(n, &req));
+	EXPECT_EQ(-ENOENT, get_info(n, "g.gz", tb));
 	kbtn_close(n);
 }
 

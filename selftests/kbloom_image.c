@@ -92,6 +92,9 @@ static void recrc(unsigned char *img, size_t len)
 	memcpy(img + len - 4, &c, 4);
 }
 
+/* enum kb_img_err (kb_core.h, not the ABI): bits set past a gozero m */
+#define KB_IMG_GOZERO_PAD_WHY	22
+
 TEST(bad_images)
 {
 	struct kb_image_hdr *h;
@@ -147,6 +150,61 @@ TEST(bad_images)
 	ASSERT_EQ(len, len2);
 	EXPECT_EQ(0, memcmp(ref, now, len));
 	EXPECT_EQ(0, kbt_destroy(fd, "t.img"));
+	free(now);
+	free(ref);
+	free(bad);
+	close(fd);
+}
+
+/*
+ * gozero: any m (here not a multiple of 8), the payload is the bytes of
+ * the Redis value; an image with bits set past m is refused, and the
+ * filter keeps serving.
+ */
+TEST(gozero_images)
+{
+	struct kb_ioc_create c = kbt_spec("t.gz", KB_KIND_GOZERO, KB_KEY_BYTES,
+					  0, 0);
+	unsigned char *img, *bad;
+	void *ref = NULL, *now = NULL;
+	long len, len2;
+	__u32 why;
+	int fd = kbt_open();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(KB_HASH_MURMUR3, c.hash);
+	c.sizing = KB_SIZING_MK;
+	c.m = 1001;
+	c.k = 14;
+	ASSERT_EQ(0, kbt_create_spec(fd, &c));
+	fill(fd, "t.gz", 11, 50);
+	len = kbt_export(fd, "t.gz", 0, &ref);
+	/* header, ceil(1001 / 8) = 126 payload bytes, CRC */
+	ASSERT_EQ(128 + 126 + 4, len);
+	img = ref;
+	bad = malloc(len);
+	ASSERT_TRUE(bad != NULL);
+	memcpy(bad, img, len);
+	/* bit 1001 is bit 1 of the last byte: mask 0x80 >> 1 */
+	bad[128 + 125] |= 0x40;
+	recrc(bad, len);
+	EXPECT_EQ(-EINVAL, kbt_upload(fd, "t.gz", 0, bad, len, &why));
+	EXPECT_EQ(KB_IMG_GOZERO_PAD_WHY, why);
+	/* the refused upload changed nothing */
+	len2 = kbt_export(fd, "t.gz", 0, &now);
+	ASSERT_EQ(len, len2);
+	EXPECT_EQ(0, memcmp(ref, now, len));
+	free(now);
+	now = NULL;
+	/* bit 1000 (mask 0x80) is inside: a valid image, served as is */
+	memcpy(bad, img, len);
+	bad[128 + 125] |= 0x80;
+	recrc(bad, len);
+	EXPECT_EQ(0, kbt_upload(fd, "t.gz", 0, bad, len, &why));
+	len2 = kbt_export(fd, "t.gz", 0, &now);
+	ASSERT_EQ(len, len2);
+	EXPECT_EQ(0, memcmp(bad + 128, (unsigned char *)now + 128, 126));
+	EXPECT_EQ(0, kbt_destroy(fd, "t.gz"));
 	free(now);
 	free(ref);
 	free(bad);

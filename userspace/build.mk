@@ -48,7 +48,7 @@ USER_PROGS += $(UBUILD)/bfctl
 
 KB_C_TESTS := test_hash_vectors test_math test_sizing test_keys \
 	test_core_kinds test_core_fpr test_image test_image_cur \
-	test_bfctl_image test_bfctl_mem test_core_fill
+	test_bfctl_image test_bfctl_mem test_core_fill test_gozero
 KB_TEST_CFLAGS = $(KB_UCFLAGS) -I$(KSFT_DIR) -Wno-unused-parameter -Wno-sign-compare \
 	-DBFCTL_PATH='"$(UBUILD)/bfctl"'
 
@@ -77,6 +77,12 @@ $(UBUILD)/tests/test_leveldb_compat: userspace/tests/test_leveldb_compat.c \
 		$(KB_LIBCORE) -lleveldb -lstdc++ $(KB_ULIBS)
 
 NATIVE_TESTS += $(addprefix $(UBUILD)/tests/,$(KB_C_TESTS) test_leveldb_compat)
+
+# go-zero's Redis Bloom filter against the gozero kind: a script that
+# builds its Go oracle at test time and runs gozero_offsets (the core's
+# offsets, for keys bfctl refuses, like the empty one)
+NATIVE_TESTS += $(CURDIR)/userspace/tests/test-gozero-oracle
+selftests: $(UBUILD)/tests/gozero_offsets
 
 # ---- benchmark: make bench-core [BENCH_SMALL=1] ----
 # Compiled with -O3 -march=x86-64-v2 (SSE4.2/POPCNT; portable across

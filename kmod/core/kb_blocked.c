@@ -168,6 +168,20 @@ static void blk_add_fill(struct kb_filter *f, u64 h)
 KB_DEFINE_SEEDED_BATCH_OPS(blk, kb_block_pf, kb_block_pfw,
 			   blk_test_i, blk_add_i, NULL, blk_add_fill_i, NULL)
 
+/* probe j: bit x_j >> 55 of the block */
+static u32 blk_probes(const struct kb_filter *f, const void *key, u32 len,
+		      u64 *pos)
+{
+	u64 h = blk_hash(f, key, len), x = h, b = kb_block_index(f, h);
+	u32 j;
+
+	for (j = 0; j < f->p.k; j++) {
+		x *= KB_PROBE_MUL;
+		pos[j] = b * KB_BLOCK_BITS + (x >> 55);
+	}
+	return f->p.k;
+}
+
 const struct kb_kind_ops kb_blocked_ops = {
 	.name = "blocked",
 	.kind = KB_KIND_BLOCKED,
@@ -185,4 +199,5 @@ const struct kb_kind_ops kb_blocked_ops = {
 	.add_fill = blk_add_fill,
 	.del_fill = NULL,
 	.fill_scan = blk_fill_scan,
+	.probes = blk_probes,
 };

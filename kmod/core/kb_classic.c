@@ -175,27 +175,10 @@ static void cls_add_fill(struct kb_filter *f, u64 h)
 KB_DEFINE_BATCH_OPS(cls, cls_hash_i, cls_prefetch_i, cls_prefetch_i,
 		    cls_test_i, cls_add_i, NULL, cls_add_fill_i, NULL)
 
-/*
- * The bytes before the trailing k byte, a word at a time when the payload
- * is 8-byte aligned (always in the kernel; userspace callers may bind any
- * address to a classic filter).
- */
+/* the bytes before the trailing k byte */
 static u64 cls_bits_set(const struct kb_filter *f)
 {
-	const u8 *a = f->payload;
-	const u64 *w = f->payload;
-	u64 i = 0, n = f->bytes - 1, s = 0;
-
-	if (!((unsigned long)a & 7)) {
-		for (; i + 8 <= n; i += 8) {
-			s += kb_popcount64(KB_READ_ONCE(w[i / 8]));
-			if (!((i / 8 + 1) % KB_RESCHED_WORDS))
-				kb_cond_resched();
-		}
-	}
-	for (; i < n; i++)
-		s += kb_popcount64(KB_READ_ONCE(a[i]));
-	return s;
+	return kb_bytes_popcount(f->payload, f->bytes - 1);
 }
 
 static void cls_fill_scan(struct kb_filter *f, struct kb_fill *fl)
@@ -211,6 +194,19 @@ static u64 cls_est_fpr_q62(const struct kb_filter *f)
 	if (!x)
 		return 0;
 	return kb_q62_pow(kb_muldiv(x, KB_Q62_ONE, f->p.m), f->p.k);
+}
+
+static u32 cls_probes(const struct kb_filter *f, const void *key, u32 len,
+		      u64 *pos)
+{
+	u32 h = kb_leveldb_hash(key, len, KB_CLASSIC_SEED);
+	u32 delta = (h >> 17) | (h << 15), j;
+
+	for (j = 0; j < f->p.k; j++) {
+		pos[j] = cls_pos(h, f->cbits);
+		h += delta;
+	}
+	return f->p.k;
 }
 
 const struct kb_kind_ops kb_classic_ops = {
@@ -230,6 +226,7 @@ const struct kb_kind_ops kb_classic_ops = {
 	.add_fill = cls_add_fill,
 	.del_fill = NULL,
 	.fill_scan = cls_fill_scan,
+	.probes = cls_probes,
 };
 
 int kb_leveldb_import(struct kb_params *p, const void *raw, u64 len,

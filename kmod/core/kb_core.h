@@ -120,7 +120,7 @@ int kb_key_type_from_name(const char *s);
 /* ---- sizing ------------------------------------------------------------- */
 
 /*
- * Set defaults for kind: hash (classic: LEVELDB, others: XXH64), key type
+ * Set defaults for kind: hash (kb_kind_default_hash()), key type
  * BYTES, everything else zero.  -EINVAL for an unknown kind.
  */
 int kb_params_init(struct kb_params *p, u32 kind);
@@ -129,7 +129,8 @@ int kb_params_init(struct kb_params *p, u32 kind);
  * Size for n items at target FPR fpr_ppb (1..999999999).  classic: Guava's
  * m = -n ln p / (ln 2)^2, k = max(1, round(m / n ln 2)), m then rounded up
  * to whole bytes and >= 64 (LevelDB); blocked/counting: the smallest whole
- * number of blocks whose block-model FPR is <= p, with the best k for it.
+ * number of blocks whose block-model FPR is <= p, with the best k for it;
+ * gozero: k = 14 and the smallest m whose classic-model FPR is <= p.
  * Sets p->items and p->fpr_ppb.  max_bytes: caller's limit on the payload
  * (0 = only the core's hard limit).  Errors: -EINVAL (items == 0, fpr_ppb
  * out of range), -E2BIG, -ERANGE.
@@ -142,6 +143,7 @@ int kb_params_from_fpr(struct kb_params *p, u64 items, u32 fpr_ppb,
  * classic: exactly LevelDB: m = max(n * bpk, 64) rounded up to bytes,
  * k = floor(bpk * 0.69) clamped to 1..30.  blocked/counting: m = n * bpk
  * rounded up to whole blocks (at least one), k = the block model's best k.
+ * gozero: m = n * bpk (bpk if n = 0), k = 14.
  * items may be 0.  Sets p->items; p->fpr_ppb = 0.  -EINVAL, -E2BIG.
  */
 int kb_params_from_bpk(struct kb_params *p, u64 items, u32 bits_per_key,
@@ -149,7 +151,8 @@ int kb_params_from_bpk(struct kb_params *p, u64 items, u32 bits_per_key,
 
 /*
  * Explicit m (bits; counting: counters) and k.  m must be > 0 and a
- * multiple of the kind's granule (blocked 512, counting 128, classic 8).
+ * multiple of the kind's granule (blocked 512, counting 128, classic 8,
+ * gozero 1, up to KB_GOZERO_BITS_MAX, with k = 14).
  * p->items and p->fpr_ppb are left as they are (set p->items to get an
  * expected FPR in the stats).  -EINVAL (m == 0, not a multiple, k out of
  * range), -E2BIG.
@@ -164,7 +167,14 @@ int kb_params_from_mk(struct kb_params *p, u64 m, u32 k, u64 max_bytes);
  */
 int kb_params_validate(const struct kb_params *p, u64 max_bytes);
 
-/* payload bytes for valid params (blocked m/8, classic m/8+1, counting m/2) */
+/* the kind's default (classic, gozero: only) hash; whether hash fits kind */
+u32 kb_kind_default_hash(u32 kind);
+bool kb_kind_hash_ok(u32 kind, u32 hash);
+
+/*
+ * payload bytes for valid params (blocked m/8, classic m/8+1, counting m/2,
+ * gozero ceil(m/8))
+ */
 u64 kb_params_payload_bytes(const struct kb_params *p);
 
 /*
@@ -192,7 +202,9 @@ struct kb_fill;
 /*
  * Kind operations.  hash() maps a key to the 64-bit value the probes use
  * (classic: the 32-bit LevelDB hash); prefetch/add/test/del work on it.
- * del is NULL for kinds without delete.  Batched operations are done by
+ * del is NULL for kinds without delete.  gozero's 14 probes do not follow
+ * from one 64-bit value: its hash, prefetch, add, test and add_fill are
+ * NULL and single keys go through the batched ops.  Batched operations are done by
  * the kind with inlined hash/prefetch/probe.
  */
 struct kb_kind_ops {
@@ -214,6 +226,9 @@ struct kb_kind_ops {
 	u64 (*bits_set)(const struct kb_filter *f);
 	/* sum over blocks of (fill of block)^k, in units of 2^-62 / nblocks */
 	u64 (*est_fpr_q62)(const struct kb_filter *f);
+	/* the key's k probe positions (bits/counters, 0..m-1) into pos */
+	u32 (*probes)(const struct kb_filter *f, const void *key, u32 len,
+		      u64 *pos);
 	/* add/del updating f->fill (f->fill != NULL) */
 	void (*add_fill)(struct kb_filter *f, u64 h);
 	int (*del_fill)(struct kb_filter *f, u64 h);
@@ -266,7 +281,12 @@ int kb_filter_init_zeroed(struct kb_filter *f, const struct kb_params *p,
 /* zero the bitset (classic keeps its k byte); a writer operation */
 void kb_filter_clear(struct kb_filter *f);
 
-/* single-key operations (key not validated: use kb_key_validate()) */
+/*
+ * single-key operations (key not validated: use kb_key_validate()).
+ * kb_filter_hash() is 0 for gozero, which has no one-hash scheme: use the
+ * key operations (kb_filter_test_hash() answers true, add_hash does
+ * nothing).
+ */
 u64 kb_filter_hash(const struct kb_filter *f, const void *key, u32 len);
 void kb_filter_add(struct kb_filter *f, const void *key, u32 len);
 bool kb_filter_test(const struct kb_filter *f, const void *key, u32 len);
@@ -304,6 +324,14 @@ u32 kb_filter_test_and_add_many(struct kb_filter *f,
  */
 int kb_filter_del_many(struct kb_filter *f, const struct kb_key *keys, u32 n,
 		       u64 *bitmap);
+
+/*
+ * The key's probe positions (bits, or counters) 0..m-1 into pos, which has
+ * room for KB_K_MAX: blocked block * 512 + bit, counting block * 128 +
+ * counter, classic and gozero the bit offset.  Returns k.  For debugging.
+ */
+u32 kb_filter_probes(const struct kb_filter *f, const void *key, u32 len,
+		     u64 *pos);
 
 /* ---- statistics --------------------------------------------------------- */
 
@@ -393,6 +421,8 @@ enum kb_img_err {
 	KB_IMG_CLASSIC_K,	/* classic trailing k byte != k */
 	KB_IMG_BAD_CRC,		/* -EBADMSG */
 	KB_IMG_NOT_CLASSIC,	/* LevelDB export of a non-classic filter */
+	KB_IMG_GOZERO_PAD,	/* gozero: bits set past m in the last byte */
+	KB_IMG_GOZERO_LONG,	/* gozero import: value over ceil(m / 8) */
 	KB_IMG_ERR_MAX,
 };
 
@@ -511,6 +541,28 @@ int kb_image_cur_advance(struct kb_image_cur *c, u64 n);
 bool kb_image_cur_wants_payload(const struct kb_image_cur *c);
 s64 kb_image_cur_consume(struct kb_image_cur *c, const void *src, u64 len);
 int kb_image_cur_read_end(struct kb_image_cur *c);
+
+/* ---- go-zero compatibility ---------------------------------------------- */
+
+/* the first 64-bit half of MurmurHash3_x64_128(data, len, seed 0) */
+u64 kb_murmur3_h1(const void *data, u64 len);
+
+/*
+ * go-zero's KB_GOZERO_K offsets of key for bits (1..KB_GOZERO_BITS_MAX):
+ * off[i] = kb_murmur3_h1(key || byte(i)) % bits, in one pass over key.
+ */
+void kb_gozero_offsets(const void *key, u32 len, u64 bits, u64 *off);
+
+/*
+ * Params of a gozero filter of m = bits for a Redis value raw[0..len).
+ * The payload is the value zero-extended to ceil(bits / 8) bytes.
+ * Rejects bits out of 1..KB_GOZERO_BITS_MAX (-EINVAL, BAD_M), over
+ * max_bytes (-E2BIG, TOO_BIG), a longer value (-EINVAL, GOZERO_LONG) and
+ * bits set past bits in a full-length value (-EINVAL, GOZERO_PAD): both
+ * almost always mean a wrong bits.
+ */
+int kb_gozero_import(struct kb_params *p, const void *raw, u64 len, u64 bits,
+		     u64 max_bytes, enum kb_img_err *why);
 
 /* ---- LevelDB compatibility ---------------------------------------------- */
 

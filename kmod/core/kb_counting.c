@@ -153,6 +153,20 @@ static u32 cnt_del_many(struct kb_filter *f, const struct kb_key *keys, u32 n,
 			       cnt_add_fill_i, cnt_del_fill_i);
 }
 
+/* probe j: counter x_j >> 57 of the block */
+static u32 cnt_probes(const struct kb_filter *f, const void *key, u32 len,
+		      u64 *pos)
+{
+	u64 h = cnt_hash(f, key, len), x = h, b = kb_block_index(f, h);
+	u32 j;
+
+	for (j = 0; j < f->p.k; j++) {
+		x *= KB_PROBE_MUL;
+		pos[j] = b * KB_CBLOCK_COUNTERS + (x >> 57);
+	}
+	return f->p.k;
+}
+
 const struct kb_kind_ops kb_counting_ops = {
 	.name = "counting",
 	.kind = KB_KIND_COUNTING,
@@ -170,4 +184,5 @@ const struct kb_kind_ops kb_counting_ops = {
 	.add_fill = cnt_add_fill,
 	.del_fill = cnt_del_fill,
 	.fill_scan = cnt_fill_scan,
+	.probes = cnt_probes,
 };

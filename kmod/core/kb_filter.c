@@ -13,9 +13,33 @@ const struct kb_kind_ops *kb_kind_ops_get(u32 kind)
 		return &kb_classic_ops;
 	case KB_KIND_COUNTING:
 		return &kb_counting_ops;
+	case KB_KIND_GOZERO:
+		return &kb_gozero_ops;
 	default:
 		return NULL;
 	}
+}
+
+/*
+ * A word at a time when a is 8-byte aligned (always in the kernel;
+ * userspace callers may bind any address to a bytewise kind).
+ */
+u64 kb_bytes_popcount(const void *a, u64 n)
+{
+	const u8 *b = a;
+	const u64 *w = a;
+	u64 i = 0, s = 0;
+
+	if (!((unsigned long)a & 7)) {
+		for (; i + 8 <= n; i += 8) {
+			s += kb_popcount64(KB_READ_ONCE(w[i / 8]));
+			if (!((i / 8 + 1) % KB_RESCHED_WORDS))
+				kb_cond_resched();
+		}
+	}
+	for (; i < n; i++)
+		s += kb_popcount64(KB_READ_ONCE(b[i]));
+	return s;
 }
 
 /* the other fixed key sizes (IPv4 4, net4 5, net6 17) unrolled too */
@@ -42,7 +66,7 @@ static int kb_filter_bind(struct kb_filter *f, const struct kb_params *p,
 		return ret;
 	if (!payload || payload_len != kb_params_payload_bytes(p))
 		return -EINVAL;
-	if (p->kind != KB_KIND_CLASSIC && ((unsigned long)payload & 7))
+	if (!kb_kind_bytewise(p->kind) && ((unsigned long)payload & 7))
 		return -EINVAL;
 	memset(f, 0, sizeof(*f));
 	f->p = *p;
@@ -94,6 +118,8 @@ int kb_filter_attach(struct kb_filter *f, const struct kb_params *p,
 		return ret;
 	if (p->kind == KB_KIND_CLASSIC)
 		return ((u8 *)payload)[payload_len - 1] == p->k ? 0 : -EINVAL;
+	if (p->kind == KB_KIND_GOZERO)
+		return kb_image_check_payload(p, payload, payload_len, NULL);
 	/* payload words are little-endian in images */
 	if (KB_BIG_ENDIAN) {
 		for (i = 0; i < payload_len / 8; i++) {
@@ -174,23 +200,39 @@ void kb_fill_init_empty(struct kb_fill *fill, struct kb_filter *f)
 
 u64 kb_filter_hash(const struct kb_filter *f, const void *key, u32 len)
 {
-	return f->ops->hash(f, key, len);
+	return f->ops->hash ? f->ops->hash(f, key, len) : 0;
 }
 
 void kb_filter_add(struct kb_filter *f, const void *key, u32 len)
 {
-	kb_filter_add_hash(f, f->ops->hash(f, key, len));
+	struct kb_key k = { key, len };
+
+	if (!f->ops->hash)
+		f->ops->add_many(f, &k, 1);
+	else
+		kb_filter_add_hash(f, f->ops->hash(f, key, len));
 }
 
 bool kb_filter_test(const struct kb_filter *f, const void *key, u32 len)
 {
+	struct kb_key k = { key, len };
+	u64 r;
+
+	if (!f->ops->hash)
+		return f->ops->test_many(f, &k, 1, &r);
 	return f->ops->test(f, f->ops->hash(f, key, len));
 }
 
 bool kb_filter_test_and_add(struct kb_filter *f, const void *key, u32 len)
 {
-	u64 h = f->ops->hash(f, key, len);
-	bool was = f->ops->test(f, h);
+	struct kb_key key1 = { key, len };
+	u64 h, r;
+	bool was;
+
+	if (!f->ops->hash)
+		return f->ops->test_and_add_many(f, &key1, 1, &r);
+	h = f->ops->hash(f, key, len);
+	was = f->ops->test(f, h);
 
 	/* counting filters count every add, so that deletes stay exact */
 	if (!was || f->ops->del)
@@ -212,6 +254,8 @@ int kb_filter_del(struct kb_filter *f, const void *key, u32 len)
 
 void kb_filter_add_hash(struct kb_filter *f, u64 h)
 {
+	if (!f->ops->add)
+		return;
 	if (unlikely(f->fill))
 		f->ops->add_fill(f, h);
 	else
@@ -220,7 +264,13 @@ void kb_filter_add_hash(struct kb_filter *f, u64 h)
 
 bool kb_filter_test_hash(const struct kb_filter *f, u64 h)
 {
-	return f->ops->test(f, h);
+	return f->ops->test ? f->ops->test(f, h) : true;
+}
+
+u32 kb_filter_probes(const struct kb_filter *f, const void *key, u32 len,
+		     u64 *pos)
+{
+	return f->ops->probes(f, key, len, pos);
 }
 
 void kb_filter_add_many(struct kb_filter *f, const struct kb_key *keys,
@@ -295,8 +345,8 @@ void kb_filter_stats_fill(const struct kb_filter *f, struct kb_stats *st)
 	const struct kb_fill *fl = f->fill;
 	u64 x = fl->bits_set, q;
 
-	if (f->p.kind == KB_KIND_CLASSIC)
-		/* (X / m)^k, as cls_est_fpr_q62() */
+	if (kb_kind_bytewise(f->p.kind))
+		/* (X / m)^k, as cls_est_fpr_q62() and gz_est_fpr_q62() */
 		q = x ? kb_q62_pow(kb_muldiv(x, KB_Q62_ONE, f->p.m), f->p.k) : 0;
 	else
 		q = kb_div128(fl->fpr_hi, fl->fpr_lo, f->nblocks);

@@ -31,6 +31,8 @@ static const char * const kb_img_err_str[KB_IMG_ERR_MAX] = {
 	[KB_IMG_CLASSIC_K] = "classic filter's k byte does not match k",
 	[KB_IMG_BAD_CRC] = "CRC mismatch",
 	[KB_IMG_NOT_CLASSIC] = "not a classic filter",
+	[KB_IMG_GOZERO_PAD] = "bits set past the filter's bits (wrong bits?)",
+	[KB_IMG_GOZERO_LONG] = "value longer than ceil(bits / 8) bytes (wrong bits?)",
 };
 
 const char *kb_image_strerror(enum kb_img_err why)
@@ -157,6 +159,10 @@ int kb_image_check_payload(const struct kb_params *p, const void *payload,
 		return kb_img_fail(why, KB_IMG_PAYLOAD_LEN, -EINVAL);
 	if (p->kind == KB_KIND_CLASSIC && b[payload_len - 1] != p->k)
 		return kb_img_fail(why, KB_IMG_CLASSIC_K, -EINVAL);
+	/* gozero: a value go-zero wrote never has bits past m */
+	if (p->kind == KB_KIND_GOZERO && p->m % 8 &&
+	    (b[payload_len - 1] & (0xffU >> (p->m % 8))))
+		return kb_img_fail(why, KB_IMG_GOZERO_PAD, -EINVAL);
 	return kb_img_fail(why, KB_IMG_OK, 0);
 }
 
@@ -213,7 +219,7 @@ static void kb_image_copy_payload(const struct kb_image_cur *c,
 	const u64 resched = (u64)KB_RESCHED_WORDS * 8;
 	u64 i, skip, take, v;
 
-	if (c->kind == KB_KIND_CLASSIC) {
+	if (kb_kind_bytewise(c->kind)) {
 		const u8 *src = (const u8 *)f->payload + poff;
 
 		for (i = 0; i < n; i++) {

@@ -14,6 +14,19 @@
 extern const struct kb_kind_ops kb_blocked_ops;
 extern const struct kb_kind_ops kb_classic_ops;
 extern const struct kb_kind_ops kb_counting_ops;
+extern const struct kb_kind_ops kb_gozero_ops;
+
+/*
+ * Kinds whose payload is a byte array (classic, gozero): any alignment, no
+ * word byte order, byte-wise image copies.
+ */
+static inline bool kb_kind_bytewise(u32 kind)
+{
+	return kind == KB_KIND_CLASSIC || kind == KB_KIND_GOZERO;
+}
+
+/* set bits of a[0..n) (yielding in long runs) */
+u64 kb_bytes_popcount(const void *a, u64 n);
 
 /* params check telling which field is wrong; 0, -EINVAL or -E2BIG */
 int kb_params_check(const struct kb_params *p, u64 max_bytes,

@@ -108,12 +108,14 @@ static const char * const kb_kind_names[] = {
 	[KB_KIND_BLOCKED] = "blocked",
 	[KB_KIND_CLASSIC] = "classic",
 	[KB_KIND_COUNTING] = "counting",
+	[KB_KIND_GOZERO] = "gozero",
 };
 
 static const char * const kb_hash_names[] = {
 	[KB_HASH_XXH64] = "xxh64",
 	[KB_HASH_SIPHASH] = "siphash",
 	[KB_HASH_LEVELDB] = "leveldb",
+	[KB_HASH_MURMUR3] = "murmur3",
 };
 
 static const char * const kb_key_type_names[] = {

@@ -31,6 +31,7 @@
 #include <linux/siphash.h>
 #include <linux/crc32c.h>
 #include <linux/sched.h>
+#include <linux/math64.h>
 #include <asm/byteorder.h>
 
 #define KB_READ_ONCE(x)		READ_ONCE(x)
@@ -83,6 +84,15 @@ static inline u64 kb_siphash(const void *data, size_t len, u64 k0, u64 k1)
 	siphash_key_t key = { .key = { k0, k1 } };
 
 	return siphash(data, len, &key);
+}
+
+/* a % b for 64-bit a, b; links on 32-bit kernels (no __umoddi3) */
+static inline u64 kb_mod64(u64 a, u64 b)
+{
+	u64 r;
+
+	div64_u64_rem(a, b, &r);
+	return r;
 }
 
 static inline u32 kb_crc32c(u32 crc, const void *data, u64 len)

@@ -66,6 +66,11 @@ static inline u64 kb_xxh64(const void *data, size_t len, u64 seed)
 	return XXH64(data, len, seed);
 }
 
+static inline u64 kb_mod64(u64 a, u64 b)
+{
+	return a % b;
+}
+
 static inline u64 kb_siphash(const void *data, size_t len, u64 k0, u64 k1)
 {
 	unsigned char key[16], out[8];

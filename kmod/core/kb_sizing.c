@@ -17,7 +17,26 @@
 
 static u32 kb_kind_kmax(u32 kind)
 {
-	return kind == KB_KIND_CLASSIC ? KB_CLASSIC_K_MAX : KB_K_MAX;
+	switch (kind) {
+	case KB_KIND_CLASSIC:
+		return KB_CLASSIC_K_MAX;
+	case KB_KIND_GOZERO:
+		return KB_GOZERO_K;
+	default:
+		return KB_K_MAX;
+	}
+}
+
+/* k must be at least this (gozero: exactly its 14) */
+static u32 kb_kind_kmin(u32 kind)
+{
+	return kind == KB_KIND_GOZERO ? KB_GOZERO_K : 1;
+}
+
+/* largest m of the kind */
+static u64 kb_kind_mmax(u32 kind)
+{
+	return kind == KB_KIND_GOZERO ? KB_GOZERO_BITS_MAX : KB_M_MAX;
 }
 
 static u64 kb_kind_granule(u32 kind)
@@ -27,6 +46,8 @@ static u64 kb_kind_granule(u32 kind)
 		return KB_BLOCK_BITS;
 	case KB_KIND_COUNTING:
 		return KB_CBLOCK_COUNTERS;
+	case KB_KIND_GOZERO:
+		return 1;
 	default:
 		return 8;
 	}
@@ -39,6 +60,8 @@ static u64 kb_bytes_for(u32 kind, u64 m)
 		return m / 8;
 	case KB_KIND_COUNTING:
 		return m / 2;
+	case KB_KIND_GOZERO:
+		return (m + 7) / 8;
 	default:
 		return m / 8 + 1;
 	}
@@ -50,9 +73,32 @@ int kb_params_init(struct kb_params *p, u32 kind)
 	if (kind > KB_KIND_MAX)
 		return -EINVAL;
 	p->kind = kind;
-	p->hash = kind == KB_KIND_CLASSIC ? KB_HASH_LEVELDB : KB_HASH_XXH64;
+	p->hash = kb_kind_default_hash(kind);
 	p->key_type = KB_KEY_BYTES;
 	return 0;
+}
+
+u32 kb_kind_default_hash(u32 kind)
+{
+	switch (kind) {
+	case KB_KIND_CLASSIC:
+		return KB_HASH_LEVELDB;
+	case KB_KIND_GOZERO:
+		return KB_HASH_MURMUR3;
+	default:
+		return KB_HASH_XXH64;
+	}
+}
+
+bool kb_kind_hash_ok(u32 kind, u32 hash)
+{
+	switch (kind) {
+	case KB_KIND_CLASSIC:
+	case KB_KIND_GOZERO:
+		return hash == kb_kind_default_hash(kind);
+	default:
+		return hash == KB_HASH_XXH64 || hash == KB_HASH_SIPHASH;
+	}
 }
 
 u64 kb_params_payload_bytes(const struct kb_params *p)
@@ -96,20 +142,21 @@ int kb_params_check(const struct kb_params *p, u64 max_bytes,
 		w = KB_IMG_BAD_KEY_TYPE;
 	else if (p->hash > KB_HASH_MAX)
 		w = KB_IMG_BAD_HASH;
-	else if ((p->kind == KB_KIND_CLASSIC) != (p->hash == KB_HASH_LEVELDB))
+	else if (!kb_kind_hash_ok(p->kind, p->hash))
 		w = KB_IMG_HASH_KIND;
-	else if (p->k < 1 || p->k > kb_kind_kmax(p->kind))
+	else if (p->k < kb_kind_kmin(p->kind) || p->k > kb_kind_kmax(p->kind))
 		w = KB_IMG_BAD_K;
 	if (w)
 		goto bad;
 	g = kb_kind_granule(p->kind);
-	if (!p->m || p->m % g || p->m > KB_M_MAX)
+	if (!p->m || p->m % g || p->m > kb_kind_mmax(p->kind))
 		w = KB_IMG_BAD_M;
 	else if (p->fpr_ppb >= KB_FPR_PPB_ONE)
 		w = KB_IMG_BAD_FPR;
 	else if (p->flags)
 		w = KB_IMG_BAD_FLAGS;
-	else if ((p->hash == KB_HASH_LEVELDB && (p->seed[0] | p->seed[1])) ||
+	else if (((p->hash == KB_HASH_LEVELDB || p->hash == KB_HASH_MURMUR3) &&
+		  (p->seed[0] | p->seed[1])) ||
 		 (p->hash == KB_HASH_XXH64 && p->seed[1]))
 		w = KB_IMG_BAD_SEED;
 	else if (kb_check_plen(p))
@@ -196,6 +243,7 @@ u64 kb_model_fpr_q62(u32 kind, u64 m, u32 k, u64 n)
 		return kb_model_block(m / KB_CBLOCK_COUNTERS,
 				      KB_CBLOCK_COUNTERS, k, n);
 	case KB_KIND_CLASSIC:
+	case KB_KIND_GOZERO:
 		x = kb_muldiv((u64)k * n, 1ULL << 32, m);
 		if (x >= (1ULL << 40))
 			return KB_Q62_ONE;
@@ -228,6 +276,8 @@ u32 kb_model_best_k(u32 kind, u64 m, u64 n)
 	u32 kmax = kb_kind_kmax(kind), k;
 	u64 f, f2;
 
+	if (kind == KB_KIND_GOZERO)
+		return KB_GOZERO_K;
 	k = kb_classic_k(m, n, kmax);
 	if (kind == KB_KIND_CLASSIC || !n)
 		return k;
@@ -260,7 +310,7 @@ u32 kb_model_best_k(u32 kind, u64 m, u64 n)
 
 static int kb_size_ok(u32 kind, u64 m, u64 max_bytes)
 {
-	if (m > KB_M_MAX)
+	if (m > kb_kind_mmax(kind))
 		return -E2BIG;
 	if (max_bytes && kb_bytes_for(kind, m) > max_bytes)
 		return -E2BIG;
@@ -274,6 +324,32 @@ static bool kb_blocks_meet(u32 kind, u64 nb, u64 bpb, u64 n, u64 target,
 	kb_cond_resched();
 	*k = kb_model_best_k(kind, nb * bpb, n);
 	return kb_model_fpr_q62(kind, nb * bpb, *k, n) <= target;
+}
+
+/*
+ * gozero, k fixed at 14: the smallest m whose classic-model FPR meets p,
+ * bisected from Guava's m (the optimum for the best k, so a lower bound).
+ */
+static int kb_gozero_size(u64 n, u32 fpr_ppb, u64 guava, u64 max_bytes,
+			  u64 *m)
+{
+	u64 target = kb_ppb_to_q62(fpr_ppb), lo, hi = KB_GOZERO_BITS_MAX;
+
+	lo = guava / 2;
+	if (lo >= hi ||
+	    kb_model_fpr_q62(KB_KIND_GOZERO, hi, KB_GOZERO_K, n) > target)
+		return -E2BIG;
+	while (hi - lo > 1) {
+		u64 mid = lo + (hi - lo) / 2;
+
+		if (kb_model_fpr_q62(KB_KIND_GOZERO, mid, KB_GOZERO_K, n) <=
+		    target)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	*m = hi;
+	return kb_size_ok(KB_KIND_GOZERO, hi, max_bytes);
 }
 
 int kb_params_from_fpr(struct kb_params *p, u64 items, u32 fpr_ppb,
@@ -301,6 +377,14 @@ int kb_params_from_fpr(struct kb_params *p, u64 items, u32 fpr_ppb,
 			return ret;
 		p->m = bits;
 		p->k = k;
+		goto done;
+	}
+	if (p->kind == KB_KIND_GOZERO) {
+		ret = kb_gozero_size(items, fpr_ppb, bits, max_bytes, &bits);
+		if (ret)
+			return ret;
+		p->m = bits;
+		p->k = KB_GOZERO_K;
 		goto done;
 	}
 	bpb = kb_kind_granule(p->kind);
@@ -375,6 +459,9 @@ int kb_params_from_bpk(struct kb_params *p, u64 items, u32 bits_per_key,
 		k = bits_per_key * 69 / 100;
 		k = k < 1 ? 1 : k > KB_CLASSIC_K_MAX ? KB_CLASSIC_K_MAX : k;
 		bits = bits < 64 ? 64 : (bits + 7) / 8 * 8;
+	} else if (p->kind == KB_KIND_GOZERO) {
+		k = KB_GOZERO_K;
+		bits = bits ? bits : bits_per_key;
 	} else {
 		bpb = kb_kind_granule(p->kind);
 		bits = bits ? (bits + bpb - 1) / bpb * bpb : bpb;
@@ -394,7 +481,7 @@ int kb_params_from_bpk(struct kb_params *p, u64 items, u32 bits_per_key,
 int kb_params_from_mk(struct kb_params *p, u64 m, u32 k, u64 max_bytes)
 {
 	if (p->kind > KB_KIND_MAX || !m || m % kb_kind_granule(p->kind) ||
-	    k < 1 || k > kb_kind_kmax(p->kind))
+	    k < kb_kind_kmin(p->kind) || k > kb_kind_kmax(p->kind))
 		return -EINVAL;
 	if (kb_size_ok(p->kind, m, max_bytes))
 		return -E2BIG;

@@ -38,12 +38,18 @@
  * KB_KIND_CLASSIC:  byte-identical to LevelDB's leveldb.BuiltinBloomFilter2.
  * KB_KIND_COUNTING: 4-bit saturating counters in 64-byte blocks (128
  *                   counters per block); supports delete.
+ * KB_KIND_GOZERO:   byte-identical to go-zero's Redis bitmap Bloom filter
+ *                   (core/bloom): m is its bits (any 1..KB_GOZERO_BITS_MAX,
+ *                   go-zero does not store it), k is 14, the payload is the
+ *                   Redis string value, ceil(m / 8) bytes, bit o at byte
+ *                   o / 8, mask 0x80 >> (o % 8).
  */
 enum kb_kind {
 	KB_KIND_BLOCKED		= 0,
 	KB_KIND_CLASSIC		= 1,
 	KB_KIND_COUNTING	= 2,
-	KB_KIND_MAX		= KB_KIND_COUNTING,
+	KB_KIND_GOZERO		= 3,
+	KB_KIND_MAX		= KB_KIND_GOZERO,
 };
 
 /*
@@ -54,12 +60,18 @@ enum kb_kind {
  *                  siphash_key_t).  For keys an attacker chooses.
  * KB_HASH_LEVELDB: LevelDB's 32-bit Hash(data, n, 0xbc9f1d34); classic
  *                  filters only, and classic filters always use it.
+ * KB_HASH_MURMUR3: go-zero's probe scheme: offset i (i = 0..13) of a key d
+ *                  is h1(d || byte(i)) % m, h1 the first 64-bit half of
+ *                  MurmurHash3_x64_128 with seed 0.  gozero filters only,
+ *                  and they always use it.  The value names the whole
+ *                  scheme: if go-zero changes it, that is a new value.
  */
 enum kb_hash {
 	KB_HASH_XXH64		= 0,
 	KB_HASH_SIPHASH		= 1,
 	KB_HASH_LEVELDB		= 2,
-	KB_HASH_MAX		= KB_HASH_LEVELDB,
+	KB_HASH_MURMUR3		= 3,
+	KB_HASH_MAX		= KB_HASH_MURMUR3,
 };
 
 /*
@@ -91,6 +103,10 @@ enum kb_key_type {
 	KB_KEY_NET		= 7,
 	KB_KEY_MAX		= KB_KEY_NET,
 };
+
+/* gozero: most bits (a Redis string holds at most 512 MiB) and its k */
+#define KB_GOZERO_BITS_MAX	(1ULL << 32)
+#define KB_GOZERO_K		14
 
 /* Longest key (bytes/str). */
 #define KB_KEY_MAX_LEN		1024
@@ -130,6 +146,9 @@ enum kb_key_type {
  *           64-bit words of 16 4-bit counters, counter c of the block is
  *           bits 4 * (c % 16) .. 4 * (c % 16) + 3 of word (c / 16).
  *           payload_len = m / 2.
+ * gozero:   the go-zero Redis value: bit b is mask 0x80 >> (b % 8) of
+ *           byte (b / 8), MSB first; the bits past m in the last byte are
+ *           zero.  payload_len = ceil(m / 8).
  */
 #define KB_IMAGE_MAGIC		0x4d4c424bU	/* "KBLM" little-endian */
 #define KB_IMAGE_VERSION	1
@@ -142,13 +161,15 @@ struct kb_image_hdr {
 	__le32	kind;		/* enum kb_kind */
 	__le32	key_type;	/* enum kb_key_type */
 	__le32	hash;		/* enum kb_hash; classic: KB_HASH_LEVELDB,
+				 * gozero: KB_HASH_MURMUR3,
 				 * blocked/counting: XXH64 or SIPHASH
 				 */
-	__le32	k;		/* probes per key: classic 1..30, others
-				 * 1..32
+	__le32	k;		/* probes per key: classic 1..30, gozero
+				 * 14, others 1..32
 				 */
 	__le64	m;		/* bits (blocked: multiple of 512; classic:
-				 * multiple of 8, >= 8) or counters
+				 * multiple of 8, >= 8; gozero: any
+				 * 1..KB_GOZERO_BITS_MAX) or counters
 				 * (counting: multiple of 128)
 				 */
 	__le64	items;		/* configured capacity n, 0 = not given */
@@ -227,8 +248,8 @@ enum kb_ioc_sizing {
 /*
  * KB_IOC_TXN_BEGIN's argument: the name and the new parameters of a
  * rebuild (the fields of KB_CMD_CREATE's attributes).  hash: KB_HASH_XXH64 or
- * KB_HASH_SIPHASH (blocked, counting), KB_HASH_LEVELDB (classic, whose seed
- * is always zero).  Without KB_CREATE_F_SEED the kernel picks a random seed.
+ * KB_HASH_SIPHASH (blocked, counting), KB_HASH_LEVELDB (classic) or
+ * KB_HASH_MURMUR3 (gozero), the last two with a seed that is always zero.  Without KB_CREATE_F_SEED the kernel picks a random seed.
  * The fields of the other sizing modes must be zero, KB_CREATE_F_SEED is
  * refused for the leveldb hash and seed[1] must be zero for xxh64: EINVAL,
  * not silently ignored.
@@ -443,7 +464,8 @@ struct kb_ioc_txn {
  *
  * KB_CMD_CREATE (do): create an empty filter.
  *	KB_A_NAME, [KB_A_KIND] (default blocked), [KB_A_KEY_TYPE] (default
- *	bytes), [KB_A_HASH] (default: classic leveldb, others xxh64),
+ *	bytes), [KB_A_HASH] (default: classic leveldb, gozero murmur3, others
+ *	xxh64),
  *	sizing: KB_A_M + KB_A_K (+ [KB_A_ITEMS], informational), or
  *	KB_A_BITS_PER_KEY (+ [KB_A_ITEMS]), or KB_A_ITEMS + KB_A_FPR_PPB;
  *	the first of KB_A_M, KB_A_BITS_PER_KEY, KB_A_FPR_PPB present picks

@@ -117,7 +117,7 @@ int bfctl_do_rebuild(struct kbconn *conn, struct bfctl_kargs *a)
 	c.kind = a->kind >= 0 ? (u32)a->kind : info.kind;
 	c.key_type = info.key_type;
 	c.hash = c.kind == info.kind ? info.hash :
-		 c.kind == KB_KIND_CLASSIC ? KB_HASH_LEVELDB : KB_HASH_XXH64;
+		 kb_kind_default_hash(c.kind);
 	if (a->s.have_fpr || a->s.have_bpk || a->s.have_bits || a->s.have_hashes) {
 		struct bfctl_kargs b = *a;
 

@@ -7,15 +7,18 @@
  *         [--key-format str|hex] [--key-type T] -file KEYS -o OUT.img
  *   bfctl image info IMG [-j]
  *   bfctl image test [--key-format str|hex] [-j] IMG KEY...
- *   bfctl image export --format leveldb IMG [-o OUT]
+ *   bfctl image export --format leveldb|redis IMG [-o OUT]
  *   bfctl image import --format leveldb RAW -o OUT.img
+ *   bfctl image import --format redis --bits B [--key-type T] RAW -o OUT.img
+ *   bfctl image probes [--key-format str|hex] [-j] IMG KEY...
+ *   bfctl image probes --kind K --bits M [--hashes K] [...] KEY...
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "bfctl.h"
+#include "image.h"
 
 #define IMG_BATCH	4096
 
@@ -23,14 +26,19 @@ static void image_usage(FILE *f)
 {
 	fprintf(f,
 		"usage:\n"
-		"  bfctl image build --kind blocked|classic|counting\n"
+		"  bfctl image build --kind blocked|classic|counting|gozero\n"
 		"        (--items N --fpr P | --bits-per-key B | --bits M --hashes K)\n"
 		"        [--items N] [--seed S[,S2]] [--hash xxh64|siphash]\n"
 		"        [--key-format str|hex] [--key-type T] -file KEYS -o OUT.img\n"
+		"        (gozero: --bits M alone, k is 14)\n"
 		"  bfctl image info IMG [-j]\n"
 		"  bfctl image test [--key-format str|hex] [-j] IMG KEY...\n"
-		"  bfctl image export --format leveldb IMG [-o OUT]\n"
+		"  bfctl image export --format leveldb|redis IMG [-o OUT]\n"
 		"  bfctl image import --format leveldb RAW -o OUT.img\n"
+		"  bfctl image import --format redis --bits M [--key-type T] RAW -o OUT.img\n"
+		"  bfctl image probes [--key-format str|hex] [-j] IMG KEY...\n"
+		"  bfctl image probes --kind K --bits M [--hashes K] [--seed S[,S2]]\n"
+		"        [--hash H] [--key-type T] [--key-format str|hex] [-j] KEY...\n"
 		"key types: bytes str ipv4 ipv6 ip net4 net6 net\n"
 		"P is a fraction (0.01) or a percentage (1%%); KEYS has one key per line\n"
 		"(bytes keys are hex, the other key types text, unless --key-format,\n"
@@ -40,7 +48,7 @@ static void image_usage(FILE *f)
 /* "image build" etc. while a verb runs: what failed, in messages */
 static char image_what[32] = "image";
 
-static int usage_err(const char *fmt, const char *arg)
+int bfctl_image_usage_err(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "bfctl: %s: ", image_what);
 	fprintf(stderr, fmt, arg);
@@ -49,15 +57,7 @@ static int usage_err(const char *fmt, const char *arg)
 	return BFCTL_USAGE;
 }
 
-/* a loaded image with its filter attached in place */
-struct loaded {
-	u8 *buf;
-	size_t len;
-	struct kb_filter f;
-	u64 count;
-};
-
-static int load_image(const char *path, struct loaded *li)
+int bfctl_image_load(const char *path, struct bfctl_image_loaded *li)
 {
 	struct kb_params p;
 	const void *payload;
@@ -119,16 +119,6 @@ static const struct option image_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* the options each image verb takes (parse_image_args()'s allowed) */
-enum {
-	IO_BUILD	= 1 << 0,	/* --kind, sizing, --seed, --hash, --key-type, -file */
-	IO_KEYFMT	= 1 << 1,
-	IO_FORMAT	= 1 << 2,	/* --format */
-	IO_OUT		= 1 << 3,	/* -o */
-	IO_JSON		= 1 << 4,	/* -j, also bfctl -j image ... */
-	IO_QUIET	= 1 << 5,	/* bfctl -q image ... */
-};
-
 /* the class of image option c (IO_*), 0 for --help and the unknown */
 static u32 image_opt_class(int c)
 {
@@ -149,18 +139,12 @@ static u32 image_opt_class(int c)
 	}
 }
 
-struct image_args {
-	int kind, key_fmt;
-	bool json;
-	struct bfctl_spec_opts s;	/* size, key type, hash, seed */
-	const char *file, *out, *format;
-};
 
 /*
  * parse the options of an image verb, which takes those of allowed (IO_*):
  * any other is a usage error, not ignored; positional args stay in argv
  */
-static int parse_image_args(int argc, char **argv, struct image_args *a,
+int bfctl_image_args_parse(int argc, char **argv, struct bfctl_image_args *a,
 			    u32 allowed)
 {
 	char msg[128];
@@ -174,22 +158,22 @@ static int parse_image_args(int argc, char **argv, struct image_args *a,
 	optind = 1;
 	opterr = 1;
 	if (a->json && !(allowed & IO_JSON))
-		return usage_err("%s", "-j is not allowed here");
+		return bfctl_image_usage_err("%s", "-j is not allowed here");
 	if (bfctl_quiet && !(allowed & IO_QUIET))
-		return usage_err("%s", "-q is not allowed here");
+		return bfctl_image_usage_err("%s", "-q is not allowed here");
 	while ((idx = -1, c = getopt_long_only(argc, argv, "o:jh", image_opts,
 					       &idx)) != -1) {
 		if (image_opt_class(c) && !(allowed & image_opt_class(c))) {
 			snprintf(msg, sizeof(msg), "%s%s", idx >= 0 ? "--" : "-",
 				 idx >= 0 ? image_opts[idx].name :
 				 c == 'o' ? "o" : "j");
-			return usage_err("option '%s' is not allowed here", msg);
+			return bfctl_image_usage_err("option '%s' is not allowed here", msg);
 		}
 		switch (c) {
 		case OPT_KIND:
 			a->kind = kb_kind_from_name(optarg);
 			if (a->kind < 0)
-				return usage_err("unknown kind '%s'", optarg);
+				return bfctl_image_usage_err("unknown kind '%s'", optarg);
 			break;
 		case OPT_ITEMS:
 		case OPT_FPR:
@@ -201,12 +185,12 @@ static int parse_image_args(int argc, char **argv, struct image_args *a,
 		case OPT_HASH:
 			if (bfctl_spec_opt(&a->s, image_opts[idx].name, optarg,
 					   msg, sizeof(msg)) < 0)
-				return usage_err("%s", msg);
+				return bfctl_image_usage_err("%s", msg);
 			break;
 		case OPT_KEYFMT:
 			a->key_fmt = kbu_key_format_from_name(optarg);
 			if (a->key_fmt < 0)
-				return usage_err("bad --key-format '%s'", optarg);
+				return bfctl_image_usage_err("bad --key-format '%s'", optarg);
 			break;
 		case OPT_FILE:
 			a->file = optarg;
@@ -231,25 +215,27 @@ static int parse_image_args(int argc, char **argv, struct image_args *a,
 	return BFCTL_OK;
 }
 
-static int set_hash_and_seed(struct kb_params *p, const struct image_args *a)
+int bfctl_image_hash_seed(struct kb_params *p,
+			  const struct bfctl_image_args *a)
 {
 	if (a->s.hash >= 0)
 		p->hash = (u32)a->s.hash;
-	if (p->kind == KB_KIND_CLASSIC) {
-		if (p->hash != KB_HASH_LEVELDB)
-			return usage_err("%s: classic filters use the leveldb hash",
-					 "--hash");
+	/* classic and gozero: one hash, no seed (kb_kind_default_hash()) */
+	if (p->kind == KB_KIND_CLASSIC || p->kind == KB_KIND_GOZERO) {
+		if (p->hash != kb_kind_default_hash(p->kind))
+			return bfctl_image_usage_err("--hash: %s filters have one hash",
+					 kb_kind_name(p->kind));
 		if (a->s.seed_parts)
-			return usage_err("%s: classic filters have no seed",
-					 "--seed");
+			return bfctl_image_usage_err("--seed: %s filters have no seed",
+					 kb_kind_name(p->kind));
 		return BFCTL_OK;
 	}
-	if (p->hash == KB_HASH_LEVELDB)
-		return usage_err("%s: the leveldb hash is for classic filters",
-				 "--hash");
+	if (!kb_kind_hash_ok(p->kind, p->hash))
+		return bfctl_image_usage_err("--hash: %s is not for this kind",
+				 kb_hash_name(p->hash));
 	if (a->s.seed_parts) {
 		if (p->hash == KB_HASH_XXH64 && a->s.seed_parts > 1)
-			return usage_err("%s: xxh64 takes one 64-bit seed",
+			return bfctl_image_usage_err("%s: xxh64 takes one 64-bit seed",
 					 "--seed");
 		p->seed[0] = a->s.seed[0];
 		p->seed[1] = p->hash == KB_HASH_SIPHASH ? a->s.seed[1] : 0;
@@ -263,7 +249,7 @@ static int set_hash_and_seed(struct kb_params *p, const struct image_args *a)
 	return BFCTL_OK;
 }
 
-static const char *sizing_err(int err)
+const char *bfctl_image_sizing_err(int err)
 {
 	switch (err) {
 	case -E2BIG:
@@ -284,7 +270,8 @@ static const char *sizing_err(int err)
  * that a typo in --items is refused at once with what it would cost
  * instead of ending in the OOM killer or swap.
  */
-static int build_size_check(const struct image_args *a, u32 kind, u64 n)
+static int build_size_check(const struct bfctl_image_args *a, u32 kind,
+			    u64 n)
 {
 	struct kb_ioc_create c = { .kind = kind };
 	u64 max = bfctl_module_param("max_filter_bytes",
@@ -301,10 +288,10 @@ static int build_size_check(const struct image_args *a, u32 kind, u64 n)
 	} else {
 		c.sizing = KB_SIZING_MK;
 		c.m = a->s.bits;
-		c.k = (u32)a->s.hashes;
+		c.k = bfctl_image_mk_hashes(a);
 	}
-	/* (the classic kind's hash, else a valid one: only sizes matter) */
-	c.hash = kind == KB_KIND_CLASSIC ? KB_HASH_LEVELDB : KB_HASH_XXH64;
+	/* the kind's own hash: only sizes matter here */
+	c.hash = kb_kind_default_hash(kind);
 	if (mem < max)
 		return bfctl_size_refuse(&c, mem, "this machine's memory",
 					 BFCTL_USAGE, "image build");
@@ -312,31 +299,55 @@ static int build_size_check(const struct image_args *a, u32 kind, u64 n)
 				 BFCTL_USAGE, "image build");
 }
 
+/* gozero's k is fixed: --bits alone, or --hashes 14 */
+u32 bfctl_image_mk_hashes(const struct bfctl_image_args *a)
+{
+	return a->kind == KB_KIND_GOZERO && !a->s.have_hashes ?
+		KB_GOZERO_K : (u32)a->s.hashes;
+}
+
+/* exactly one sizing mode */
+int bfctl_image_check_modes(const struct bfctl_image_args *a)
+{
+	int modes = a->s.have_fpr + a->s.have_bpk +
+		    (a->s.have_bits || a->s.have_hashes);
+	bool gz = a->kind == KB_KIND_GOZERO;
+
+	if (modes != 1 || (!gz && a->s.have_bits != a->s.have_hashes) ||
+	    (gz && !a->s.have_bits && a->s.have_hashes))
+		return bfctl_image_usage_err("%s", gz ?
+				 "give one of --items N --fpr P, --bits-per-key B, --bits M" :
+				 "give one of --items N --fpr P, --bits-per-key B, --bits M --hashes K");
+	if (gz && a->s.have_hashes && a->s.hashes != KB_GOZERO_K)
+		return bfctl_image_usage_err("%s", "--hashes: gozero filters have 14");
+	return BFCTL_OK;
+}
+
 static int cmd_build(int argc, char **argv)
 {
-	struct image_args a;
+	struct bfctl_image_args a;
 	struct kbu_keyset ks;
 	struct kb_params p;
 	struct kb_filter f;
 	char err[512];
 	u64 i, n_new = 0;
 	void *pl;
-	int ret, modes;
+	int ret;
 
-	ret = parse_image_args(argc, argv, &a,
+	ret = bfctl_image_args_parse(argc, argv, &a,
 			       IO_BUILD | IO_KEYFMT | IO_OUT | IO_QUIET);
 	if (ret)
 		return ret;
 	if (optind != argc)
-		return usage_err("unexpected argument '%s'", argv[optind]);
+		return bfctl_image_usage_err("unexpected argument '%s'", argv[optind]);
 	if (!a.file || !a.out)
-		return usage_err("%s", "build needs -file KEYS and -o OUT.img");
-	modes = a.s.have_fpr + a.s.have_bpk + (a.s.have_bits || a.s.have_hashes);
-	if (modes != 1 || (a.s.have_bits != a.s.have_hashes))
-		return usage_err("%s", "give one of --items N --fpr P, --bits-per-key B, --bits M --hashes K");
+		return bfctl_image_usage_err("%s", "build needs -file KEYS and -o OUT.img");
+	ret = bfctl_image_check_modes(&a);
+	if (ret)
+		return ret;
 	kb_params_init(&p, (u32)a.kind);
 	p.key_type = a.s.key_type >= 0 ? (u32)a.s.key_type : KB_KEY_BYTES;
-	ret = set_hash_and_seed(&p, &a);
+	ret = bfctl_image_hash_seed(&p, &a);
 	if (ret)
 		return ret;
 	/* sized by the options alone: refused before the keys are read */
@@ -369,12 +380,12 @@ static int cmd_build(int argc, char **argv)
 					 (u32)a.s.bpk, 0);
 	else {
 		p.items = a.s.items;
-		ret = kb_params_from_mk(&p, a.s.bits, (u32)a.s.hashes, 0);
+		ret = kb_params_from_mk(&p, a.s.bits, bfctl_image_mk_hashes(&a), 0);
 	}
 	if (ret) {
 		kbu_keyset_free(&ks);
 		return bfctl_fail(BFCTL_USAGE, "image build", "%s",
-				  sizing_err(ret));
+				  bfctl_image_sizing_err(ret));
 	}
 	pl = kbu_alloc_payload(kb_params_payload_bytes(&p));
 	if (!pl) {
@@ -433,19 +444,19 @@ static void list_plens(char *buf, size_t len, const struct kb_params *p,
 
 static int cmd_info(int argc, char **argv)
 {
-	struct image_args a;
-	struct loaded li;
+	struct bfctl_image_args a;
+	struct bfctl_image_loaded li;
 	struct kb_stats st;
 	const struct kb_params *p;
 	char v4[512], v6[1024], est[24] = "null";
 	int ret;
 
-	ret = parse_image_args(argc, argv, &a, IO_JSON);
+	ret = bfctl_image_args_parse(argc, argv, &a, IO_JSON);
 	if (ret)
 		return ret;
 	if (optind + 1 != argc)
-		return usage_err("%s", "info needs exactly one IMG");
-	ret = load_image(argv[optind], &li);
+		return bfctl_image_usage_err("%s", "info needs exactly one IMG");
+	ret = bfctl_image_load(argv[optind], &li);
 	if (ret)
 		return ret;
 	p = &li.f.p;
@@ -530,17 +541,17 @@ static bool test_key(const struct kb_filter *f, const u8 *key, u32 len)
 
 static int cmd_test(int argc, char **argv)
 {
-	struct image_args a;
-	struct loaded li;
+	struct bfctl_image_args a;
+	struct bfctl_image_loaded li;
 	bool *keys;		/* keys[i]: argv[i] tested maybe present */
 	int ret, i, rc = BFCTL_OK;
 
-	ret = parse_image_args(argc, argv, &a, IO_KEYFMT | IO_JSON | IO_QUIET);
+	ret = bfctl_image_args_parse(argc, argv, &a, IO_KEYFMT | IO_JSON | IO_QUIET);
 	if (ret)
 		return ret;
 	if (optind + 2 > argc)
-		return usage_err("%s", "test needs IMG and at least one KEY");
-	ret = load_image(argv[optind], &li);
+		return bfctl_image_usage_err("%s", "test needs IMG and at least one KEY");
+	ret = bfctl_image_load(argv[optind], &li);
 	if (ret)
 		return ret;
 	keys = calloc((size_t)argc, sizeof(*keys));
@@ -558,7 +569,7 @@ static int cmd_test(int argc, char **argv)
 				  argv[i], strlen(argv[i]), key, &len, &why)) {
 			free(keys);
 			free(li.buf);
-			return usage_err("bad key: %s", why);
+			return bfctl_image_usage_err("bad key: %s", why);
 		}
 		keys[i] = test_key(&li.f, key, len);
 		if (!keys[i])
@@ -592,30 +603,51 @@ static int cmd_test(int argc, char **argv)
 	return rc;
 }
 
+/* --format leveldb (classic filters) or redis (gozero); -1 else */
+static int foreign_kind(const char *format)
+{
+	if (format && !strcmp(format, "leveldb"))
+		return KB_KIND_CLASSIC;
+	if (format && !strcmp(format, "redis"))
+		return KB_KIND_GOZERO;
+	return -1;
+}
+
 static int cmd_export(int argc, char **argv)
 {
-	struct image_args a;
-	struct loaded li;
-	int ret;
+	struct bfctl_image_args a;
+	struct bfctl_image_loaded li;
+	int ret, kind;
+	u64 len;
 
-	ret = parse_image_args(argc, argv, &a, IO_FORMAT | IO_OUT | IO_QUIET);
+	ret = bfctl_image_args_parse(argc, argv, &a, IO_FORMAT | IO_OUT | IO_QUIET);
 	if (ret)
 		return ret;
-	if (!a.format || strcmp(a.format, "leveldb"))
-		return usage_err("%s", "export needs --format leveldb");
+	kind = foreign_kind(a.format);
+	if (kind < 0)
+		return bfctl_image_usage_err("%s", "export needs --format leveldb or redis");
 	if (optind + 1 != argc)
-		return usage_err("%s", "export needs exactly one IMG");
-	ret = load_image(argv[optind], &li);
+		return bfctl_image_usage_err("%s", "export needs exactly one IMG");
+	ret = bfctl_image_load(argv[optind], &li);
 	if (ret)
 		return ret;
-	if (li.f.p.kind != KB_KIND_CLASSIC) {
+	if (li.f.p.kind != (u32)kind) {
 		free(li.buf);
 		return bfctl_fail(BFCTL_ERR, argv[optind],
-				  "%s filter: only classic filters export as leveldb",
-				  kb_kind_name(li.f.p.kind));
+				  "%s filter: only %s filters export as %s",
+				  kb_kind_name(li.f.p.kind), kb_kind_name(kind),
+				  a.format);
 	}
-	/* the payload of a classic filter is the LevelDB filter */
-	ret = kbu_write_file(a.out ? a.out : "-", li.f.payload, li.f.bytes);
+	/*
+	 * The payload of a classic filter is the LevelDB filter, that of a
+	 * gozero filter the Redis value; go-zero's value ends at the last
+	 * byte a SETBIT reached, which has a bit set: without the trailing
+	 * zero bytes it is byte for byte what go-zero would have written.
+	 */
+	len = li.f.bytes;
+	while (kind == KB_KIND_GOZERO && len && !((u8 *)li.f.payload)[len - 1])
+		len--;
+	ret = kbu_write_file(a.out ? a.out : "-", li.f.payload, len);
 	free(li.buf);
 	if (ret)
 		return bfctl_fail(BFCTL_ERR, a.out ? a.out : "stdout", "%s",
@@ -623,27 +655,76 @@ static int cmd_export(int argc, char **argv)
 	return BFCTL_OK;
 }
 
+/*
+ * A go-zero Redis value (GET of its key) of a filter of --bits bits: the
+ * value zero-extended (Redis reads missing bytes as 0) is the payload.
+ */
+static int import_redis(const struct bfctl_image_args *a, const char *path,
+			u8 *raw, size_t len)
+{
+	struct kb_params p;
+	struct kb_filter f;
+	enum kb_img_err why;
+	u8 *pl = NULL;
+	int ret;
+
+	ret = kb_gozero_import(&p, raw, len, a->s.bits, 0, &why);
+	if (ret) {
+		free(raw);
+		return bfctl_fail(BFCTL_ERR, path,
+				  "not the value of a go-zero filter of %llu bits: %s",
+				  (unsigned long long)a->s.bits,
+				  kb_image_strerror(why));
+	}
+	p.key_type = a->s.key_type >= 0 ? (u32)a->s.key_type : KB_KEY_BYTES;
+	pl = kbu_alloc_payload(kb_params_payload_bytes(&p));
+	if (pl)
+		memcpy(pl, raw, len);
+	free(raw);
+	if (!pl)
+		return bfctl_fail(BFCTL_ERR, "image import", "out of memory");
+	ret = kb_filter_attach(&f, &p, pl, kb_params_payload_bytes(&p));
+	if (!ret)
+		ret = write_image(a->out, &f, 0);
+	else
+		ret = bfctl_fail(BFCTL_ERR, path, "%s", strerror(-ret));
+	free(pl);
+	return ret;
+}
+
 static int cmd_import(int argc, char **argv)
 {
-	struct image_args a;
+	struct bfctl_image_args a;
 	struct kb_params p;
 	struct kb_filter f;
 	enum kb_img_err why;
 	size_t len;
 	u8 *raw;
-	int ret;
+	int ret, kind;
 
-	ret = parse_image_args(argc, argv, &a, IO_FORMAT | IO_OUT | IO_QUIET);
+	ret = bfctl_image_args_parse(argc, argv, &a,
+			       IO_FORMAT | IO_OUT | IO_QUIET | IO_BUILD);
 	if (ret)
 		return ret;
-	if (!a.format || strcmp(a.format, "leveldb"))
-		return usage_err("%s", "import needs --format leveldb");
+	kind = foreign_kind(a.format);
+	if (kind < 0)
+		return bfctl_image_usage_err("%s", "import needs --format leveldb or redis");
+	/* only redis values take options: their bits and key type */
+	if (a.kind != KB_KIND_BLOCKED || a.s.have_items || a.s.have_fpr ||
+	    a.s.have_bpk || a.s.have_hashes || a.s.hash >= 0 ||
+	    a.s.seed_parts || (kind == KB_KIND_CLASSIC &&
+			       (a.s.have_bits || a.s.key_type >= 0)))
+		return bfctl_image_usage_err("%s", "import takes --bits and --key-type with --format redis, no other filter option");
+	if (kind == KB_KIND_GOZERO && !a.s.have_bits)
+		return bfctl_image_usage_err("%s", "import --format redis needs --bits M (go-zero does not store it)");
 	if (optind + 1 != argc || !a.out)
-		return usage_err("%s", "import needs RAW and -o OUT.img");
+		return bfctl_image_usage_err("%s", "import needs RAW and -o OUT.img");
 	ret = kbu_read_file(argv[optind], &raw, &len);
 	if (ret)
 		return bfctl_fail(BFCTL_ERR, argv[optind], "%s",
 				  strerror(-ret));
+	if (kind == KB_KIND_GOZERO)
+		return import_redis(&a, argv[optind], raw, len);
 	ret = kb_leveldb_import(&p, raw, len, 0, &why);
 	if (!ret)
 		ret = kb_filter_attach(&f, &p, raw, len);
@@ -665,10 +746,14 @@ static const struct bfctl_verb image_verbs[] = {
 	  "IMG [-j]" },
 	{ "test", cmd_test, "test keys against an image",
 	  "[--key-format str|hex] [-j] IMG KEY..." },
-	{ "export", cmd_export, "export a classic image as LevelDB bytes",
-	  "--format leveldb IMG [-o OUT]" },
-	{ "import", cmd_import, "import LevelDB filter bytes as an image",
-	  "--format leveldb RAW -o OUT.img" },
+	{ "export", cmd_export,
+	  "export a classic image as LevelDB bytes, a gozero one as its Redis value",
+	  "--format leveldb|redis IMG [-o OUT]" },
+	{ "import", cmd_import,
+	  "import LevelDB filter bytes or a go-zero Redis value as an image",
+	  "--format leveldb RAW -o OUT.img | --format redis --bits M RAW -o OUT.img" },
+	{ "probes", bfctl_image_probes, "print the probe positions of keys",
+	  "[--key-format str|hex] [-j] IMG KEY... | --kind K --bits M [...] KEY..." },
 };
 
 int bfctl_image_main(int argc, char **argv)
@@ -696,5 +781,5 @@ int bfctl_image_main(int argc, char **argv)
 				 image_verbs[i].name);
 			return image_verbs[i].main(argc - 1, argv + 1);
 		}
-	return usage_err("unknown image verb '%s'", argv[1]);
+	return bfctl_image_usage_err("unknown image verb '%s'", argv[1]);
 }

@@ -125,8 +125,9 @@ int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a, u32 allowed)
 		if (class == KO_SPEC) {
 			ret = bfctl_spec_opt(&a->s, kopts[idx].name, optarg,
 					     msg, sizeof(msg));
-			/* LevelDB's hash comes with classic, never alone */
-			if (c == OPT_HASH && (ret < 0 || a->s.hash == KB_HASH_LEVELDB))
+			/* LevelDB's and go-zero's hashes come with their kinds */
+			if (c == OPT_HASH && (ret < 0 || a->s.hash == KB_HASH_LEVELDB ||
+					      a->s.hash == KB_HASH_MURMUR3))
 				return bfctl_usage(a->verb,
 					"unknown hash '%s' (xxh64 or siphash)",
 					optarg);
@@ -215,11 +216,16 @@ const char *bfctl_verb_name(const char *verb, const char *name)
 int bfctl_fill_spec(const struct bfctl_kargs *a, struct kb_ioc_create *c)
 {
 	int modes = a->s.have_fpr + a->s.have_bpk + (a->s.have_bits || a->s.have_hashes);
+	bool gz = c->kind == KB_KIND_GOZERO;
 
 	if (modes > 1)
 		return bfctl_usage(a->verb, "%s",
 			      "give one of --fpr, --bits-per-key, --bits/--hashes");
-	if (a->s.have_bits != a->s.have_hashes)
+	/* gozero's k is go-zero's 14: --bits alone (or --hashes 14) */
+	if (gz && a->s.have_hashes && a->s.hashes != KB_GOZERO_K)
+		return bfctl_usage(a->verb, "%s",
+				   "gozero filters have 14 hashes");
+	if (a->s.have_bits != a->s.have_hashes && !(gz && a->s.have_bits))
 		return bfctl_usage(a->verb, "%s",
 				   "--bits and --hashes go together");
 	/* else the filter would be sized for no keys at all (64 bytes) */
@@ -233,21 +239,22 @@ int bfctl_fill_spec(const struct bfctl_kargs *a, struct kb_ioc_create *c)
 	} else if (a->s.have_bits) {
 		c->sizing = KB_SIZING_MK;
 		c->m = a->s.bits;
-		c->k = (u32)a->s.hashes;
+		c->k = gz ? KB_GOZERO_K : (u32)a->s.hashes;
 	} else {
 		c->sizing = KB_SIZING_FPR;
 		c->fpr_ppb = a->s.have_fpr ? a->s.fpr_ppb : 10000000; /* 1% */
 		if (!a->s.have_items)
 			c->items = 1000000;
 	}
-	if (c->kind == KB_KIND_CLASSIC) {
+	if (c->kind == KB_KIND_CLASSIC || gz) {
 		if (a->s.hash >= 0)
-			return bfctl_usage(a->verb, "%s",
+			return bfctl_usage(a->verb, "%s", gz ?
+				      "gozero filters always use go-zero's murmur3 scheme" :
 				      "classic filters always use the LevelDB hash");
 		if (a->s.seed_parts)
-			return bfctl_usage(a->verb, "%s",
-					   "classic filters have no seed");
-		c->hash = KB_HASH_LEVELDB;
+			return bfctl_usage(a->verb, "%s filters have no seed",
+					   kb_kind_name(c->kind));
+		c->hash = kb_kind_default_hash(c->kind);
 	} else if (a->s.hash >= 0) {
 		c->hash = (u32)a->s.hash;
 	}
@@ -276,7 +283,7 @@ int bfctl_create_request(struct bfctl_kargs *a, struct kb_ioc_create *c)
 	kind = kb_kind_from_name(a->pos[1]);
 	if (kind < 0)
 		return bfctl_usage(a->verb,
-			"unknown kind '%s' (blocked, classic, counting)",
+			"unknown kind '%s' (blocked, classic, counting, gozero)",
 			a->pos[1]);
 	memset(c, 0, sizeof(*c));
 	kbdev_set_name(c->name, a->pos[0]);

@@ -628,7 +628,8 @@ void bfctl_image_request(const struct kb_params *p, struct kb_ioc_create *c,
 	c->m = p->m;
 	c->k = p->k;
 	c->items = p->items;
-	if (p->hash != KB_HASH_LEVELDB) {
+	/* the seeded hashes; leveldb and murmur3 have none */
+	if (p->hash == KB_HASH_XXH64 || p->hash == KB_HASH_SIPHASH) {
 		c->flags = KB_CREATE_F_SEED;
 		c->seed[0] = p->seed[0];
 		c->seed[1] = p->seed[1];

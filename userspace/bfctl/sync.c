@@ -223,7 +223,7 @@ static int sync_want(struct sync *s, struct rfilter *rf)
 		 * random one, as the kernel would pick
 		 */
 		if (!ret && !(rf->c.flags & KB_CREATE_F_SEED) &&
-		    p.hash != KB_HASH_LEVELDB) {
+		    (p.hash == KB_HASH_XXH64 || p.hash == KB_HASH_SIPHASH)) {
 			if (rf->live && bfctl_create_matches(&rf->c, &p,
 							     &rf->live_info)) {
 				p.seed[0] = rf->live_info.seed[0];

@@ -108,7 +108,9 @@ static void fuzz_filter(const struct kb_params *p, const void *pl, u64 plen,
 		bool t = kb_filter_test(&f, keys[i].data, keys[i].len);
 
 		h = kb_filter_hash(&f, keys[i].data, keys[i].len);
-		FUZZ_CHECK(kb_filter_test_hash(&f, h) == t);
+		/* gozero has no one-hash scheme: test_hash says maybe */
+		FUZZ_CHECK(kb_filter_test_hash(&f, h) ==
+			   (t || p->kind == KB_KIND_GOZERO));
 		FUZZ_CHECK(!!(bm[0] & (1ULL << i)) == t);
 		hits2 += t;
 	}

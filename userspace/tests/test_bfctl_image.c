@@ -223,6 +223,59 @@ TEST_F(bf, usage_errors_exit_2)
 	ASSERT_EQ(0, run(NULL, 0, B " --help"));
 }
 
+/* gozero and the Redis format: each refusal, exit code and message */
+TEST_F(bf, gozero_errors)
+{
+	char out[4096], out2[4096];
+
+	ASSERT_EQ(0, run(NULL, 0, B " image build --kind gozero --bits 1001 --key-type str -file %s/keys -o %s/g.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image build --kind gozero --bits 1001 --hashes 14 --key-type str -file %s/keys -o %s/g14.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, "cmp %s/g.img %s/g14.img", dir, dir));
+	ASSERT_EQ(2, run(out, sizeof(out), B " image build --kind gozero --bits 1001 --hashes 7 -file %s/keys -o %s/x.img 2>&1", dir, dir));
+	ASSERT_NE(NULL, strstr(out, "gozero filters have 14"));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --kind gozero --hashes 14 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(out, sizeof(out), B " image build --kind gozero --bits 1001 --hash xxh64 -file %s/keys -o %s/x.img 2>&1", dir, dir));
+	ASSERT_NE(NULL, strstr(out, "gozero filters have one hash"));
+	ASSERT_EQ(2, run(out, sizeof(out), B " image build --kind gozero --bits 1001 --seed 3 -file %s/keys -o %s/x.img 2>&1", dir, dir));
+	ASSERT_NE(NULL, strstr(out, "gozero filters have no seed"));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --kind blocked --hash murmur3 --bits-per-key 10 -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image build --kind gozero --bits 4294967297 --key-type str -file %s/keys -o %s/x.img 2>/dev/null", dir, dir));
+	/* export: the format must fit the kind */
+	ASSERT_EQ(0, run(NULL, 0, B " image build --bits-per-key 10 --key-type str -file %s/keys -o %s/b.img", dir, dir));
+	ASSERT_EQ(3, run(out, sizeof(out), B " image export --format redis %s/b.img 2>&1 >/dev/null", dir));
+	ASSERT_NE(NULL, strstr(out, "only gozero filters export as redis"));
+	ASSERT_EQ(3, run(NULL, 0, B " image export --format leveldb %s/g.img 2>/dev/null >/dev/null", dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image export --format csv %s/g.img 2>/dev/null", dir));
+	/* import: --bits needed, and only with redis; other options refused */
+	ASSERT_EQ(0, run(NULL, 0, B " image export --format redis %s/g.img -o %s/v", dir, dir));
+	ASSERT_EQ(2, run(out, sizeof(out), B " image import --format redis %s/v -o %s/x.img 2>&1", dir, dir));
+	ASSERT_NE(NULL, strstr(out, "needs --bits"));
+	ASSERT_EQ(2, run(NULL, 0, B " image import --format leveldb --bits 1001 %s/v -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image import --format redis --bits 1001 --fpr 1%% %s/v -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image import --format redis --bits 1001 --kind gozero %s/v -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(3, run(NULL, 0, B " image import --format redis --bits 1001 %s/nosuch -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(0, access(strcat(strcpy((char[128]){ 0 }, dir), "/x.img"), F_OK) ? 0 : 1);
+	/* the round trip keeps the payload (ceil(1001 / 8) bytes after the header) */
+	ASSERT_EQ(0, run(NULL, 0, B " image import --format redis --bits 1001 --key-type str %s/v -o %s/r.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, "cmp -s -i 128 -n 126 %s/g.img %s/r.img", dir, dir));
+	ASSERT_EQ(0, run(NULL, 0, B " image test %s/r.img key-1 key-4999 >/dev/null", dir));
+	/* probes: from the image or from the params, the same */
+	ASSERT_EQ(0, run(out, sizeof(out), B " image probes %s/g.img key-7", dir));
+	ASSERT_EQ(0, run(out2, sizeof(out2), B " image probes --kind gozero --bits 1001 --key-type str key-7"));
+	ASSERT_STREQ(out, out2);
+	ASSERT_EQ(2, run(NULL, 0, B " image probes --kind blocked --bits 5120 --hashes 4 00 2>/dev/null"));
+	ASSERT_EQ(2, run(NULL, 0, B " image probes --kind gozero 00 2>/dev/null"));
+	ASSERT_EQ(2, run(NULL, 0, B " image probes %s/g.img 2>/dev/null", dir));
+	ASSERT_EQ(3, run(NULL, 0, B " image probes %s/nosuch 00 2>/dev/null", dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image probes --kind gozero --bits 9 zz 2>/dev/null"));
+	/* blocked: the image's seed gives the image's positions */
+	ASSERT_EQ(0, run(NULL, 0, B " image build --bits 5120 --hashes 4 --seed 77 --key-type str -file %s/keys -o %s/s.img", dir, dir));
+	ASSERT_EQ(0, run(out, sizeof(out), B " image probes -j %s/s.img key-3", dir));
+	ASSERT_NE(NULL, strstr(out, "\"probes\":["));
+	ASSERT_EQ(0, run(out2, sizeof(out2), B " image probes -j --kind blocked --bits 5120 --hashes 4 --seed 77 --key-type str key-3"));
+	ASSERT_STREQ(out, out2);
+}
+
 /*
  * An option a verb would ignore is a usage error, wherever it stands;
  * -j and -q are honoured where the verb has output (image test).  The

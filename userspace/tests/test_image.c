@@ -87,9 +87,9 @@ static int parse(const u8 *b, u64 len, enum kb_img_err *why)
 TEST(round_trip_byte_identical)
 {
 	static const u32 kinds[] = { KB_KIND_BLOCKED, KB_KIND_CLASSIC,
-				     KB_KIND_COUNTING };
+				     KB_KIND_COUNTING, KB_KIND_GOZERO };
 
-	for (int ki = 0; ki < 3; ki++) {
+	for (int ki = 0; ki < 4; ki++) {
 		struct img im;
 		struct kb_params p;
 		struct kb_filter f2;
@@ -197,10 +197,10 @@ TEST(malformed_headers)
 	EXPECT_BAD(&b, version, 2, KB_IMG_BAD_VERSION);
 	EXPECT_BAD(&b, version, 0, KB_IMG_BAD_VERSION);
 	EXPECT_BAD(&b, hdr_len, 136, KB_IMG_BAD_HDR_LEN);
-	EXPECT_BAD(&b, kind, 3, KB_IMG_BAD_KIND);
+	EXPECT_BAD(&b, kind, KB_KIND_MAX + 1, KB_IMG_BAD_KIND);
 	EXPECT_BAD(&b, kind, 0xffffffff, KB_IMG_BAD_KIND);
 	EXPECT_BAD(&b, key_type, 8, KB_IMG_BAD_KEY_TYPE);
-	EXPECT_BAD(&b, hash, 3, KB_IMG_BAD_HASH);
+	EXPECT_BAD(&b, hash, KB_HASH_MAX + 1, KB_IMG_BAD_HASH);
 	EXPECT_BAD(&b, hash, KB_HASH_LEVELDB, KB_IMG_HASH_KIND);
 	EXPECT_BAD(&c, hash, KB_HASH_XXH64, KB_IMG_HASH_KIND);
 	EXPECT_BAD(&b, k, 0, KB_IMG_BAD_K);

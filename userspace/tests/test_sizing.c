@@ -168,7 +168,7 @@ TEST(sizing_errors)
 	/* exactly at the caller's maximum is fine */
 	ASSERT_EQ(0, kb_params_from_bpk(&p, 1000000, 10, 10000384 / 8));
 	/* unknown kind */
-	ASSERT_EQ(-EINVAL, kb_params_init(&p, 3));
+	ASSERT_EQ(-EINVAL, kb_params_init(&p, KB_KIND_MAX + 1));
 	p.kind = 7;
 	ASSERT_EQ(-EINVAL, kb_params_from_bpk(&p, 100, 10, 0));
 }
@@ -185,9 +185,10 @@ TEST(params_validate)
 	ASSERT_EQ(-EINVAL, kb_params_check(&q, 0, &why)); \
 	ASSERT_EQ(reason, why); \
 } while (0)
-	BAD(kind, 3, KB_IMG_BAD_KIND);
+	BAD(kind, KB_KIND_MAX + 1, KB_IMG_BAD_KIND);
 	BAD(key_type, 8, KB_IMG_BAD_KEY_TYPE);
-	BAD(hash, 3, KB_IMG_BAD_HASH);
+	BAD(hash, KB_HASH_MAX + 1, KB_IMG_BAD_HASH);
+	BAD(hash, KB_HASH_MURMUR3, KB_IMG_HASH_KIND);
 	BAD(hash, KB_HASH_LEVELDB, KB_IMG_HASH_KIND);
 	BAD(k, 0, KB_IMG_BAD_K);
 	BAD(k, 33, KB_IMG_BAD_K);
