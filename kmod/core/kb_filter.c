@@ -4,18 +4,41 @@
  */
 #include "kb_internal.h"
 
+/* the kinds' cold operations, by kind; every kind of the ABI has some */
+static const struct kb_kind_ops *const kb_kinds[] = {
+	[KB_KIND_BLOCKED] = &kb_blocked_ops,
+	[KB_KIND_CLASSIC] = &kb_classic_ops,
+	[KB_KIND_COUNTING] = &kb_counting_ops,
+};
+
+_Static_assert(KB_NELEM(kb_kinds) == KB_KIND_MAX + 1,
+	       "kb_kinds[] lacks a kind of uapi/linux/kbloom.h");
+
 const struct kb_kind_ops *kb_kind_ops_get(u32 kind)
 {
-	switch (kind) {
-	case KB_KIND_BLOCKED:
-		return &kb_blocked_ops;
-	case KB_KIND_CLASSIC:
-		return &kb_classic_ops;
-	case KB_KIND_COUNTING:
-		return &kb_counting_ops;
-	default:
-		return NULL;
-	}
+	return kind < KB_NELEM(kb_kinds) ? kb_kinds[kind] : NULL;
+}
+
+/*
+ * The dispatch's fallbacks (kb_core.h, "kind dispatch"): out of line and
+ * cold, they cost the inline dispatch nothing but a compare.
+ */
+bool kb_kind_bad(const struct kb_filter *f)
+{
+	KB_WARN_ONCE(1, "kbloom: filter of unknown kind %u", f->p.kind);
+	return true;
+}
+
+u32 kb_kind_bad_many(const struct kb_filter *f, u32 n, u64 *bitmap,
+		     bool maybe)
+{
+	u32 i;
+
+	kb_kind_bad(f);
+	for (i = 0; bitmap && i < n; i += 64)
+		bitmap[i / 64] = !maybe ? 0 :
+				 n - i >= 64 ? ~0ULL : (1ULL << (n - i)) - 1;
+	return maybe ? n : 0;
 }
 
 /* the other fixed key sizes (IPv4 4, net4 5, net6 17) unrolled too */
@@ -36,6 +59,7 @@ u64 kb_xxh64_other(const void *key, u32 len, u64 seed)
 static int kb_filter_bind(struct kb_filter *f, const struct kb_params *p,
 			  void *payload, u64 payload_len)
 {
+	const struct kb_kind_ops *ops;
 	int ret = kb_params_check(p, 0, NULL);
 
 	if (ret)
@@ -44,9 +68,13 @@ static int kb_filter_bind(struct kb_filter *f, const struct kb_params *p,
 		return -EINVAL;
 	if (p->kind != KB_KIND_CLASSIC && ((unsigned long)payload & 7))
 		return -EINVAL;
+	/* only kinds with ops (kb_core.h, "kind dispatch") */
+	ops = kb_kind_ops_get(p->kind);
+	if (!ops)
+		return -EINVAL;
 	memset(f, 0, sizeof(*f));
 	f->p = *p;
-	f->ops = kb_kind_ops_get(p->kind);
+	f->ops = ops;
 	f->payload = payload;
 	f->bytes = payload_len;
 	if (p->kind == KB_KIND_BLOCKED)
@@ -172,25 +200,15 @@ void kb_fill_init_empty(struct kb_fill *fill, struct kb_filter *f)
 	f->fill = fill;
 }
 
-u64 kb_filter_hash(const struct kb_filter *f, const void *key, u32 len)
-{
-	return f->ops->hash(f, key, len);
-}
-
 void kb_filter_add(struct kb_filter *f, const void *key, u32 len)
 {
-	kb_filter_add_hash(f, f->ops->hash(f, key, len));
-}
-
-bool kb_filter_test(const struct kb_filter *f, const void *key, u32 len)
-{
-	return f->ops->test(f, f->ops->hash(f, key, len));
+	kb_filter_add_hash(f, kb_filter_hash(f, key, len));
 }
 
 bool kb_filter_test_and_add(struct kb_filter *f, const void *key, u32 len)
 {
-	u64 h = f->ops->hash(f, key, len);
-	bool was = f->ops->test(f, h);
+	u64 h = kb_filter_hash(f, key, len);
+	bool was = kb_filter_test_hash(f, h);
 
 	/* counting filters count every add, so that deletes stay exact */
 	if (!was || f->ops->del)
@@ -198,47 +216,17 @@ bool kb_filter_test_and_add(struct kb_filter *f, const void *key, u32 len)
 	return !was;
 }
 
+/* deletes are counting's, through its ops: a control-plane operation */
 int kb_filter_del(struct kb_filter *f, const void *key, u32 len)
 {
 	u64 h;
 
 	if (!f->ops->del)
 		return -EOPNOTSUPP;
-	h = f->ops->hash(f, key, len);
+	h = kb_filter_hash(f, key, len);
 	if (unlikely(f->fill))
 		return f->ops->del_fill(f, h);
 	return f->ops->del(f, h);
-}
-
-void kb_filter_add_hash(struct kb_filter *f, u64 h)
-{
-	if (unlikely(f->fill))
-		f->ops->add_fill(f, h);
-	else
-		f->ops->add(f, h);
-}
-
-bool kb_filter_test_hash(const struct kb_filter *f, u64 h)
-{
-	return f->ops->test(f, h);
-}
-
-void kb_filter_add_many(struct kb_filter *f, const struct kb_key *keys,
-			u32 n)
-{
-	f->ops->add_many(f, keys, n);
-}
-
-u32 kb_filter_test_many(const struct kb_filter *f, const struct kb_key *keys,
-			u32 n, u64 *bitmap)
-{
-	return f->ops->test_many(f, keys, n, bitmap);
-}
-
-u32 kb_filter_test_and_add_many(struct kb_filter *f,
-				const struct kb_key *keys, u32 n, u64 *bitmap)
-{
-	return f->ops->test_and_add_many(f, keys, n, bitmap);
 }
 
 int kb_filter_del_many(struct kb_filter *f, const struct kb_key *keys, u32 n,
