@@ -49,6 +49,7 @@ TEST(get_test_put_busy)
 	struct kb_ioc_info info;
 	struct kb_ioc_create c;
 	int fd = kbt_open();
+	__u64 before;
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(-ENOENT, cmd("get c.none"));
@@ -65,6 +66,15 @@ TEST(get_test_put_busy)
 	EXPECT_EQ(0, query("addr4 10.0.0.2"));
 	EXPECT_EQ(0, query("addr6 ::1"));
 	EXPECT_EQ(1, query("test 0a000001"));
+	/* the benchmark's lookups: counted as lookups, bad counts refused */
+	ASSERT_EQ(0, kbt_info(fd, "c.v4", &info));
+	EXPECT_EQ(-EINVAL, cmd("bench 0"));
+	EXPECT_EQ(-EINVAL, cmd("bench x"));
+	EXPECT_EQ(-EINVAL, cmd("bench 4294967297"));
+	before = info.lookups;
+	EXPECT_EQ(0, cmd("bench 1000"));
+	ASSERT_EQ(0, kbt_info(fd, "c.v4", &info));
+	EXPECT_EQ(before + 1000, info.lookups);
 	/* held: destroy and rename refused */
 	EXPECT_EQ(-EBUSY, kbt_destroy(fd, "c.v4"));
 	EXPECT_EQ(-EBUSY, kbt_name2(fd, KB_CMD_RENAME, "c.v4", "c.v4x"));

@@ -10,6 +10,10 @@
  *   addr4 A.B.C.D     kbloom_test_addr(AF_INET)  -> result "1" or "0"
  *   addr6 ADDR        kbloom_test_addr(AF_INET6) -> result "1" or "0"
  *   keytype           kbloom_key_type()          -> result
+ *   bench N           N lookups of distinct IPv6 addresses through
+ *                     kbloom_test_addr_rcu(), as xt_bloom makes them
+ *                     -> result "picoseconds per lookup"
+ *                     (make bench-kmod; absolute numbers mean nothing)
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -19,6 +23,8 @@
 #include <linux/inet.h>
 #include <linux/socket.h>
 #include <linux/nsproxy.h>
+#include <linux/ktime.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <net/net_namespace.h>
 
@@ -36,6 +42,36 @@ static int kbc_test_hex(const char *hex)
 	if (!n || n % 2 || n / 2 > sizeof(key) || hex2bin(key, hex, n / 2))
 		return -EINVAL;
 	return kbloom_test(kbc_ref, key, n / 2);
+}
+
+/*
+ * Lookups in rounds of 4096 under one rcu_read_lock(), yielding between
+ * rounds; the addresses are a counter spread by a multiplication, so that
+ * no two hash alike.
+ */
+static int kbc_bench(const char *arg, u64 *ps)
+{
+	u64 n, i, t;
+	__be64 addr[2];
+
+	if (kstrtou64(arg, 0, &n) || !n || n > (1ULL << 32))
+		return -EINVAL;
+	t = ktime_get_ns();
+	for (i = 0; i < n;) {
+		u64 end = min(n, i + 4096);
+
+		rcu_read_lock();
+		for (; i < end; i++) {
+			addr[0] = cpu_to_be64(0x20010db800000000ULL);
+			addr[1] = cpu_to_be64(i * 0x9e3779b97f4a7c15ULL);
+			kbloom_test_addr_rcu(kbc_ref, AF_INET6, addr);
+		}
+		rcu_read_unlock();
+		cond_resched();
+	}
+	t = ktime_get_ns() - t;
+	*ps = div64_u64(t * 1000, n);
+	return 0;
 }
 
 static int kbc_do(char *line)
@@ -67,6 +103,14 @@ static int kbc_do(char *line)
 		r = kbloom_key_type(kbc_ref);
 	} else if (!strcmp(cmd, "test") && line) {
 		r = kbc_test_hex(line);
+	} else if (!strcmp(cmd, "bench") && line) {
+		u64 ps;
+
+		r = kbc_bench(line, &ps);
+		if (r)
+			return r;
+		snprintf(kbc_result, sizeof(kbc_result), "%llu", ps);
+		return 0;
 	} else if (!strcmp(cmd, "addr4") && line) {
 		if (!in4_pton(line, -1, addr, -1, NULL))
 			return -EINVAL;
@@ -116,7 +160,7 @@ static const struct kernel_param_ops kbc_result_ops = {
 };
 
 module_param_cb(cmd, &kbc_cmd_ops, NULL, 0200);
-MODULE_PARM_DESC(cmd, "command: get NAME | put | test HEX | addr4 A | addr6 A | keytype");
+MODULE_PARM_DESC(cmd, "command: get NAME | put | test HEX | addr4 A | addr6 A | keytype | bench N");
 module_param_cb(result, &kbc_result_ops, NULL, 0400);
 MODULE_PARM_DESC(result, "result of the last command");
 
