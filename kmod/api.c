@@ -155,3 +155,27 @@ bool kbloom_test_addr(struct kbloom_ref *ref, int family, const void *addr)
 	return hit;
 }
 EXPORT_SYMBOL_GPL(kbloom_test_addr);
+
+u64 kbloom_id_rcu(struct net *net, const char *name)
+{
+	struct kb_set *s;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "called outside an RCU read-side section");
+	s = kb_set_find_rcu(net, name);
+	return s ? s->id : 0;
+}
+EXPORT_SYMBOL_GPL(kbloom_id_rcu);
+
+int kbloom_name_rcu(struct net *net, u64 id, char *buf)
+{
+	struct kb_set *s;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "called outside an RCU read-side section");
+	s = kb_set_find_id_rcu(net, id);
+	if (!s)
+		return -ENOENT;
+	strscpy(buf, rcu_dereference_check(s->nm, rcu_read_lock_any_held())->name,
+		KB_NAME_MAX);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kbloom_name_rcu);
