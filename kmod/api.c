@@ -49,20 +49,6 @@ u32 kbloom_key_type(const struct kbloom_ref *ref)
 EXPORT_SYMBOL_GPL(kbloom_key_type);
 
 /*
- * One key through the kind's ops (public in kb_core.h) rather than
- * kb_filter_test(): on the per-packet path that wrapper is one more call
- * and return, which is most of what a lookup costs where memory is cheap.
- * gozero has no one-hash scheme (no hash op): kb_filter_test() runs it.
- */
-static __always_inline bool kb_ref_probe(const struct kb_filter *f,
-					 const void *key, u32 len)
-{
-	if (unlikely(!f->ops->hash))
-		return kb_filter_test(f, key, len);
-	return f->ops->test(f, f->ops->hash(f, key, len));
-}
-
-/*
  * this_cpu ops: safe against interrupts on this CPU.  Most tested keys are
  * absent, so a lookup usually costs one per-CPU increment.
  */
@@ -83,7 +69,7 @@ bool kbloom_test(struct kbloom_ref *ref, const void *key, u32 len)
 
 	rcu_read_lock();
 	g = rcu_dereference(s->gen);
-	hit = kb_ref_probe(&g->f, key, len);
+	hit = kb_filter_test(&g->f, key, len);
 	rcu_read_unlock();
 	kb_ref_count(s, hit);
 	return hit;
@@ -114,7 +100,7 @@ static bool kb_test_prefixes(const struct kb_filter *f, const u64 *plens,
 
 			bits &= ~(1ULL << b);
 			kb_key_net(key, addr, alen, w * 64 + b);
-			if (kb_ref_probe(f, key, alen + 1))
+			if (kb_filter_test(f, key, alen + 1))
 				return true;
 		}
 	}
@@ -128,9 +114,9 @@ static __always_inline bool kb_gen_test_addr(const struct kb_filter *f,
 
 	switch (f->p.key_type) {
 	case KB_KEY_IPV4:
-		return v4 && kb_ref_probe(f, addr, 4);
+		return v4 && kb_filter_test(f, addr, 4);
 	case KB_KEY_IPV6:
-		return !v4 && kb_ref_probe(f, addr, 16);
+		return !v4 && kb_filter_test(f, addr, 16);
 	case KB_KEY_NET4:
 		return v4 && kb_test_prefixes(f, &f->p.plen4, 4, addr);
 	case KB_KEY_NET6:
@@ -139,7 +125,7 @@ static __always_inline bool kb_gen_test_addr(const struct kb_filter *f,
 		return v4 ? kb_test_prefixes(f, &f->p.plen4, 4, addr) :
 			    kb_test_prefixes(f, f->p.plen6, 16, addr);
 	default:	/* ip, bytes, str: the raw address */
-		return kb_ref_probe(f, addr, v4 ? 4 : 16);
+		return kb_filter_test(f, addr, v4 ? 4 : 16);
 	}
 }
 
@@ -169,3 +155,27 @@ bool kbloom_test_addr(struct kbloom_ref *ref, int family, const void *addr)
 	return hit;
 }
 EXPORT_SYMBOL_GPL(kbloom_test_addr);
+
+u64 kbloom_id_rcu(struct net *net, const char *name)
+{
+	struct kb_set *s;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "called outside an RCU read-side section");
+	s = kb_set_find_rcu(net, name);
+	return s ? s->id : 0;
+}
+EXPORT_SYMBOL_GPL(kbloom_id_rcu);
+
+int kbloom_name_rcu(struct net *net, u64 id, char *buf)
+{
+	struct kb_set *s;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "called outside an RCU read-side section");
+	s = kb_set_find_id_rcu(net, id);
+	if (!s)
+		return -ENOENT;
+	strscpy(buf, rcu_dereference_check(s->nm, rcu_read_lock_any_held())->name,
+		KB_NAME_MAX);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kbloom_name_rcu);

@@ -75,9 +75,28 @@ struct kb_acct {
 	struct list_head node;		/* KB_ACCT_USER: the user table */
 };
 
+/*
+ * The lockless index of a namespace's filters (kfuncs cannot take a
+ * mutex): hash chains of names and of ids, changed under kb_net.lock,
+ * read under RCU.  A name is an entry of its own, never changed once
+ * published: a rename publishes the new name's entry before it unpublishes
+ * the old one, so a filter is always reachable under one of them.
+ */
+#define KB_NET_HASH_BITS	6
+
+struct kb_name {
+	struct hlist_node node;		/* kb_net.names */
+	struct kb_set *set;
+	char name[KB_NAME_MAX];		/* zero-padded */
+	struct rcu_head rcu;
+};
+
 struct kb_net {
-	struct mutex lock;		/* sets, nsets, reg_gen */
-	struct list_head sets;
+	struct mutex lock;		/* sets, nsets, reg_gen, the index */
+	struct list_head sets;		/* in creation order, for walks */
+	struct hlist_head names[1 << KB_NET_HASH_BITS];	/* kb_name, RCU */
+	struct hlist_head ids[1 << KB_NET_HASH_BITS];	/* kb_set, RCU */
+	u32 seed;			/* of the name hash */
 	u32 nsets;
 	u64 reg_gen;			/* bumped by create/destroy/rename/swap */
 	struct kb_acct *acct;		/* payload bytes of its generations,
@@ -109,11 +128,15 @@ struct kb_pcpu {
 
 struct kb_set {
 	struct list_head node;		/* kb_net.sets */
-	char name[KB_NAME_MAX];		/* under kb_net.lock */
-	u64 id;				/* unique, never reused: holders
-					 * that must not pin the filter
-					 * (dumps, transactions) re-find
-					 * it by id
+	struct kb_name __rcu *nm;	/* its name: changed under
+					 * kb_net.lock, read under RCU
+					 */
+	struct hlist_node id_node;	/* kb_net.ids */
+	u64 id;				/* unique in the module, never
+					 * reused while it is loaded:
+					 * holders that must not pin the
+					 * filter (dumps, transactions,
+					 * BPF programs) re-find it by id
 					 */
 	u32 key_type;			/* never changes */
 	bool dead;			/* unlinked: written under kb_set.lock,
@@ -150,6 +173,7 @@ struct kb_info {
 	u64 hits;
 	u64 adds;
 	u64 gen_id;
+	u64 set_id;
 	u32 refs;
 };
 
@@ -204,6 +228,17 @@ void kb_net_exit(struct net *net);
 bool kb_name_ok(const char *name, struct netlink_ext_ack *extack);
 struct kb_set *kb_set_find(struct net *net, const char *name, bool user);
 struct kb_set *kb_set_find_id(struct net *net, u64 id);
+/*
+ * Lockless lookups (in an RCU read-side section, or under kb_net.lock):
+ * the filter of that name or id, or NULL; never sleep.  The filter stays
+ * valid until the section ends; kb_set_get_rcu() takes a reference on it
+ * (NULL if it is being destroyed).
+ */
+struct kb_set *kb_set_find_rcu(struct net *net, const char *name);
+struct kb_set *kb_set_find_id_rcu(struct net *net, u64 id);
+struct kb_set *kb_set_get_rcu(struct kb_set *s);
+/* the filter's current name into buf (KB_NAME_MAX bytes) */
+void kb_set_name(struct kb_set *s, char *buf);
 void kb_set_put(struct kb_set *s);
 /*
  * *over (may be NULL) is set true when this add took the filter over its

@@ -67,4 +67,21 @@ bool kbloom_test_addr(struct kbloom_ref *ref, int family, const void *addr);
 bool kbloom_test_addr_rcu(struct kbloom_ref *ref, int family,
 			  const void *addr);
 
+/*
+ * Lockless lookups by name and by id, for callers that cannot sleep (BPF
+ * programs through kfuncs): in an RCU read-side critical section; they
+ * never sleep and take no lock.  A filter's id is unique and never reused
+ * while kbloom is loaded; it follows the filter through renames and swaps
+ * (a swap exchanges contents, not names or ids), and an id kept across a
+ * destroy and a create of the same name finds nothing.  A rename publishes
+ * the new name before it unpublishes the old one: a lookup of the old
+ * name that misses, followed by one of the new name, finds the filter.
+ */
+
+/* the id of net's filter called name, 0 if there is none */
+u64 kbloom_id_rcu(struct net *net, const char *name);
+
+/* the current name of net's filter id into buf[32]: 0, or -ENOENT */
+int kbloom_name_rcu(struct net *net, u64 id, char *buf);
+
 #endif /* _KBLOOM_H */

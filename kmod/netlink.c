@@ -112,7 +112,8 @@ static int kb_nl_fill_info(struct sk_buff *skb, struct kb_set *s,
 	    kb_nl_put_u64(skb, KB_A_LOOKUPS, i.lookups) ||
 	    kb_nl_put_u64(skb, KB_A_HITS, i.hits) ||
 	    kb_nl_put_u64(skb, KB_A_ADDS, i.adds) ||
-	    kb_nl_put_u64(skb, KB_A_GENERATION, i.gen_id))
+	    kb_nl_put_u64(skb, KB_A_GENERATION, i.gen_id) ||
+	    kb_nl_put_u64(skb, KB_A_ID, i.set_id))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -13,6 +13,8 @@
 #include <linux/random.h>
 #include <linux/string.h>
 #include <linux/sched.h>
+#include <linux/jhash.h>
+#include <linux/hash.h>
 
 #include "internal.h"
 
@@ -30,15 +32,91 @@ bool kb_name_ok(const char *name, struct netlink_ext_ack *extack)
 
 /* ---- filters ------------------------------------------------------------ */
 
-static struct kb_set *kb_set_lookup(struct kb_net *kn, const char *name)
+/* ---- the index (internal.h: struct kb_name) ---------------------------- */
+
+static struct hlist_head *kb_name_chain(struct kb_net *kn, const char *padded)
 {
+	u32 h = jhash(padded, KB_NAME_MAX, kn->seed);
+
+	return &kn->names[hash_32(h, KB_NET_HASH_BITS)];
+}
+
+static struct hlist_head *kb_id_chain(struct kb_net *kn, u64 id)
+{
+	return &kn->ids[hash_64(id, KB_NET_HASH_BITS)];
+}
+
+/* the filter named name in kn; RCU or kn->lock */
+static struct kb_set *kb_index_name(struct kb_net *kn, const char *name)
+{
+	char key[KB_NAME_MAX];
+	struct kb_name *e;
+
+	if (strscpy_pad(key, name, sizeof(key)) < 0)
+		return NULL;
+	hlist_for_each_entry_rcu(e, kb_name_chain(kn, key), node,
+				 lockdep_is_held(&kn->lock))
+		if (!memcmp(e->name, key, KB_NAME_MAX))
+			return e->set;
+	return NULL;
+}
+
+static struct kb_name *kb_name_new(struct kb_set *s, const char *name)
+{
+	struct kb_name *e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+
+	if (e) {
+		e->set = s;
+		strscpy_pad(e->name, name, KB_NAME_MAX);
+	}
+	return e;
+}
+
+struct kb_set *kb_set_find_rcu(struct net *net, const char *name)
+{
+	return kb_index_name(kb_net(net), name);
+}
+
+struct kb_set *kb_set_find_id_rcu(struct net *net, u64 id)
+{
+	struct kb_net *kn = kb_net(net);
 	struct kb_set *s;
 
-	lockdep_assert_held(&kn->lock);
-	list_for_each_entry(s, &kn->sets, node)
-		if (!strncmp(s->name, name, KB_NAME_MAX))
+	hlist_for_each_entry_rcu(s, kb_id_chain(kn, id), id_node,
+				 lockdep_is_held(&kn->lock))
+		if (s->id == id)
 			return s;
 	return NULL;
+}
+
+/*
+ * A reference on s, found under RCU: none if its last reference is gone
+ * (it is being freed) or it is destroyed (unlinked, a reader raced it).
+ */
+struct kb_set *kb_set_get_rcu(struct kb_set *s)
+{
+	if (!s || !refcount_inc_not_zero(&s->ref))
+		return NULL;
+	if (READ_ONCE(s->dead)) {
+		kb_set_put(s);
+		return NULL;
+	}
+	return s;
+}
+
+void kb_set_name(struct kb_set *s, char *buf)
+{
+	rcu_read_lock();
+	strscpy(buf, rcu_dereference(s->nm)->name, KB_NAME_MAX);
+	rcu_read_unlock();
+}
+
+/* ---- filters ------------------------------------------------------------ */
+
+static struct kb_set *kb_set_lookup(struct kb_net *kn, const char *name)
+{
+	lockdep_assert_held(&kn->lock);
+	return kb_index_name(kn, name);
 }
 
 /*
@@ -64,24 +142,16 @@ struct kb_set *kb_set_find(struct net *net, const char *name, bool user)
 
 /*
  * A referenced filter by id (kb_set.id), or ERR_PTR(-ENOENT) once it is
- * destroyed.  For holders that must not pin a filter between steps: a walk
- * of at most max_filters entries.
+ * destroyed.  For holders that must not pin a filter between steps.
  */
 struct kb_set *kb_set_find_id(struct net *net, u64 id)
 {
-	struct kb_net *kn = kb_net(net);
-	struct kb_set *s, *found = NULL;
+	struct kb_set *s;
 
-	mutex_lock(&kn->lock);
-	list_for_each_entry(s, &kn->sets, node) {
-		if (s->id == id) {
-			refcount_inc(&s->ref);
-			found = s;
-			break;
-		}
-	}
-	mutex_unlock(&kn->lock);
-	return found ?: ERR_PTR(-ENOENT);
+	rcu_read_lock();
+	s = kb_set_get_rcu(kb_set_find_id_rcu(net, id));
+	rcu_read_unlock();
+	return s ?: ERR_PTR(-ENOENT);
 }
 
 static void kb_set_free_rcu(struct rcu_head *head)
@@ -89,6 +159,7 @@ static void kb_set_free_rcu(struct rcu_head *head)
 	struct kb_set *s = container_of(head, struct kb_set, rcu);
 
 	kb_gen_release(rcu_dereference_protected(s->gen, true));
+	kfree(rcu_dereference_protected(s->nm, true));
 	free_percpu(s->stats);
 	kfree(s);
 }
@@ -193,6 +264,7 @@ int kb_set_info(struct kb_set *s, struct kb_info *info)
 	info->p = g->f.p;
 	info->count = g->count;
 	info->gen_id = g->id;
+	info->set_id = s->id;
 	f = g->f;
 	/* the counters only: kb_filter_stats_fill() reads no term */
 	fill = *g->fill;
@@ -207,6 +279,7 @@ int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
 			 struct netlink_ext_ack *extack)
 {
 	struct kb_net *kn = kb_net(net);
+	struct kb_name *nm;
 	struct kb_set *s;
 
 	lockdep_assert_held(&kn->lock);
@@ -226,13 +299,22 @@ int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
 		kfree(s);
 		return -ENOMEM;
 	}
-	strscpy(s->name, name, KB_NAME_MAX);
+	nm = kb_name_new(s, name);
+	if (!nm) {
+		free_percpu(s->stats);
+		kfree(s);
+		return -ENOMEM;
+	}
+	RCU_INIT_POINTER(s->nm, nm);
 	s->id = atomic64_inc_return(&kb_set_ids);
 	s->key_type = g->f.p.key_type;
 	mutex_init(&s->lock);
 	refcount_set(&s->ref, 1);
 	RCU_INIT_POINTER(s->gen, g);
 	list_add_tail(&s->node, &kn->sets);
+	/* published last: lockless readers find a complete filter */
+	hlist_add_head_rcu(&s->id_node, kb_id_chain(kn, s->id));
+	hlist_add_head_rcu(&nm->node, kb_name_chain(kn, nm->name));
 	kn->nsets++;
 	kn->reg_gen++;
 	return 0;
@@ -359,6 +441,10 @@ static void kb_set_unlink(struct net *net, struct kb_set *s)
 	mutex_lock(&s->lock);
 	WRITE_ONCE(s->dead, true);	/* TEST reads it without the lock */
 	mutex_unlock(&s->lock);
+	/* s->nm stays for readers that hold s; freed with s */
+	hlist_del_rcu(&rcu_dereference_protected(s->nm,
+						 lockdep_is_held(&kn->lock))->node);
+	hlist_del_rcu(&s->id_node);
 	list_del(&s->node);
 	kn->nsets--;
 	kn->reg_gen++;
@@ -483,11 +569,18 @@ int kb_reg_rename(struct net *net, const char *from, const char *to,
 		  struct netlink_ext_ack *extack)
 {
 	struct kb_net *kn = kb_net(net);
+	struct kb_name *nm, *old;
 	struct kb_set *s;
 	int ret = 0;
 
-	if (mutex_lock_killable(&kn->lock))
+	/* the new name's entry, allocated before anything changes */
+	nm = kb_name_new(NULL, to);
+	if (!nm)
+		return -ENOMEM;
+	if (mutex_lock_killable(&kn->lock)) {
+		kfree(nm);
 		return -EINTR;
+	}
 	s = kb_set_lookup(kn, from);
 	if (!s) {
 		NL_SET_ERR_MSG_MOD(extack, "no such filter");
@@ -500,10 +593,25 @@ int kb_reg_rename(struct net *net, const char *from, const char *to,
 		NL_SET_ERR_MSG_MOD(extack, "filter in use by an in-kernel consumer");
 		ret = -EBUSY;
 	} else {
-		strscpy(s->name, to, KB_NAME_MAX);
+		/*
+		 * Remove + insert, the new name first: a lockless reader that
+		 * misses the old name and then looks up the new one finds the
+		 * filter (the write barrier orders the two for other CPUs).
+		 */
+		old = rcu_dereference_protected(s->nm,
+						lockdep_is_held(&kn->lock));
+		nm->set = s;
+		hlist_add_head_rcu(&nm->node, kb_name_chain(kn, nm->name));
+		/* the new name visible to all before the old one goes */
+		smp_wmb();
+		hlist_del_rcu(&old->node);
+		rcu_assign_pointer(s->nm, nm);
+		kfree_rcu(old, rcu);
 		kn->reg_gen++;
+		nm = NULL;
 	}
 	mutex_unlock(&kn->lock);
+	kfree(nm);
 	if (!ret)
 		kb_reg_announce(net, KB_EVENT_RENAMED, from, to);
 	return ret;
@@ -533,7 +641,9 @@ int kb_reg_walk(struct net *net, unsigned long *pos, u64 *reg_gen,
 			if (i++ < *pos)
 				continue;
 			refcount_inc(&s->ref);
-			strscpy(names[n], s->name, KB_NAME_MAX);
+			strscpy(names[n], rcu_dereference_protected(s->nm,
+					lockdep_is_held(&kn->lock))->name,
+				KB_NAME_MAX);
 			batch[n++] = s;
 			if (n == KB_WALK_BATCH)
 				break;
@@ -559,6 +669,8 @@ int kb_net_init(struct net *net)
 
 	mutex_init(&kn->lock);
 	INIT_LIST_HEAD(&kn->sets);
+	/* the heads are zeroed (empty hlists) with the rest of kn */
+	kn->seed = get_random_u32();
 	kn->acct = kb_acct_netns_new(net);
 	return kn->acct ? 0 : -ENOMEM;
 }

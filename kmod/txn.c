@@ -84,9 +84,7 @@ int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
 		} else {
 			ret = kb_set_replace(t->net, s, t->gen, extack);
 			/* the event names the filter as it is called now */
-			mutex_lock(&kn->lock);
-			strscpy(name, s->name, sizeof(name));
-			mutex_unlock(&kn->lock);
+			kb_set_name(s, name);
 			kb_set_put(s);
 		}
 	} else {

@@ -85,6 +85,7 @@ bench-kmod: modules $(ST_BUILD)/kbloom_bench
 	@rm -rf $(KB_BENCH_KMOD_OUT); mkdir -p $(KB_BENCH_KMOD_OUT)
 	$(KB_VM_RUN) -k $(KVER) -o $(KB_BENCH_KMOD_OUT) \
 		--insmod $(KBUILD_DIR)/kmod/kbloom.ko \
+		--insmod $(KBUILD_DIR)/selftests/kmod/kb_consumer.ko \
 		--run '$(ST_BUILD)/kbloom_bench $(if $(BENCH_SMALL),--small) --json $(KB_BENCH_KMOD_OUT)/bench-kmod.json'
 	cp $(KB_BENCH_KMOD_OUT)/bench-kmod.json $(BUILD)/bench-kmod.json
 	@cat $(BUILD)/bench-kmod.json

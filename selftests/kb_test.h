@@ -288,6 +288,7 @@ static inline int kbt_info(int fd, const char *name, struct kb_ioc_info *i)
 	if (tb[KB_A_OVER_CAPACITY])
 		i->over_capacity = *(__u8 *)kbtn_data(tb[KB_A_OVER_CAPACITY]);
 	i->refs = kbt_nla_u32(tb, KB_A_REFS);
+	i->id = kbt_nla_u64(tb, KB_A_ID);
 	i->lookups = kbt_nla_u64(tb, KB_A_LOOKUPS);
 	i->hits = kbt_nla_u64(tb, KB_A_HITS);
 	i->adds = kbt_nla_u64(tb, KB_A_ADDS);

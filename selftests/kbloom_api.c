@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The in-kernel consumer API through the kb_consumer test module, and
- * network namespace isolation and cleanup.
+ * network namespace isolation and cleanup; the lockless index by name and
+ * by id (ids unique, kept across renames and swaps, never reused; renames
+ * never hide a filter from a lockless reader).
  */
+#include <pthread.h>
 #include <sched.h>
 #include <arpa/inet.h>
 #include <sys/wait.h>
@@ -30,6 +33,61 @@ static int query(const char *c)
 	return ret ? ret : atoi(buf);
 }
 
+/* a query whose result is a u64 (ids): the value, or 0 and *err set */
+static __u64 query_u64(const char *c, int *err)
+{
+	char buf[64];
+
+	*err = cmd(c);
+	if (!*err)
+		*err = kbt_param_read(RESULT, buf, sizeof(buf));
+	return *err ? 0 : strtoull(buf, NULL, 10);
+}
+
+static __u64 id_of(const char *name)
+{
+	char c[64];
+	int err;
+	__u64 id;
+
+	snprintf(c, sizeof(c), "id %s", name);
+	id = query_u64(c, &err);
+	return err ? ~0ULL : id;
+}
+
+/* the name kbloom_name_rcu() gives id, or "-errno" */
+static const char *name_of(__u64 id, char *buf, size_t len)
+{
+	char c[64];
+	int err;
+
+	snprintf(c, sizeof(c), "name %llu", (unsigned long long)id);
+	err = cmd(c);
+	if (!err)
+		err = kbt_param_read(RESULT, buf, len);
+	if (err)
+		snprintf(buf, len, "%d", err);
+	buf[strcspn(buf, "\n")] = 0;
+	return buf;
+}
+
+/* KB_A_ID of a netlink get, 0 if none */
+static __u64 nl_id(int fd, const char *name)
+{
+	struct nlattr *tb[KB_A_MAX + 1];
+	struct kbtn *n = kbt_nl(fd);
+	__u64 id = 0;
+
+	if (!n)
+		return 0;
+	if (!kbtn_name_cmd(n, KB_CMD_GET, name) && n->reply_len) {
+		kbtn_parse((struct nlmsghdr *)n->reply, tb, KB_A_MAX);
+		id = kbt_nla_u64(tb, KB_A_ID);
+	}
+	kbt_nl_put(fd, n);
+	return id;
+}
+
 static int add_addr(int fd, const char *name, int family, const char *a,
 		    int plen)
 {
@@ -49,6 +107,7 @@ TEST(get_test_put_busy)
 	struct kb_ioc_info info;
 	struct kb_ioc_create c;
 	int fd = kbt_open();
+	__u64 before;
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(-ENOENT, cmd("get c.none"));
@@ -65,6 +124,15 @@ TEST(get_test_put_busy)
 	EXPECT_EQ(0, query("addr4 10.0.0.2"));
 	EXPECT_EQ(0, query("addr6 ::1"));
 	EXPECT_EQ(1, query("test 0a000001"));
+	/* the benchmark's lookups: counted as lookups, bad counts refused */
+	ASSERT_EQ(0, kbt_info(fd, "c.v4", &info));
+	EXPECT_EQ(-EINVAL, cmd("bench 0"));
+	EXPECT_EQ(-EINVAL, cmd("bench x"));
+	EXPECT_EQ(-EINVAL, cmd("bench 4294967297"));
+	before = info.lookups;
+	EXPECT_EQ(0, cmd("bench 1000"));
+	ASSERT_EQ(0, kbt_info(fd, "c.v4", &info));
+	EXPECT_EQ(before + 1000, info.lookups);
 	/* held: destroy and rename refused */
 	EXPECT_EQ(-EBUSY, kbt_destroy(fd, "c.v4"));
 	EXPECT_EQ(-EBUSY, kbt_name2(fd, KB_CMD_RENAME, "c.v4", "c.v4x"));
@@ -187,6 +255,119 @@ TEST(netns_isolation_and_cleanup)
 	EXPECT_EQ(1, query("addr4 1.2.3.4"));
 	EXPECT_EQ(0, cmd("put"));
 	EXPECT_EQ(0, kbt_destroy(fd, "n.parent"));
+	close(fd);
+}
+
+TEST(ids)
+{
+	unsigned char k[4] = { 1, 2, 3, 4 };
+	struct kb_ioc_info info;
+	__u64 id1, id2, id3;
+	char buf[64];
+	int fd = kbt_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kbt_create(fd, "i.a", KB_KIND_BLOCKED, KB_KEY_BYTES, 100));
+	ASSERT_EQ(0, kbt_create(fd, "i.b", KB_KIND_BLOCKED, KB_KEY_BYTES, 100));
+	ASSERT_EQ(0, kbt_keys(fd, KB_IOC_ADD, "i.b", 0, k, 4, 1, NULL, NULL));
+	id1 = id_of("i.a");
+	id2 = id_of("i.b");
+	ASSERT_NE(0, id1);
+	ASSERT_NE(~0ULL, id1);
+	ASSERT_NE(0, id2);
+	ASSERT_NE(id1, id2);
+	/* netlink reports the same ids */
+	EXPECT_EQ(id1, nl_id(fd, "i.a"));
+	EXPECT_EQ(id2, nl_id(fd, "i.b"));
+	EXPECT_STREQ("i.a", name_of(id1, buf, sizeof(buf)));
+	EXPECT_EQ(0, id_of("i.none"));
+	EXPECT_EQ(0, id_of("name.too.long.for.a.filter.name.x"));
+	EXPECT_STREQ("-2", name_of(0, buf, sizeof(buf)));
+	EXPECT_EQ(-EINVAL, cmd("name x"));
+
+	/* rename: the id follows the filter; the old name finds nothing */
+	ASSERT_EQ(0, kbt_name2(fd, KB_CMD_RENAME, "i.a", "i.c"));
+	EXPECT_EQ(id1, id_of("i.c"));
+	EXPECT_EQ(0, id_of("i.a"));
+	EXPECT_STREQ("i.c", name_of(id1, buf, sizeof(buf)));
+	EXPECT_EQ(id1, nl_id(fd, "i.c"));
+
+	/* swap exchanges contents: names keep their ids */
+	ASSERT_EQ(0, kbt_name2(fd, KB_CMD_SWAP, "i.c", "i.b"));
+	EXPECT_EQ(id1, id_of("i.c"));
+	EXPECT_EQ(id2, id_of("i.b"));
+	ASSERT_EQ(0, kbt_info(fd, "i.c", &info));
+	EXPECT_EQ(1, info.count);
+
+	/* destroy + create of the same name: a new id; the old finds nothing */
+	ASSERT_EQ(0, kbt_destroy(fd, "i.c"));
+	EXPECT_STREQ("-2", name_of(id1, buf, sizeof(buf)));
+	ASSERT_EQ(0, kbt_create(fd, "i.c", KB_KIND_BLOCKED, KB_KEY_BYTES, 100));
+	id3 = id_of("i.c");
+	EXPECT_NE(id1, id3);
+	EXPECT_LT(id2, id3);
+	EXPECT_STREQ("-2", name_of(id1, buf, sizeof(buf)));
+	EXPECT_STREQ("i.c", name_of(id3, buf, sizeof(buf)));
+	EXPECT_EQ(0, kbt_destroy(fd, "i.b"));
+	EXPECT_EQ(0, kbt_destroy(fd, "i.c"));
+	close(fd);
+}
+
+#define CHASE_N	300
+
+struct chase {
+	char result[64];
+	int err;
+};
+
+static void *chase_thread(void *arg)
+{
+	struct chase *c = arg;
+	char line[64];
+
+	snprintf(line, sizeof(line), "chase r. %d", CHASE_N);
+	c->err = cmd(line);
+	if (!c->err)
+		c->err = kbt_param_read(RESULT, c->result, sizeof(c->result));
+	return NULL;
+}
+
+/*
+ * A lockless reader chases a filter renamed r.0 -> r.1 -> ... -> r.300
+ * by another task: looking up the names from the last it found on, in
+ * order, it always finds the filter, under its own id.
+ */
+TEST(rename_chase)
+{
+	unsigned long long misses, wrong, seen, rounds;
+	struct chase c = { .err = -1 };
+	char a[32], b[32];
+	pthread_t t;
+	__u64 id;
+	int fd = kbt_open(), i;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kbt_create(fd, "r.0", KB_KIND_BLOCKED, KB_KEY_BYTES, 100));
+	id = id_of("r.0");
+	ASSERT_EQ(0, pthread_create(&t, NULL, chase_thread, &c));
+	usleep(20 * 1000);
+	for (i = 0; i < CHASE_N; i++) {
+		snprintf(a, sizeof(a), "r.%d", i);
+		snprintf(b, sizeof(b), "r.%d", i + 1);
+		ASSERT_EQ(0, kbt_name2(fd, KB_CMD_RENAME, a, b));
+	}
+	pthread_join(t, NULL);
+	ASSERT_EQ(0, c.err);
+	ASSERT_EQ(4, sscanf(c.result, "%llu %llu %llu %llu", &misses, &wrong,
+			    &seen, &rounds));
+	TH_LOG("chase: %llu rounds, %llu of %d names seen", rounds, seen,
+	       CHASE_N + 1);
+	EXPECT_EQ(0, misses);
+	EXPECT_EQ(0, wrong);
+	EXPECT_LE(2, seen);
+	EXPECT_EQ(id, id_of(b));
+	EXPECT_EQ(id, nl_id(fd, b));
+	EXPECT_EQ(0, kbt_destroy(fd, b));
 	close(fd);
 }
 

@@ -317,6 +317,35 @@ static int done_nl_new(CTX *c, int ret)
 	return done_new(c, ret);
 }
 
+/* LIVE -> NEW: the new name's entry is allocated before anything changes */
+static int run_nl_rename(CTX *c)
+{
+	int ret;
+
+	kbtn_init(&req, c->nl->family, KB_CMD_RENAME, 0);
+	kbtn_put_str(&req, KB_A_NAME, LIVE);
+	kbtn_put_str(&req, KB_A_NAME2, NEW);
+	ret = kbtn_do(c->nl, &req);
+	/* ENOBUFS: the ack was lost (the fault is spent); renamed if NEW is */
+	if (ret == -ENOBUFS && exists(c, NEW))
+		ret = 0;
+	return ret;
+}
+
+/* failed: LIVE kept its name (walk() compared it), NEW is none; else back */
+static int done_nl_rename(CTX *c, int ret)
+{
+	bool e;
+
+	nl_close(c);
+	e = exists(c, NEW);
+	if (ret)
+		return e ? -1 : 0;
+	if (!e || exists(c, LIVE))
+		return -1;
+	return kbt_name2(c->fd, KB_CMD_RENAME, NEW, LIVE);
+}
+
 static int run_nl_get(CTX *c)
 {
 	kbtn_init(&req, c->nl->family, KB_CMD_GET, 0);
@@ -528,6 +557,12 @@ TEST_F_TIMEOUT(fi, create, 600)
 	WALK(.name = "netlink create (vmalloc)", .prep = prep_nl,
 	     .run = run_nl_create, .done = done_nl_new, .nl = true,
 	     .items = 100000);
+}
+
+TEST_F_TIMEOUT(fi, rename, 600)
+{
+	WALK(.name = "netlink rename", .prep = prep_nl, .run = run_nl_rename,
+	     .done = done_nl_rename, .nl = true);
 }
 
 TEST_F_TIMEOUT(fi, add, 600)

@@ -63,6 +63,9 @@ TEST(create_get_destroy)
 	EXPECT_EQ(info.expected_fpr_ppb,
 		  kbtn_u32(tb[KB_A_EXPECTED_FPR_PPB]));
 	EXPECT_EQ(info.generation, kbtn_u64(tb[KB_A_GENERATION]));
+	ASSERT_NE(NULL, tb[KB_A_ID]);
+	EXPECT_NE(0, kbtn_u64(tb[KB_A_ID]));
+	EXPECT_EQ(info.id, kbtn_u64(tb[KB_A_ID]));
 	EXPECT_EQ(0, memcmp(info.seed, kbtn_data(tb[KB_A_SEED]), 16));
 	EXPECT_EQ(0, kbtn_u64(tb[KB_A_COUNT]));
 	EXPECT_EQ(0, kbtn_u64(tb[KB_A_EST_ITEMS]));

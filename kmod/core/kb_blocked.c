@@ -12,11 +12,6 @@
  */
 #include "kb_internal.h"
 
-static u64 blk_hash(const struct kb_filter *f, const void *key, u32 len)
-{
-	return kb_hash_seeded(f, key, len);
-}
-
 /*
  * Probe j (1..k) of a key uses x_j = h * C^j: bit x_j >> 55 of the block,
  * i.e. bit (x_j >> 55) & 63 of word x_j >> 61.  BLK_PROBES() runs k probes
@@ -122,21 +117,6 @@ static KB_ALWAYS_INLINE void blk_add_i(struct kb_filter *f, u64 h, u64 *b)
 	BLK_PROBES(f->p.k, BLK_ADD_PROBE(b, x));
 }
 
-static void blk_prefetch(const struct kb_filter *f, u64 h)
-{
-	kb_block_pf(f, h);
-}
-
-static bool blk_test(const struct kb_filter *f, u64 h)
-{
-	return blk_test_i(f, h, kb_block(f, h));
-}
-
-static void blk_add(struct kb_filter *f, u64 h)
-{
-	blk_add_i(f, h, kb_block(f, h));
-}
-
 static KB_ALWAYS_INLINE u32 blk_used(u64 w)
 {
 	return kb_popcount64(w);
@@ -160,19 +140,40 @@ static KB_ALWAYS_INLINE void blk_add_fill_i(struct kb_filter *f, u64 h,
 	kb_fill_move(f->fill, before, blk_block_used(b));
 }
 
-static void blk_add_fill(struct kb_filter *f, u64 h)
+/* the functions of the kind dispatch (kb_core.h) */
+u64 kb_blocked_hash(const struct kb_filter *f, const void *key, u32 len)
 {
-	blk_add_fill_i(f, h, kb_block(f, h));
+	return kb_hash_seeded(f, key, len);
 }
 
-KB_DEFINE_SEEDED_BATCH_OPS(blk, kb_block_pf, kb_block_pfw,
+bool kb_blocked_test_hash(const struct kb_filter *f, u64 h)
+{
+	return blk_test_i(f, h, kb_block(f, h));
+}
+
+bool kb_blocked_test(const struct kb_filter *f, const void *key, u32 len)
+{
+	return kb_blocked_test_hash(f, kb_hash_seeded(f, key, len));
+}
+
+void kb_blocked_add_hash(struct kb_filter *f, u64 h)
+{
+	u64 *b = kb_block(f, h);
+
+	if (unlikely(f->fill))
+		blk_add_fill_i(f, h, b);
+	else
+		blk_add_i(f, h, b);
+}
+
+KB_DEFINE_SEEDED_BATCH_OPS(kb_blocked, kb_block_pf, kb_block_pfw,
 			   blk_test_i, blk_add_i, NULL, blk_add_fill_i, NULL)
 
 /* probe j: bit x_j >> 55 of the block */
 static u32 blk_probes(const struct kb_filter *f, const void *key, u32 len,
 		      u64 *pos)
 {
-	u64 h = blk_hash(f, key, len), x = h, b = kb_block_index(f, h);
+	u64 h = kb_blocked_hash(f, key, len), x = h, b = kb_block_index(f, h);
 	u32 j;
 
 	for (j = 0; j < f->p.k; j++) {
@@ -185,18 +186,10 @@ static u32 blk_probes(const struct kb_filter *f, const void *key, u32 len,
 const struct kb_kind_ops kb_blocked_ops = {
 	.name = "blocked",
 	.kind = KB_KIND_BLOCKED,
-	.hash = blk_hash,
-	.prefetch = blk_prefetch,
-	.add = blk_add,
-	.test = blk_test,
 	.del = NULL,
-	.add_many = blk_add_many,
-	.test_many = blk_test_many,
-	.test_and_add_many = blk_test_and_add_many,
 	.del_many = NULL,
 	.bits_set = blk_bits_set,
 	.est_fpr_q62 = blk_est_fpr_q62,
-	.add_fill = blk_add_fill,
 	.del_fill = NULL,
 	.fill_scan = blk_fill_scan,
 	.probes = blk_probes,

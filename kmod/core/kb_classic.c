@@ -79,12 +79,6 @@ bool kb_leveldb_key_may_match(const void *raw, u64 len, const void *key,
 	return true;
 }
 
-static u64 cls_hash(const struct kb_filter *f KB_UNUSED, const void *key,
-		    u32 len)
-{
-	return kb_leveldb_hash(key, len, KB_CLASSIC_SEED);
-}
-
 static KB_ALWAYS_INLINE u64 cls_hash_i(const struct kb_filter *f KB_UNUSED,
 				       const void *key, u32 len)
 {
@@ -152,27 +146,31 @@ static KB_ALWAYS_INLINE void cls_add_fill_i(struct kb_filter *f, u64 hv,
 	f->fill->bits_set += cls_add_n(f, hv);
 }
 
-static void cls_prefetch(const struct kb_filter *f, u64 h)
+/* the functions of the kind dispatch (kb_core.h) */
+u64 kb_classic_hash(const struct kb_filter *f, const void *key, u32 len)
 {
-	cls_prefetch_i(f, h);
+	return cls_hash_i(f, key, len);
 }
 
-static bool cls_test(const struct kb_filter *f, u64 h)
+bool kb_classic_test_hash(const struct kb_filter *f, u64 h)
 {
 	return cls_test_i(f, h, NULL);
 }
 
-static void cls_add(struct kb_filter *f, u64 h)
+bool kb_classic_test(const struct kb_filter *f, const void *key, u32 len)
 {
-	cls_add_i(f, h, NULL);
+	return cls_test_i(f, cls_hash_i(f, key, len), NULL);
 }
 
-static void cls_add_fill(struct kb_filter *f, u64 h)
+void kb_classic_add_hash(struct kb_filter *f, u64 h)
 {
-	cls_add_fill_i(f, h, NULL);
+	if (unlikely(f->fill))
+		cls_add_fill_i(f, h, NULL);
+	else
+		cls_add_i(f, h, NULL);
 }
 
-KB_DEFINE_BATCH_OPS(cls, cls_hash_i, cls_prefetch_i, cls_prefetch_i,
+KB_DEFINE_BATCH_OPS(kb_classic, cls_hash_i, cls_prefetch_i, cls_prefetch_i,
 		    cls_test_i, cls_add_i, NULL, cls_add_fill_i, NULL)
 
 /* the bytes before the trailing k byte */
@@ -212,18 +210,10 @@ static u32 cls_probes(const struct kb_filter *f, const void *key, u32 len,
 const struct kb_kind_ops kb_classic_ops = {
 	.name = "classic",
 	.kind = KB_KIND_CLASSIC,
-	.hash = cls_hash,
-	.prefetch = cls_prefetch,
-	.add = cls_add,
-	.test = cls_test,
 	.del = NULL,
-	.add_many = cls_add_many,
-	.test_many = cls_test_many,
-	.test_and_add_many = cls_test_and_add_many,
 	.del_many = NULL,
 	.bits_set = cls_bits_set,
 	.est_fpr_q62 = cls_est_fpr_q62,
-	.add_fill = cls_add_fill,
 	.del_fill = NULL,
 	.fill_scan = cls_fill_scan,
 	.probes = cls_probes,

@@ -200,27 +200,16 @@ struct kb_filter;
 struct kb_fill;
 
 /*
- * Kind operations.  hash() maps a key to the 64-bit value the probes use
- * (classic: the 32-bit LevelDB hash); prefetch/add/test/del work on it.
- * del is NULL for kinds without delete.  gozero's 14 probes do not follow
- * from one 64-bit value: its hash, prefetch, add, test and add_fill are
- * NULL and single keys go through the batched ops.  Batched operations are done by
- * the kind with inlined hash/prefetch/probe.
+ * A kind's cold operations, through this table: statistics, the fill
+ * tracker's scan, and delete (counting only; NULL for the others).  The
+ * per-key and batched add and test go through kb_filter_test() and the
+ * others below, which call the kind's functions directly (see "kind
+ * dispatch").
  */
 struct kb_kind_ops {
 	const char *name;
 	u32 kind;
-	u64 (*hash)(const struct kb_filter *f, const void *key, u32 len);
-	void (*prefetch)(const struct kb_filter *f, u64 h);
-	void (*add)(struct kb_filter *f, u64 h);
-	bool (*test)(const struct kb_filter *f, u64 h);
 	int (*del)(struct kb_filter *f, u64 h);
-	void (*add_many)(struct kb_filter *f, const struct kb_key *keys, u32 n);
-	u32 (*test_many)(const struct kb_filter *f, const struct kb_key *keys,
-			 u32 n, u64 *bitmap);
-	u32 (*test_and_add_many)(struct kb_filter *f,
-				 const struct kb_key *keys, u32 n,
-				 u64 *bitmap);
 	u32 (*del_many)(struct kb_filter *f, const struct kb_key *keys, u32 n,
 			u64 *bitmap);
 	u64 (*bits_set)(const struct kb_filter *f);
@@ -229,8 +218,7 @@ struct kb_kind_ops {
 	/* the key's k probe positions (bits/counters, 0..m-1) into pos */
 	u32 (*probes)(const struct kb_filter *f, const void *key, u32 len,
 		      u64 *pos);
-	/* add/del updating f->fill (f->fill != NULL) */
-	void (*add_fill)(struct kb_filter *f, u64 h);
+	/* del updating f->fill (f->fill != NULL) */
 	int (*del_fill)(struct kb_filter *f, u64 h);
 	/* terms and counts of the current payload into fl (kb_fill_init) */
 	void (*fill_scan)(struct kb_filter *f, struct kb_fill *fl);
@@ -282,22 +270,126 @@ int kb_filter_init_zeroed(struct kb_filter *f, const struct kb_params *p,
 void kb_filter_clear(struct kb_filter *f);
 
 /*
- * single-key operations (key not validated: use kb_key_validate()).
- * kb_filter_hash() is 0 for gozero, which has no one-hash scheme: use the
- * key operations (kb_filter_test_hash() answers true, add_hash does
- * nothing).
+ * Kind dispatch.  Per-key and batched add and test (the per-packet path of
+ * xt_bloom and of BPF programs) call the kind's function directly, chosen
+ * by comparing f->p.kind, not through a table of function pointers: in a
+ * kernel built with retpolines (Debian's) each indirect call is a thunk of
+ * tens of cycles, next to a probe that costs one cached line.
+ *
+ * KB_KIND_CALL() is the dispatch, one line per kind; each kind defines
+ * the functions declared below with its prefix (kb_blocked_test() ...) and
+ * its kb_kind_ops for the cold paths (kb_filter.c lists those, and the
+ * build fails if a kind of the ABI has none).
+ *
+ * An unknown kind never reaches the dispatch: kb_filter_init() and its
+ * siblings bind only kinds that have ops, and a bound filter's params are
+ * read-only (test_core_kinds checks that every kind with ops dispatches).
+ * Reaching it anyway means memory corruption; the fallback, kb_kind_bad(),
+ * warns once (a kernel WARN) and answers "maybe present" for every key,
+ * the one answer a Bloom filter may always give (no false negatives: a
+ * blocklist then blocks rather than lets through), and adds nothing.
  */
-u64 kb_filter_hash(const struct kb_filter *f, const void *key, u32 len);
+#define KB_KIND_CALL(f, op, args, bad)					\
+	((f)->p.kind == KB_KIND_BLOCKED ? kb_blocked_##op args :	\
+	 (f)->p.kind == KB_KIND_CLASSIC ? kb_classic_##op args :	\
+	 (f)->p.kind == KB_KIND_COUNTING ? kb_counting_##op args :	\
+	 (f)->p.kind == KB_KIND_GOZERO ? kb_gozero_##op args :		\
+	 (bad))
+
+/* key's hash; a test of it; the same from a hash; an add (fill tracked) */
+u64 kb_blocked_hash(const struct kb_filter *f, const void *key, u32 len);
+bool kb_blocked_test(const struct kb_filter *f, const void *key, u32 len);
+bool kb_blocked_test_hash(const struct kb_filter *f, u64 h);
+void kb_blocked_add_hash(struct kb_filter *f, u64 h);
+/* the batched operations, as kb_filter_add_many() ... */
+void kb_blocked_add_many(struct kb_filter *f, const struct kb_key *keys,
+			 u32 n);
+u32 kb_blocked_test_many(const struct kb_filter *f, const struct kb_key *keys,
+			 u32 n, u64 *bitmap);
+u32 kb_blocked_test_and_add_many(struct kb_filter *f,
+				 const struct kb_key *keys, u32 n,
+				 u64 *bitmap);
+
+u64 kb_classic_hash(const struct kb_filter *f, const void *key, u32 len);
+bool kb_classic_test(const struct kb_filter *f, const void *key, u32 len);
+bool kb_classic_test_hash(const struct kb_filter *f, u64 h);
+void kb_classic_add_hash(struct kb_filter *f, u64 h);
+void kb_classic_add_many(struct kb_filter *f, const struct kb_key *keys,
+			 u32 n);
+u32 kb_classic_test_many(const struct kb_filter *f, const struct kb_key *keys,
+			 u32 n, u64 *bitmap);
+u32 kb_classic_test_and_add_many(struct kb_filter *f,
+				 const struct kb_key *keys, u32 n,
+				 u64 *bitmap);
+
+u64 kb_counting_hash(const struct kb_filter *f, const void *key, u32 len);
+bool kb_counting_test(const struct kb_filter *f, const void *key, u32 len);
+bool kb_counting_test_hash(const struct kb_filter *f, u64 h);
+void kb_counting_add_hash(struct kb_filter *f, u64 h);
+void kb_counting_add_many(struct kb_filter *f, const struct kb_key *keys,
+			  u32 n);
+u32 kb_counting_test_many(const struct kb_filter *f,
+			  const struct kb_key *keys, u32 n, u64 *bitmap);
+u32 kb_counting_test_and_add_many(struct kb_filter *f,
+				  const struct kb_key *keys, u32 n,
+				  u64 *bitmap);
+
+/*
+ * gozero's 14 probes do not follow from one 64-bit value: its hash is 0,
+ * test_hash answers true (maybe present) and add_hash adds nothing; its
+ * key operations hash each key in full (kb_filter_add() and
+ * kb_filter_test_and_add() run a batch of one).
+ */
+u64 kb_gozero_hash(const struct kb_filter *f, const void *key, u32 len);
+bool kb_gozero_test(const struct kb_filter *f, const void *key, u32 len);
+bool kb_gozero_test_hash(const struct kb_filter *f, u64 h);
+void kb_gozero_add_hash(struct kb_filter *f, u64 h);
+void kb_gozero_add_many(struct kb_filter *f, const struct kb_key *keys,
+			u32 n);
+u32 kb_gozero_test_many(const struct kb_filter *f, const struct kb_key *keys,
+			u32 n, u64 *bitmap);
+u32 kb_gozero_test_and_add_many(struct kb_filter *f,
+				const struct kb_key *keys, u32 n,
+				u64 *bitmap);
+
+/* the fallbacks of an unknown kind (never reached, see above) */
+bool kb_kind_bad(const struct kb_filter *f);
+u32 kb_kind_bad_many(const struct kb_filter *f, u32 n, u64 *bitmap,
+		     bool maybe);
+
+/*
+ * Single-key operations (key not validated: use kb_key_validate()).
+ * Inline, so that a caller's per-packet path makes one direct call.
+ */
+static KB_ALWAYS_INLINE u64 kb_filter_hash(const struct kb_filter *f,
+					   const void *key, u32 len)
+{
+	return KB_KIND_CALL(f, hash, (f, key, len), kb_kind_bad(f));
+}
+
+static KB_ALWAYS_INLINE bool kb_filter_test(const struct kb_filter *f,
+					    const void *key, u32 len)
+{
+	return KB_KIND_CALL(f, test, (f, key, len), kb_kind_bad(f));
+}
+
 void kb_filter_add(struct kb_filter *f, const void *key, u32 len);
-bool kb_filter_test(const struct kb_filter *f, const void *key, u32 len);
 /* true if the key was not present before (it is added either way) */
 bool kb_filter_test_and_add(struct kb_filter *f, const void *key, u32 len);
 /* counting only: 0, -ENOENT (tests absent, unchanged), -EOPNOTSUPP */
 int kb_filter_del(struct kb_filter *f, const void *key, u32 len);
 
 /* the same on a precomputed kb_filter_hash() value */
-void kb_filter_add_hash(struct kb_filter *f, u64 h);
-bool kb_filter_test_hash(const struct kb_filter *f, u64 h);
+static KB_ALWAYS_INLINE void kb_filter_add_hash(struct kb_filter *f, u64 h)
+{
+	KB_KIND_CALL(f, add_hash, (f, h), (void)kb_kind_bad(f));
+}
+
+static KB_ALWAYS_INLINE bool kb_filter_test_hash(const struct kb_filter *f,
+						 u64 h)
+{
+	return KB_KIND_CALL(f, test_hash, (f, h), kb_kind_bad(f));
+}
 
 /*
  * Batched operations over keys[0..n), software pipelined: the hashes of the
@@ -306,18 +398,35 @@ bool kb_filter_test_hash(const struct kb_filter *f, u64 h);
  * in u64 words (key i is bit i % 64 of bitmap[i / 64]); they hold
  * DIV_ROUND_UP(n, 64) words and are fully written (bits past n zero).
  */
-void kb_filter_add_many(struct kb_filter *f, const struct kb_key *keys,
-			u32 n);
+static KB_ALWAYS_INLINE void kb_filter_add_many(struct kb_filter *f,
+						const struct kb_key *keys,
+						u32 n)
+{
+	KB_KIND_CALL(f, add_many, (f, keys, n), (void)kb_kind_bad(f));
+}
+
 /* bit set = maybe present; returns the number of keys maybe present */
-u32 kb_filter_test_many(const struct kb_filter *f, const struct kb_key *keys,
-			u32 n, u64 *bitmap);
+static KB_ALWAYS_INLINE u32 kb_filter_test_many(const struct kb_filter *f,
+						const struct kb_key *keys,
+						u32 n, u64 *bitmap)
+{
+	return KB_KIND_CALL(f, test_many, (f, keys, n, bitmap),
+			    kb_kind_bad_many(f, n, bitmap, true));
+}
+
 /*
  * Add all keys; bit set = the key was new (tested absent before its add).
  * Keys are processed in order, so a key repeated in the batch counts new
  * at most once.  bitmap may be NULL.  Returns the number of new keys.
  */
-u32 kb_filter_test_and_add_many(struct kb_filter *f,
-				const struct kb_key *keys, u32 n, u64 *bitmap);
+static KB_ALWAYS_INLINE u32
+kb_filter_test_and_add_many(struct kb_filter *f, const struct kb_key *keys,
+			    u32 n, u64 *bitmap)
+{
+	return KB_KIND_CALL(f, test_and_add_many, (f, keys, n, bitmap),
+			    kb_kind_bad_many(f, n, bitmap, false));
+}
+
 /*
  * counting only: delete keys; bit set = deleted (key tested present).
  * bitmap may be NULL.  Returns the number deleted, or -EOPNOTSUPP.

@@ -19,11 +19,6 @@
  */
 #include "kb_internal.h"
 
-static u64 cnt_hash(const struct kb_filter *f, const void *key, u32 len)
-{
-	return kb_hash_seeded(f, key, len);
-}
-
 static KB_ALWAYS_INLINE bool cnt_test_i(const struct kb_filter *f, u64 h,
 				       u64 *b)
 {
@@ -81,21 +76,6 @@ static KB_ALWAYS_INLINE int cnt_del_i(struct kb_filter *f, u64 h, u64 *b)
 	return 0;
 }
 
-static void cnt_prefetch(const struct kb_filter *f, u64 h)
-{
-	kb_block_pf(f, h);
-}
-
-static bool cnt_test(const struct kb_filter *f, u64 h)
-{
-	return cnt_test_i(f, h, kb_block(f, h));
-}
-
-static void cnt_add(struct kb_filter *f, u64 h)
-{
-	cnt_add_i(f, h, kb_block(f, h));
-}
-
 static int cnt_del(struct kb_filter *f, u64 h)
 {
 	return cnt_del_i(f, h, kb_block(f, h));
@@ -131,17 +111,38 @@ static KB_ALWAYS_INLINE int cnt_del_fill_i(struct kb_filter *f, u64 h,
 	return ret;
 }
 
-static void cnt_add_fill(struct kb_filter *f, u64 h)
-{
-	cnt_add_fill_i(f, h, kb_block(f, h));
-}
-
 static int cnt_del_fill(struct kb_filter *f, u64 h)
 {
 	return cnt_del_fill_i(f, h, kb_block(f, h));
 }
 
-KB_DEFINE_SEEDED_BATCH_OPS(cnt, kb_block_pf, kb_block_pfw,
+/* the functions of the kind dispatch (kb_core.h) */
+u64 kb_counting_hash(const struct kb_filter *f, const void *key, u32 len)
+{
+	return kb_hash_seeded(f, key, len);
+}
+
+bool kb_counting_test_hash(const struct kb_filter *f, u64 h)
+{
+	return cnt_test_i(f, h, kb_block(f, h));
+}
+
+bool kb_counting_test(const struct kb_filter *f, const void *key, u32 len)
+{
+	return kb_counting_test_hash(f, kb_hash_seeded(f, key, len));
+}
+
+void kb_counting_add_hash(struct kb_filter *f, u64 h)
+{
+	u64 *b = kb_block(f, h);
+
+	if (unlikely(f->fill))
+		cnt_add_fill_i(f, h, b);
+	else
+		cnt_add_i(f, h, b);
+}
+
+KB_DEFINE_SEEDED_BATCH_OPS(kb_counting, kb_block_pf, kb_block_pfw,
 			   cnt_test_i, cnt_add_i, cnt_del_i, cnt_add_fill_i,
 			   cnt_del_fill_i)
 
@@ -157,7 +158,7 @@ static u32 cnt_del_many(struct kb_filter *f, const struct kb_key *keys, u32 n,
 static u32 cnt_probes(const struct kb_filter *f, const void *key, u32 len,
 		      u64 *pos)
 {
-	u64 h = cnt_hash(f, key, len), x = h, b = kb_block_index(f, h);
+	u64 h = kb_counting_hash(f, key, len), x = h, b = kb_block_index(f, h);
 	u32 j;
 
 	for (j = 0; j < f->p.k; j++) {
@@ -170,18 +171,10 @@ static u32 cnt_probes(const struct kb_filter *f, const void *key, u32 len,
 const struct kb_kind_ops kb_counting_ops = {
 	.name = "counting",
 	.kind = KB_KIND_COUNTING,
-	.hash = cnt_hash,
-	.prefetch = cnt_prefetch,
-	.add = cnt_add,
-	.test = cnt_test,
 	.del = cnt_del,
-	.add_many = cnt_add_many,
-	.test_many = cnt_test_many,
-	.test_and_add_many = cnt_test_and_add_many,
 	.del_many = cnt_del_many,
 	.bits_set = cnt_bits_set,
 	.est_fpr_q62 = cnt_est_fpr_q62,
-	.add_fill = cnt_add_fill,
 	.del_fill = cnt_del_fill,
 	.fill_scan = cnt_fill_scan,
 	.probes = cnt_probes,

@@ -4,20 +4,42 @@
  */
 #include "kb_internal.h"
 
+/* the kinds' cold operations, by kind; every kind of the ABI has some */
+static const struct kb_kind_ops *const kb_kinds[] = {
+	[KB_KIND_BLOCKED] = &kb_blocked_ops,
+	[KB_KIND_CLASSIC] = &kb_classic_ops,
+	[KB_KIND_COUNTING] = &kb_counting_ops,
+	[KB_KIND_GOZERO] = &kb_gozero_ops,
+};
+
+_Static_assert(KB_NELEM(kb_kinds) == KB_KIND_MAX + 1,
+	       "kb_kinds[] lacks a kind of uapi/linux/kbloom.h");
+
 const struct kb_kind_ops *kb_kind_ops_get(u32 kind)
 {
-	switch (kind) {
-	case KB_KIND_BLOCKED:
-		return &kb_blocked_ops;
-	case KB_KIND_CLASSIC:
-		return &kb_classic_ops;
-	case KB_KIND_COUNTING:
-		return &kb_counting_ops;
-	case KB_KIND_GOZERO:
-		return &kb_gozero_ops;
-	default:
-		return NULL;
-	}
+	return kind < KB_NELEM(kb_kinds) ? kb_kinds[kind] : NULL;
+}
+
+/*
+ * The dispatch's fallbacks (kb_core.h, "kind dispatch"): out of line and
+ * cold, they cost the inline dispatch nothing but a compare.
+ */
+bool kb_kind_bad(const struct kb_filter *f)
+{
+	KB_WARN_ONCE(1, "kbloom: filter of unknown kind %u", f->p.kind);
+	return true;
+}
+
+u32 kb_kind_bad_many(const struct kb_filter *f, u32 n, u64 *bitmap,
+		     bool maybe)
+{
+	u32 i;
+
+	kb_kind_bad(f);
+	for (i = 0; bitmap && i < n; i += 64)
+		bitmap[i / 64] = !maybe ? 0 :
+				 n - i >= 64 ? ~0ULL : (1ULL << (n - i)) - 1;
+	return maybe ? n : 0;
 }
 
 /*
@@ -60,6 +82,7 @@ u64 kb_xxh64_other(const void *key, u32 len, u64 seed)
 static int kb_filter_bind(struct kb_filter *f, const struct kb_params *p,
 			  void *payload, u64 payload_len)
 {
+	const struct kb_kind_ops *ops;
 	int ret = kb_params_check(p, 0, NULL);
 
 	if (ret)
@@ -68,9 +91,13 @@ static int kb_filter_bind(struct kb_filter *f, const struct kb_params *p,
 		return -EINVAL;
 	if (!kb_kind_bytewise(p->kind) && ((unsigned long)payload & 7))
 		return -EINVAL;
+	/* only kinds with ops (kb_core.h, "kind dispatch") */
+	ops = kb_kind_ops_get(p->kind);
+	if (!ops)
+		return -EINVAL;
 	memset(f, 0, sizeof(*f));
 	f->p = *p;
-	f->ops = kb_kind_ops_get(p->kind);
+	f->ops = ops;
 	f->payload = payload;
 	f->bytes = payload_len;
 	if (p->kind == KB_KIND_BLOCKED)
@@ -198,29 +225,15 @@ void kb_fill_init_empty(struct kb_fill *fill, struct kb_filter *f)
 	f->fill = fill;
 }
 
-u64 kb_filter_hash(const struct kb_filter *f, const void *key, u32 len)
-{
-	return f->ops->hash ? f->ops->hash(f, key, len) : 0;
-}
-
 void kb_filter_add(struct kb_filter *f, const void *key, u32 len)
 {
 	struct kb_key k = { key, len };
 
-	if (!f->ops->hash)
-		f->ops->add_many(f, &k, 1);
+	/* no one-hash scheme (kb_core.h): a batch of one */
+	if (f->p.kind == KB_KIND_GOZERO)
+		kb_gozero_add_many(f, &k, 1);
 	else
-		kb_filter_add_hash(f, f->ops->hash(f, key, len));
-}
-
-bool kb_filter_test(const struct kb_filter *f, const void *key, u32 len)
-{
-	struct kb_key k = { key, len };
-	u64 r;
-
-	if (!f->ops->hash)
-		return f->ops->test_many(f, &k, 1, &r);
-	return f->ops->test(f, f->ops->hash(f, key, len));
+		kb_filter_add_hash(f, kb_filter_hash(f, key, len));
 }
 
 bool kb_filter_test_and_add(struct kb_filter *f, const void *key, u32 len)
@@ -229,10 +242,10 @@ bool kb_filter_test_and_add(struct kb_filter *f, const void *key, u32 len)
 	u64 h, r;
 	bool was;
 
-	if (!f->ops->hash)
-		return f->ops->test_and_add_many(f, &key1, 1, &r);
-	h = f->ops->hash(f, key, len);
-	was = f->ops->test(f, h);
+	if (f->p.kind == KB_KIND_GOZERO)
+		return kb_gozero_test_and_add_many(f, &key1, 1, &r);
+	h = kb_filter_hash(f, key, len);
+	was = kb_filter_test_hash(f, h);
 
 	/* counting filters count every add, so that deletes stay exact */
 	if (!was || f->ops->del)
@@ -240,55 +253,23 @@ bool kb_filter_test_and_add(struct kb_filter *f, const void *key, u32 len)
 	return !was;
 }
 
+/* deletes are counting's, through its ops: a control-plane operation */
 int kb_filter_del(struct kb_filter *f, const void *key, u32 len)
 {
 	u64 h;
 
 	if (!f->ops->del)
 		return -EOPNOTSUPP;
-	h = f->ops->hash(f, key, len);
+	h = kb_filter_hash(f, key, len);
 	if (unlikely(f->fill))
 		return f->ops->del_fill(f, h);
 	return f->ops->del(f, h);
-}
-
-void kb_filter_add_hash(struct kb_filter *f, u64 h)
-{
-	if (!f->ops->add)
-		return;
-	if (unlikely(f->fill))
-		f->ops->add_fill(f, h);
-	else
-		f->ops->add(f, h);
-}
-
-bool kb_filter_test_hash(const struct kb_filter *f, u64 h)
-{
-	return f->ops->test ? f->ops->test(f, h) : true;
 }
 
 u32 kb_filter_probes(const struct kb_filter *f, const void *key, u32 len,
 		     u64 *pos)
 {
 	return f->ops->probes(f, key, len, pos);
-}
-
-void kb_filter_add_many(struct kb_filter *f, const struct kb_key *keys,
-			u32 n)
-{
-	f->ops->add_many(f, keys, n);
-}
-
-u32 kb_filter_test_many(const struct kb_filter *f, const struct kb_key *keys,
-			u32 n, u64 *bitmap)
-{
-	return f->ops->test_many(f, keys, n, bitmap);
-}
-
-u32 kb_filter_test_and_add_many(struct kb_filter *f,
-				const struct kb_key *keys, u32 n, u64 *bitmap)
-{
-	return f->ops->test_and_add_many(f, keys, n, bitmap);
 }
 
 int kb_filter_del_many(struct kb_filter *f, const struct kb_key *keys, u32 n,

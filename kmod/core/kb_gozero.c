@@ -233,21 +233,53 @@ static KB_ALWAYS_INLINE u32 gz_run(struct kb_filter *f,
 	return hits;
 }
 
-static void gz_add_many(struct kb_filter *f, const struct kb_key *keys, u32 n)
+/* the functions of the kind dispatch (kb_core.h) */
+void kb_gozero_add_many(struct kb_filter *f, const struct kb_key *keys, u32 n)
 {
 	gz_run(f, keys, n, NULL, KB_BATCH_ADD);
 }
 
-static u32 gz_test_many(const struct kb_filter *f, const struct kb_key *keys,
+u32 kb_gozero_test_many(const struct kb_filter *f, const struct kb_key *keys,
 			u32 n, u64 *bitmap)
 {
 	return gz_run((struct kb_filter *)f, keys, n, bitmap, KB_BATCH_TEST);
 }
 
-static u32 gz_test_and_add_many(struct kb_filter *f,
+u32 kb_gozero_test_and_add_many(struct kb_filter *f,
 				const struct kb_key *keys, u32 n, u64 *bitmap)
 {
 	return gz_run(f, keys, n, bitmap, KB_BATCH_TEST_ADD);
+}
+
+bool kb_gozero_test(const struct kb_filter *f, const void *key, u32 len)
+{
+	u32 off[KB_GOZERO_K];
+	struct kb_key k = { key, len };
+
+	gz_locate(f, &k, off, false);
+	return gz_test_off(f, off);
+}
+
+/* no one-hash scheme: see kb_core.h */
+u64 kb_gozero_hash(const struct kb_filter *f, const void *key, u32 len)
+{
+	(void)f;
+	(void)key;
+	(void)len;
+	return 0;
+}
+
+bool kb_gozero_test_hash(const struct kb_filter *f, u64 h)
+{
+	(void)f;
+	(void)h;
+	return true;
+}
+
+void kb_gozero_add_hash(struct kb_filter *f, u64 h)
+{
+	(void)f;
+	(void)h;
 }
 
 static u32 gz_probes(const struct kb_filter *f, const void *key, u32 len,
@@ -280,9 +312,6 @@ static u64 gz_est_fpr_q62(const struct kb_filter *f)
 const struct kb_kind_ops kb_gozero_ops = {
 	.name = "gozero",
 	.kind = KB_KIND_GOZERO,
-	.add_many = gz_add_many,
-	.test_many = gz_test_many,
-	.test_and_add_many = gz_test_and_add_many,
 	.bits_set = gz_bits_set,
 	.est_fpr_q62 = gz_est_fpr_q62,
 	.fill_scan = gz_fill_scan,

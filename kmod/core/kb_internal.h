@@ -8,6 +8,9 @@
 #include "kb_core.h"
 #include "kb_math.h"
 
+/* elements of an array (the core has no ARRAY_SIZE in userspace) */
+#define KB_NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* 64-bit odd multiplier (golden ratio) used to derive probe positions */
 #define KB_PROBE_MUL	0x9e3779b97f4a7c15ULL
 
@@ -352,23 +355,26 @@ kb_batch_run(struct kb_filter *f, const struct kb_key *keys, u32 n,
 			      del);
 }
 
-/* define the three batched ops of a kind from its inline functions */
+/*
+ * define the three batched ops of a kind from its inline functions, as
+ * kb_core.h declares them (pfx: the kind's prefix, as kb_blocked)
+ */
 #define KB_DEFINE_BATCH_OPS(pfx, hashf, locf, locwf, testf, addf, delf,	\
 			    addcf, delcf)				\
-static void pfx##_add_many(struct kb_filter *f, const struct kb_key *keys, \
+void pfx##_add_many(struct kb_filter *f, const struct kb_key *keys, \
 			   u32 n)					\
 {									\
 	kb_batch_run(f, keys, n, NULL, KB_BATCH_ADD, hashf, locwf, testf,	\
 		     addf, delf, addcf, delcf);				\
 }									\
-static u32 pfx##_test_many(const struct kb_filter *f,			\
+u32 pfx##_test_many(const struct kb_filter *f,			\
 			   const struct kb_key *keys, u32 n, u64 *bitmap) \
 {									\
 	return kb_batch_run((struct kb_filter *)f, keys, n, bitmap,	\
 			    KB_BATCH_TEST, hashf, locf, testf, addf, delf, \
 			    addcf, delcf);				\
 }									\
-static u32 pfx##_test_and_add_many(struct kb_filter *f,		\
+u32 pfx##_test_and_add_many(struct kb_filter *f,		\
 				   const struct kb_key *keys, u32 n,	\
 				   u64 *bitmap)				\
 {									\
@@ -390,13 +396,13 @@ static u32 pfx##_test_and_add_many(struct kb_filter *f,		\
 
 #define KB_DEFINE_SEEDED_BATCH_OPS(pfx, locf, locwf, testf, addf, delf,	\
 				   addcf, delcf)			\
-static void pfx##_add_many(struct kb_filter *f, const struct kb_key *keys, \
+void pfx##_add_many(struct kb_filter *f, const struct kb_key *keys, \
 			   u32 n)					\
 {									\
 	KB_SEEDED_BATCH(f, keys, n, NULL, KB_BATCH_ADD, locwf, testf,	\
 			addf, delf, addcf, delcf);			\
 }									\
-static u32 pfx##_test_many(const struct kb_filter *f,			\
+u32 pfx##_test_many(const struct kb_filter *f,			\
 			   const struct kb_key *keys, u32 n, u64 *bitmap) \
 {									\
 	struct kb_filter *wf = (struct kb_filter *)f;			\
@@ -404,7 +410,7 @@ static u32 pfx##_test_many(const struct kb_filter *f,			\
 	return KB_SEEDED_BATCH(wf, keys, n, bitmap, KB_BATCH_TEST, locf,	\
 			       testf, addf, delf, addcf, delcf);	\
 }									\
-static u32 pfx##_test_and_add_many(struct kb_filter *f,		\
+u32 pfx##_test_and_add_many(struct kb_filter *f,		\
 				   const struct kb_key *keys, u32 n,	\
 				   u64 *bitmap)				\
 {									\

@@ -129,8 +129,6 @@ static const char * const kb_key_type_names[] = {
 	[KB_KEY_NET] = "net",
 };
 
-#define KB_NELEM(a)	(sizeof(a) / sizeof((a)[0]))
-
 static int kb_lookup(const char * const *tab, u32 n, const char *s)
 {
 	u32 i;

@@ -24,6 +24,7 @@
 #include <linux/types.h>
 #include <linux/errno.h>
 #include <linux/compiler.h>
+#include <linux/bug.h>
 #include <linux/string.h>
 #include <linux/bitops.h>
 #include <linux/prefetch.h>
@@ -41,6 +42,7 @@
 #define kb_popcount64(x)	hweight64(x)
 #define KB_ALWAYS_INLINE	__always_inline
 #define KB_NOINLINE		noinline
+#define KB_WARN_ONCE(c, ...)	WARN_ONCE(c, __VA_ARGS__)
 #define KB_UNUSED		__maybe_unused
 #define kb_cond_resched()	cond_resched()
 #define kb_swab64(x)		swab64(x)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <errno.h>
 #include <endian.h>
@@ -35,6 +36,17 @@ typedef int32_t s32;
 #define KB_ALWAYS_INLINE	inline __attribute__((__always_inline__))
 #define KB_NOINLINE		__attribute__((__noinline__))
 #define KB_UNUSED		__attribute__((__unused__))
+/* the kernel's WARN_ONCE(): once per call site, to stderr */
+#define KB_WARN_ONCE(c, fmt, ...) ({					\
+	static bool __kb_warned;					\
+	bool __kb_c = !!(c);						\
+									\
+	if (__kb_c && !__kb_warned) {					\
+		__kb_warned = true;					\
+		fprintf(stderr, fmt "\n", ##__VA_ARGS__);		\
+	}								\
+	__kb_c;								\
+})
 #define KB_BIG_ENDIAN		(__BYTE_ORDER == __BIG_ENDIAN)
 #define kb_swab64(x)		__builtin_bswap64(x)
 

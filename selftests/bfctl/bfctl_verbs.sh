@@ -47,12 +47,17 @@ like "info shows the key type" "$out" 'key type: ipv4'
 expect 0 "info -j" $B info v4 -j
 json_ok "info -j parses" "$out"
 json_check "info -j fields" "$out" 'j["name"]=="v4" and j["kind"]=="blocked" and j["key_type"]=="ipv4" and j["items"]==1000'
+json_check "info -j has the filter's id" "$out" 'type(j["id"])==int and j["id"]>0'
+v4id=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+expect 0 "info" $B info v4
+like "info shows the id" "$out" "^id: $v4id\$"
 expect 3 "info of a missing filter: ENOENT" $B info nosuch
 like "info ENOENT message" "$err" '^bfctl: info nosuch: No such file or directory'
 expect 0 "list NAME" $B list v4
 like "list NAME shows a table" "$out" '^NAME +KIND'
 expect 0 "list NAME -j" $B -j list v4
 json_check "list NAME -j has one filter" "$out" 'len(j["filters"])==1 and j["filters"][0]["name"]=="v4"'
+json_check "list NAME -j has its id" "$out" "j['filters'][0]['id']==$v4id"
 expect 3 "list of a missing filter" $B list nosuch
 
 # ---- keys: add, test, test-and-add, del ----
@@ -137,7 +142,10 @@ expect 3 "add -file of a missing file" $B add s1 -file "$TMP/nope"
 # ---- flush, swap, rename ----
 expect 0 "flush" $B flush s2
 expect 1 "flushed filter is empty" $B test s2 ok1
+id_of() { $B info "$1" -j | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'; }
+s1id=$(id_of s1) s2id=$(id_of s2)
 expect 0 "swap" $B swap s1 s2
+check "swap: names keep their ids" test "$(id_of s1) $(id_of s2)" = "$s1id $s2id"
 expect 0 "after swap s2 has s1's keys" $B test s2 k1
 expect 1 "after swap s1 is empty" $B test s1 k1
 expect 3 "swap with a different key type: EINVAL" $B swap s1 v4
@@ -145,6 +153,7 @@ expect 3 "swap with a missing filter" $B swap s1 nosuch
 expect 0 "rename" $B rename s2 ren1
 expect 3 "old name is gone" $B info s2
 expect 0 "renamed filter keeps its keys" $B test ren1 k1
+check "renamed filter keeps its id" test "$(id_of ren1)" = "$s2id"
 expect 3 "rename onto an existing name: EEXIST" $B rename ren1 s1
 expect 3 "flush of a missing filter" $B flush nosuch
 
@@ -169,8 +178,12 @@ like "names the option" "$err" "option .-exist. is not allowed"
 expect 0 "offline-built keys answer in the kernel" $B test up1 m1 m100
 
 # ---- destroy ----
+up1id=$(id_of up1)
 expect 0 "destroy" $B destroy up1
 expect 3 "destroy twice: ENOENT" $B destroy up1
+expect 0 "create again under the same name" $B create up1 blocked --key-type str
+check "a filter created again has a new id" test "$(id_of up1)" -gt "$up1id"
+expect 0 "destroy it" $B destroy up1
 expect 2 "destroy without a name" $B destroy
 
 # ---- version ----

@@ -305,7 +305,8 @@ struct kb_ioc_info {
 	__aligned_u64	hits;		/* of which maybe present */
 	__aligned_u64	adds;		/* keys added */
 	__aligned_u64	generation;	/* id of the current generation */
-	__aligned_u64	reserved[4];
+	__aligned_u64	id;		/* the filter's (KB_A_ID) */
+	__aligned_u64	reserved[3];
 };
 
 /*
@@ -532,8 +533,11 @@ struct kb_ioc_txn {
  * KB_A_SEED, KB_A_PLEN4, KB_A_PLEN6, KB_A_BYTES, KB_A_EXPECTED_FPR_PPB,
  * KB_A_COUNT, KB_A_BITS_SET, KB_A_EST_ITEMS, KB_A_FILL_PPM,
  * KB_A_EST_FPR_PPB, KB_A_OVER_CAPACITY, KB_A_REFS, KB_A_LOOKUPS,
- * KB_A_HITS, KB_A_ADDS, KB_A_GENERATION (same meanings as struct
- * kb_ioc_info).  u64 attributes are 8 bytes, 64-bit aligned with KB_A_PAD
+ * KB_A_HITS, KB_A_ADDS, KB_A_GENERATION, KB_A_ID (same meanings as struct
+ * kb_ioc_info).  KB_A_ID is the filter's id: unique and never reused
+ * while the module is loaded, kept across renames and swaps (a swap
+ * exchanges contents, not names), new for a filter destroyed and created
+ * again.  u64 attributes are 8 bytes, 64-bit aligned with KB_A_PAD
  * (NLA_PUT_U64_64BIT); all integers are in host byte order.
  */
 /* keys per KB_A_KEYS batch at most (and the nest must stay < 64 KiB) */

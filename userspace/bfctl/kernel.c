@@ -143,6 +143,7 @@ static void json_info(const struct kb_ioc_info *i)
 {
 	bfctl_json_open_obj(NULL);
 	bfctl_json_str("name", i->name);
+	bfctl_json_u64("id", i->id);
 	bfctl_json_str("kind", kb_kind_name(i->kind));
 	bfctl_json_str("key_type", kb_key_type_name(i->key_type));
 	bfctl_json_str("hash", kb_hash_name(i->hash));
@@ -290,8 +291,8 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 		bfctl_json_end();
 		return BFCTL_OK;
 	}
-	printf("name: %s\nkind: %s\nkey type: %s\nhash: %s\n", i.name,
-	       kb_kind_name(i.kind), kb_key_type_name(i.key_type),
+	printf("name: %s\nid: %llu\nkind: %s\nkey type: %s\nhash: %s\n",
+	       i.name, (unsigned long long)i.id, kb_kind_name(i.kind), kb_key_type_name(i.key_type),
 	       kb_hash_name(i.hash));
 	printf("bytes: %llu\nm: %llu\nk: %u\n", (unsigned long long)i.bytes,
 	       (unsigned long long)i.m, i.k);

@@ -290,6 +290,7 @@ static void kbnl_to_info(struct nlattr **tb, struct kb_ioc_info *i)
 	i->hits = kbnl_u64(tb, KB_A_HITS);
 	i->adds = kbnl_u64(tb, KB_A_ADDS);
 	i->generation = kbnl_u64(tb, KB_A_GENERATION);
+	i->id = kbnl_u64(tb, KB_A_ID);
 }
 
 static int kbnl_parse_one(struct nlattr **tb, void *arg)

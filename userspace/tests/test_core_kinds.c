@@ -3,7 +3,8 @@
  * Every kind: no false negatives (single and batched, both hashes),
  * batched results equal single results, test_and_add semantics, counting
  * add/delete/saturation, delete on other kinds, clear, statistics, and a
- * lockless reader concurrent with a writer.
+ * lockless reader concurrent with a writer; the kind dispatch's binding
+ * check and its fallback for a corrupt kind.
  */
 #include <math.h>
 #include <pthread.h>
@@ -361,6 +362,46 @@ TEST(kind_ops_table)
 	ASSERT_EQ(NULL, kb_kind_ops_get(KB_KIND_MAX + 1));
 	ASSERT_EQ(NULL, kb_kind_ops_get(KB_KIND_BLOCKED)->del);
 	ASSERT_NE(NULL, kb_kind_ops_get(KB_KIND_COUNTING)->del);
+}
+
+/*
+ * Only kinds of the dispatch bind (nothing written on refusal); a bound
+ * filter whose kind is corrupted afterwards answers "maybe present" for
+ * every key, never "absent", and adds nothing.
+ */
+TEST(kind_dispatch_unknown)
+{
+	struct kb_key *keys = kbut_keys(100, 16, 97);
+	struct kb_params p;
+	struct kb_filter f, g;
+	u64 bm[2] = { 0x5a5a, 0x5a5a };
+	void *pl = mk(&f, KB_KIND_BLOCKED, 0, 100, 10), *before;
+
+	ASSERT_NE(NULL, pl);
+	p = f.p;
+	p.kind = KB_KIND_MAX + 1;
+	memset(&g, 0xab, sizeof(g));
+	ASSERT_EQ(-EINVAL, kb_filter_attach(&g, &p, pl, f.bytes));
+	ASSERT_EQ(0xabababababababab, (u64)g.nblocks);
+
+	before = malloc(f.bytes);
+	ASSERT_NE(NULL, before);
+	memcpy(before, pl, f.bytes);
+	f.p.kind = KB_KIND_MAX + 1;
+	ASSERT_TRUE(kb_filter_test(&f, keys[0].data, 16));
+	ASSERT_TRUE(kb_filter_test_hash(&f, 12345));
+	ASSERT_EQ(100, kb_filter_test_many(&f, keys, 100, bm));
+	ASSERT_EQ(~0ULL, bm[0]);
+	ASSERT_EQ((1ULL << 36) - 1, bm[1]);
+	ASSERT_EQ(0, kb_filter_test_and_add_many(&f, keys, 100, bm));
+	ASSERT_EQ(0, bm[0]);
+	ASSERT_EQ(0, bm[1]);
+	kb_filter_add_many(&f, keys, 100);
+	kb_filter_add(&f, keys[1].data, 16);
+	ASSERT_EQ(0, memcmp(before, pl, f.bytes));
+	kbut_keys_free(keys);
+	free(before);
+	free(pl);
 }
 
 TEST_HARNESS_MAIN
