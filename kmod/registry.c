@@ -54,6 +54,13 @@ static struct kb_set *kb_index_name(struct kb_net *kn, const char *name)
 
 	if (strscpy_pad(key, name, sizeof(key)) < 0)
 		return NULL;
+	/*
+	 * Pairs with the smp_wmb() of a rename (new name in, then old name
+	 * out): a reader that missed the old name in an earlier lookup sees
+	 * the new one here.  rcu_dereference() orders only loads that depend
+	 * on it, and the two chains are independent (free on x86).
+	 */
+	smp_rmb();
 	hlist_for_each_entry_rcu(e, kb_name_chain(kn, key), node,
 				 lockdep_is_held(&kn->lock))
 		if (!memcmp(e->name, key, KB_NAME_MAX))
