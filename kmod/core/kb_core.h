@@ -3,8 +3,8 @@
  * kbloom filter core: public API.
  *
  * THIS HEADER IS THE CONTRACT between the core (kmod/core) and its users: the
- * kernel module, bfctl, the native tests and the benchmark.  Keep it
- * stable; extend it, do not change existing declarations.
+ * kernel module, bfctl, the native tests and the benchmark.  Extend it; a
+ * change to an existing declaration updates every user in one commit.
  *
  * The core compiles unchanged into the kernel module and into userspace
  * (libkbcore.a).  It has no locks, no allocation and no floating point:
@@ -278,8 +278,9 @@ void kb_filter_clear(struct kb_filter *f);
  *
  * KB_KIND_CALL() is the dispatch, one line per kind; each kind defines
  * the functions declared below with its prefix (kb_blocked_test() ...) and
- * its kb_kind_ops for the cold paths (kb_filter.c lists those, and the
- * build fails if a kind of the ABI has none).
+ * its kb_kind_ops for the cold paths (kb_filter.c lists those; the build
+ * fails if the list is shorter than the ABI's kinds, and test_core_kinds
+ * checks that every kind has ops and dispatches).
  *
  * An unknown kind never reaches the dispatch: kb_filter_init() and its
  * siblings bind only kinds that have ops, and a bound filter's params are
