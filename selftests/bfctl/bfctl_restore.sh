@@ -216,7 +216,7 @@ bad 3 "create of an existing name without -exist" "line 2: filter rc_ip exists" 
 	'create rc_new blocked --items 10' 'create rc_ip blocked --items 10'
 bad 2 "add without a key" "line 2: usage: add NAME KEY" 'create rc_new blocked --items 10' 'add rc_new'
 bad 2 "unknown line" "line 2: expected 'filter NAME" 'create rc_new blocked --items 10' 'insert rc_new 1'
-bad 2 "over max_filter_bytes" "line 1: filter rc_new: over max_filter_bytes" \
+bad 2 "over max_filter_bytes" "line 1: filter rc_new: over max_filter_bytes \([0-9]+\): it needs 8.0 GiB" \
 	'create rc_new blocked --bits 68719476736 --hashes 3'
 
 # mixed with filter blocks from bfctl save

@@ -180,10 +180,14 @@ static int line_create(struct bfctl_restore *rs, char *s)
 	if (ret)
 		return bfctl_lines_fail(&rs->r, BFCTL_USAGE, "%s", msg);
 	ret = bfctl_create_params(&c, &p, rs->max_bytes);
-	if (ret == -E2BIG)
+	if (ret == -E2BIG) {
+		char need[32];
+
+		bfctl_human_bytes(need, sizeof(need), bfctl_payload_need(&c));
 		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
-			       "filter %s: over max_filter_bytes (%llu)",
-			       a.pos[0], (unsigned long long)rs->max_bytes);
+			       "filter %s: over max_filter_bytes (%llu): it needs %s",
+			       a.pos[0], (unsigned long long)rs->max_bytes, need);
+	}
 	if (ret)
 		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
 					"filter %s: bad parameters", a.pos[0]);
