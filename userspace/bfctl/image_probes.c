@@ -16,7 +16,8 @@ int bfctl_image_probes(int argc, char **argv)
 	struct bfctl_image_args a;
 	struct bfctl_image_loaded li = { 0 };
 	struct kb_params p;
-	u64 pos[KB_K_MAX];
+	u64 (*pos)[KB_K_MAX] = NULL;	/* each key's probes */
+	u32 *nk = NULL;			/* and their number */
 	void *pl = NULL;
 	int ret, i, first;
 	bool from_params;
@@ -68,6 +69,34 @@ int bfctl_image_probes(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
+	/*
+	 * Every key parsed and probed before anything is printed, as image
+	 * test does: a bad key partway leaves no half a listing (nor a
+	 * truncated JSON document) on stdout, only the error
+	 */
+	pos = calloc((size_t)(argc - first), sizeof(*pos));
+	nk = calloc((size_t)(argc - first), sizeof(*nk));
+	if (!pos || !nk) {
+		ret = bfctl_fail(BFCTL_ERR, "image probes", "out of memory");
+		goto out;
+	}
+	for (i = first; i < argc; i++) {
+		u8 key[KB_KEY_MAX_LEN + 1];
+		const char *why;
+		char msg[160];
+		u32 len;
+
+		if (kbu_key_parse(li.f.p.key_type,
+				  bfctl_key_format(a.key_fmt, li.f.p.key_type),
+				  argv[i], strlen(argv[i]), key, &len, &why)) {
+			snprintf(msg, sizeof(msg), "bad key '%.100s': %s",
+				 argv[i], why);
+			ret = bfctl_image_usage_err("%s", msg);
+			goto out;
+		}
+		nk[i - first] = kb_filter_probes(&li.f, key, len,
+						 pos[i - first]);
+	}
 	if (a.json) {
 		bfctl_json_open_obj(NULL);
 		bfctl_json_str("kind", kb_kind_name(li.f.p.kind));
@@ -75,37 +104,32 @@ int bfctl_image_probes(int argc, char **argv)
 		bfctl_json_open_arr("keys");
 	}
 	for (i = first; i < argc; i++) {
-		u8 key[KB_KEY_MAX_LEN + 1];
-		const char *why;
-		u32 len, k, j;
+		const u64 *kp = pos[i - first];
+		u32 j, k = nk[i - first];
 
-		if (kbu_key_parse(li.f.p.key_type,
-				  bfctl_key_format(a.key_fmt, li.f.p.key_type),
-				  argv[i], strlen(argv[i]), key, &len, &why)) {
-			ret = bfctl_image_usage_err("bad key: %s", why);
-			break;
-		}
-		k = kb_filter_probes(&li.f, key, len, pos);
 		if (a.json) {
 			bfctl_json_open_obj(NULL);
 			bfctl_json_str("key", argv[i]);
 			bfctl_json_open_arr("probes");
 			for (j = 0; j < k; j++)
-				bfctl_json_u64(NULL, pos[j]);
+				bfctl_json_u64(NULL, kp[j]);
 			bfctl_json_close_arr();
 			bfctl_json_close_obj();
 			continue;
 		}
 		printf("%s\t", argv[i]);
 		for (j = 0; j < k; j++)
-			printf("%s%llu", j ? " " : "", (unsigned long long)pos[j]);
+			printf("%s%llu", j ? " " : "", (unsigned long long)kp[j]);
 		putchar('\n');
 	}
-	if (a.json && !ret) {
+	if (a.json) {
 		bfctl_json_close_arr();
 		bfctl_json_close_obj();
 		bfctl_json_end();
 	}
+out:
+	free(nk);
+	free(pos);
 	free(pl);
 	free(li.buf);
 	return ret;

@@ -268,6 +268,13 @@ TEST_F(bf, gozero_errors)
 	ASSERT_EQ(2, run(NULL, 0, B " image probes %s/g.img 2>/dev/null", dir));
 	ASSERT_EQ(3, run(NULL, 0, B " image probes %s/nosuch 00 2>/dev/null", dir));
 	ASSERT_EQ(2, run(NULL, 0, B " image probes --kind gozero --bits 9 zz 2>/dev/null"));
+	/* a bad key partway: nothing on stdout (no half a document), the key named */
+	ASSERT_EQ(2, run(out, sizeof(out), B " image probes -j --key-format hex %s/g.img 00 zz 2>/dev/null", dir));
+	ASSERT_STREQ("", out);
+	ASSERT_EQ(2, run(out, sizeof(out), B " image probes --kind gozero --bits 1001 00 zz 2>/dev/null"));
+	ASSERT_STREQ("", out);
+	ASSERT_EQ(2, run(out, sizeof(out), B " image probes --kind gozero --bits 1001 00 zz 2>&1 >/dev/null"));
+	ASSERT_NE(NULL, strstr(out, "bad key 'zz'"));
 	/* blocked: the image's seed gives the image's positions */
 	ASSERT_EQ(0, run(NULL, 0, B " image build --bits 5120 --hashes 4 --seed 77 --key-type str -file %s/keys -o %s/s.img", dir, dir));
 	ASSERT_EQ(0, run(out, sizeof(out), B " image probes -j %s/s.img key-3", dir));
