@@ -717,6 +717,10 @@ static int cmd_import(int argc, char **argv)
 		return bfctl_image_usage_err("%s", "import takes --bits and --key-type with --format redis, no other filter option");
 	if (kind == KB_KIND_GOZERO && !a.s.have_bits)
 		return bfctl_image_usage_err("%s", "import --format redis needs --bits M (go-zero does not store it)");
+	/* a --bits no go-zero filter has: refused before RAW is read */
+	if (kind == KB_KIND_GOZERO &&
+	    (!a.s.bits || a.s.bits > KB_GOZERO_BITS_MAX))
+		return bfctl_image_usage_err("%s", "--bits: a go-zero filter has 1 to 2^32 bits");
 	if (optind + 1 != argc || !a.out)
 		return bfctl_image_usage_err("%s", "import needs RAW and -o OUT.img");
 	ret = kbu_read_file(argv[optind], &raw, &len);

@@ -254,6 +254,10 @@ TEST_F(bf, gozero_errors)
 	ASSERT_EQ(2, run(NULL, 0, B " image import --format redis --bits 1001 --fpr 1%% %s/v -o %s/x.img 2>/dev/null", dir, dir));
 	ASSERT_EQ(2, run(NULL, 0, B " image import --format redis --bits 1001 --kind gozero %s/v -o %s/x.img 2>/dev/null", dir, dir));
 	ASSERT_EQ(3, run(NULL, 0, B " image import --format redis --bits 1001 %s/nosuch -o %s/x.img 2>/dev/null", dir, dir));
+	/* a --bits no go-zero filter has: a usage error, RAW not even opened */
+	ASSERT_EQ(2, run(NULL, 0, B " image import --format redis --bits 0 %s/nosuch -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image import --format redis --bits 4294967297 %s/nosuch -o %s/x.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image import --format redis --bits 0 %s/v -o %s/x.img 2>/dev/null", dir, dir));
 	ASSERT_EQ(0, access(strcat(strcpy((char[128]){ 0 }, dir), "/x.img"), F_OK) ? 0 : 1);
 	/* the round trip keeps the payload (ceil(1001 / 8) bytes after the header) */
 	ASSERT_EQ(0, run(NULL, 0, B " image import --format redis --bits 1001 --key-type str %s/v -o %s/r.img", dir, dir));
