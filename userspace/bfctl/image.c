@@ -262,7 +262,7 @@ const char *bfctl_image_sizing_err(int err)
 }
 
 /*
- * The largest payload image build makes: the module's max_filter_bytes
+ * The largest payload image build (and import) makes: the module's max_filter_bytes
  * (its parameter when the module is loaded, else its default), since no
  * bigger image can ever be loaded, and this machine's physical memory,
  * since the payload is held whole while keys go in.  Checked from the
@@ -294,9 +294,9 @@ static int build_size_check(const struct bfctl_image_args *a, u32 kind,
 	c.hash = kb_kind_default_hash(kind);
 	if (mem < max)
 		return bfctl_size_refuse(&c, mem, "this machine's memory",
-					 BFCTL_USAGE, "image build");
+					 BFCTL_USAGE, image_what);
 	return bfctl_size_refuse(&c, max, "the module's max_filter_bytes",
-				 BFCTL_USAGE, "image build");
+				 BFCTL_USAGE, image_what);
 }
 
 /* gozero's k is fixed: --bits alone, or --hashes 14 */
@@ -658,31 +658,54 @@ static int cmd_export(int argc, char **argv)
 /*
  * A go-zero Redis value (GET of its key) of a filter of --bits bits: the
  * value zero-extended (Redis reads missing bytes as 0) is the payload.
+ * Read straight into the payload, one copy, and no further than one byte
+ * past the longest value of --bits (not a whole too-long file, or a
+ * FIFO without end); the size refused from the options, as image build's.
  */
-static int import_redis(const struct bfctl_image_args *a, const char *path,
-			u8 *raw, size_t len)
+static int import_redis(const struct bfctl_image_args *a, const char *path)
 {
+	struct bfctl_image_args g = *a;
+	u64 need = (a->s.bits + 7) / 8;
 	struct kb_params p;
 	struct kb_filter f;
 	enum kb_img_err why;
-	u8 *pl = NULL;
+	size_t len;
+	u8 *pl;
 	int ret;
 
-	ret = kb_gozero_import(&p, raw, len, a->s.bits, 0, &why);
+	g.kind = KB_KIND_GOZERO;
+	ret = build_size_check(&g, KB_KIND_GOZERO, 0);
+	if (ret)
+		return ret;
+	/* the parameters of --bits, to size the payload before reading */
+	ret = kb_gozero_import(&p, NULL, 0, a->s.bits, 0, &why);
+	if (ret)
+		return bfctl_fail(BFCTL_USAGE, "image import", "--bits: %s",
+				  kb_image_strerror(why));
+	pl = kbu_alloc_payload(kb_params_payload_bytes(&p));
+	if (!pl)
+		return bfctl_fail(BFCTL_ERR, "image import", "out of memory");
+	ret = kbu_read_file_max(path, pl, need, &len);
+	if (ret == -EFBIG) {
+		free(pl);
+		return bfctl_fail(BFCTL_ERR, path,
+				  "not the value of a go-zero filter of %llu bits: longer than its %llu bytes",
+				  (unsigned long long)a->s.bits,
+				  (unsigned long long)need);
+	}
 	if (ret) {
-		free(raw);
+		free(pl);
+		return bfctl_fail(BFCTL_ERR, path, "%s", strerror(-ret));
+	}
+	ret = kb_gozero_import(&p, pl, len, a->s.bits, 0, &why);
+	if (ret) {
+		free(pl);
 		return bfctl_fail(BFCTL_ERR, path,
 				  "not the value of a go-zero filter of %llu bits: %s",
 				  (unsigned long long)a->s.bits,
 				  kb_image_strerror(why));
 	}
 	p.key_type = a->s.key_type >= 0 ? (u32)a->s.key_type : KB_KEY_BYTES;
-	pl = kbu_alloc_payload(kb_params_payload_bytes(&p));
-	if (pl)
-		memcpy(pl, raw, len);
-	free(raw);
-	if (!pl)
-		return bfctl_fail(BFCTL_ERR, "image import", "out of memory");
 	ret = kb_filter_attach(&f, &p, pl, kb_params_payload_bytes(&p));
 	if (!ret)
 		ret = write_image(a->out, &f, 0);
@@ -723,12 +746,12 @@ static int cmd_import(int argc, char **argv)
 		return bfctl_image_usage_err("%s", "--bits: a go-zero filter has 1 to 2^32 bits");
 	if (optind + 1 != argc || !a.out)
 		return bfctl_image_usage_err("%s", "import needs RAW and -o OUT.img");
+	if (kind == KB_KIND_GOZERO)
+		return import_redis(&a, argv[optind]);
 	ret = kbu_read_file(argv[optind], &raw, &len);
 	if (ret)
 		return bfctl_fail(BFCTL_ERR, argv[optind], "%s",
 				  strerror(-ret));
-	if (kind == KB_KIND_GOZERO)
-		return import_redis(&a, argv[optind], raw, len);
 	ret = kb_leveldb_import(&p, raw, len, 0, &why);
 	if (!ret)
 		ret = kb_filter_attach(&f, &p, raw, len);

@@ -482,6 +482,45 @@ int kbu_read_file(const char *path, u8 **buf, size_t *len)
 	return ret;
 }
 
+/* reads max bytes at most, and one more to tell a longer file */
+static int read_fd_max(int fd, u8 *buf, size_t max, size_t *len)
+{
+	size_t got = 0;
+	u8 extra;
+
+	for (;;) {
+		ssize_t r = got < max ? read(fd, buf + got, max - got) :
+					read(fd, &extra, 1);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		if (got == max)
+			return -EFBIG;
+		got += (size_t)r;
+	}
+	*len = got;
+	return 0;
+}
+
+int kbu_read_file_max(const char *path, void *buf, size_t max, size_t *len)
+{
+	int fd, ret;
+
+	if (!strcmp(path, "-"))
+		return read_fd_max(0, buf, max, len);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = read_fd_max(fd, buf, max, len);
+	close(fd);
+	return ret;
+}
+
 int kbu_write_all(int fd, const void *buf, size_t len)
 {
 	const u8 *p = buf;

@@ -67,6 +67,11 @@ void kbu_keyset_free(struct kbu_keyset *ks);
 /* read a whole file ("-": stdin) into a 64-byte aligned buffer (free()) */
 int kbu_read_file(const char *path, u8 **buf, size_t *len);
 /*
+ * read a file ("-": stdin) of at most max bytes into buf, reading no more
+ * than max + 1 bytes of it (a FIFO or a device too): -EFBIG if longer
+ */
+int kbu_read_file_max(const char *path, void *buf, size_t max, size_t *len);
+/*
  * Where an output path (-o, save -file) goes.  "-" is stdout.  A device,
  * FIFO or socket is written in place: root's -o /dev/null must not turn
  * the device node into a regular file.  A symlink is followed to its

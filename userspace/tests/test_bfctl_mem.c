@@ -144,6 +144,36 @@ TEST_F(mem, export_and_import_hold_one_copy)
 	ASSERT_EQ(0, run_peak(NULL, NULL, 0, B " image export --format leveldb %s/i.img -o - | cmp -s - %s/c.raw", dir, dir));
 }
 
+/*
+ * A go-zero Redis value is read straight into the payload: one copy; a
+ * value longer than --bits allows is refused after one byte too many, not
+ * read whole (a sparse file far bigger than the filter, /dev/zero)
+ */
+TEST_F(mem, redis_import_holds_one_copy)
+{
+	char err[1024];
+	u64 peak;
+
+	ASSERT_EQ(0, run_peak(NULL, NULL, 0, B " -q image build --key-type str --kind gozero --bits " BITS " -file %s/keys -o %s/g.img", dir, dir));
+	ASSERT_EQ(0, run_peak(NULL, NULL, 0, B " image export --format redis %s/g.img -o %s/g.raw", dir, dir));
+	ASSERT_LT(PAYLOAD * 9 / 10, (u64)file_size("g.raw"));
+	ASSERT_EQ(0, run_peak(&peak, NULL, 0, "exec " B " -q image import --format redis --bits " BITS " --key-type str %s/g.raw -o %s/r.img", dir, dir));
+	TH_LOG("image import --format redis: peak RSS %llu MiB",
+	       (unsigned long long)peak >> 20);
+	ASSERT_LT(peak, PEAK_MAX);
+	ASSERT_EQ(0, run_peak(NULL, NULL, 0, B " image export --format redis %s/r.img -o - | cmp -s - %s/g.raw", dir, dir));
+	/* 256 MiB (sparse) for a filter of 8000 bits: refused, not read */
+	ASSERT_EQ(0, run_peak(NULL, NULL, 0, "truncate -s 256M %s/long.raw", dir));
+	ASSERT_EQ(3, run_peak(&peak, err, sizeof(err), "exec " B " image import --format redis --bits 8000 %s/long.raw -o %s/x.img", dir, dir));
+	ASSERT_NE(NULL, strstr(err, "longer than its 1000 bytes"));
+	ASSERT_LT(peak, 64ULL << 20);
+	ASSERT_EQ(-1, file_size("x.img"));
+	/* a source without end: refused, not waited on */
+	ASSERT_EQ(3, run_peak(&peak, NULL, 0, "exec timeout 60 " B " image import --format redis --bits 8000 /dev/zero -o %s/x.img", dir));
+	ASSERT_LT(peak, 64ULL << 20);
+	ASSERT_EQ(-1, file_size("x.img"));
+}
+
 /* a refused build exits 2, names the bytes and writes nothing */
 static void refused(struct __test_metadata *_metadata, const char *opts,
 		    const char *needs)
