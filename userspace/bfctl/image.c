@@ -127,6 +127,8 @@ static u32 image_opt_class(int c)
 		return IO_KEYFMT;
 	case OPT_FORMAT:
 		return IO_FORMAT;
+	case OPT_FILE:
+		return IO_FILE;
 	case 'o':
 		return IO_OUT;
 	case 'j':
@@ -174,6 +176,7 @@ int bfctl_image_args_parse(int argc, char **argv, struct bfctl_image_args *a,
 			a->kind = kb_kind_from_name(optarg);
 			if (a->kind < 0)
 				return bfctl_image_usage_err("unknown kind '%s'", optarg);
+			a->have_kind = true;
 			break;
 		case OPT_ITEMS:
 		case OPT_FPR:
@@ -335,7 +338,7 @@ static int cmd_build(int argc, char **argv)
 	int ret;
 
 	ret = bfctl_image_args_parse(argc, argv, &a,
-			       IO_BUILD | IO_KEYFMT | IO_OUT | IO_QUIET);
+			       IO_BUILD | IO_FILE | IO_KEYFMT | IO_OUT | IO_QUIET);
 	if (ret)
 		return ret;
 	if (optind != argc)
@@ -733,7 +736,7 @@ static int cmd_import(int argc, char **argv)
 	if (kind < 0)
 		return bfctl_image_usage_err("%s", "import needs --format leveldb or redis");
 	/* only redis values take options: their bits and key type */
-	if (a.kind != KB_KIND_BLOCKED || a.s.have_items || a.s.have_fpr ||
+	if (a.have_kind || a.s.have_items || a.s.have_fpr ||
 	    a.s.have_bpk || a.s.have_hashes || a.s.hash >= 0 ||
 	    a.s.seed_parts || (kind == KB_KIND_CLASSIC &&
 			       (a.s.have_bits || a.s.key_type >= 0)))

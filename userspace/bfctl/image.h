@@ -18,17 +18,18 @@ struct bfctl_image_loaded {
 
 /* the options each image verb takes (bfctl_image_args_parse()'s allowed) */
 enum {
-	IO_BUILD	= 1 << 0,	/* --kind, sizing, --seed, --hash, --key-type, -file */
+	IO_BUILD	= 1 << 0,	/* --kind, sizing, --seed, --hash, --key-type */
 	IO_KEYFMT	= 1 << 1,
 	IO_FORMAT	= 1 << 2,	/* --format */
 	IO_OUT		= 1 << 3,	/* -o */
 	IO_JSON		= 1 << 4,	/* -j, also bfctl -j image ... */
 	IO_QUIET	= 1 << 5,	/* bfctl -q image ... */
+	IO_FILE		= 1 << 6,	/* -file (build's key file) */
 };
 
 struct bfctl_image_args {
 	int kind, key_fmt;
-	bool json;
+	bool json, have_kind;	/* have_kind: --kind given, even blocked */
 	struct bfctl_spec_opts s;	/* size, key type, hash, seed */
 	const char *file, *out, *format;
 };

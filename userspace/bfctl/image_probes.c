@@ -26,10 +26,13 @@ int bfctl_image_probes(int argc, char **argv)
 			       IO_BUILD | IO_KEYFMT | IO_JSON);
 	if (ret)
 		return ret;
-	/* any filter option (e.g. --bits) means "no image" */
+	/*
+	 * any filter option (e.g. --bits, even --kind blocked) means "no
+	 * image": with an image they would be ignored, the image's own used
+	 */
 	from_params = a.s.have_bits || a.s.have_hashes || a.s.have_fpr ||
 		      a.s.have_bpk || a.s.have_items || a.s.key_type >= 0 ||
-		      a.s.hash >= 0 || a.s.seed_parts || a.kind != KB_KIND_BLOCKED;
+		      a.s.hash >= 0 || a.s.seed_parts || a.have_kind;
 	first = optind + !from_params;
 	if (first >= argc)
 		return bfctl_image_usage_err("%s", "probes needs IMG (or --kind K --bits M ...) and at least one KEY");

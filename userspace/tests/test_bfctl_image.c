@@ -316,6 +316,15 @@ TEST_F(bf, ignored_options_are_errors)
 	ASSERT_EQ(2, run(NULL, 0, B " image export -j --format leveldb %s/o.img 2>/dev/null", dir));
 	ASSERT_EQ(2, run(NULL, 0, B " image test --format leveldb %s/o.img key-1 2>/dev/null", dir));
 	ASSERT_EQ(2, run(NULL, 0, B " image import --kind classic --format leveldb %s/o.img -o %s/p.img 2>/dev/null", dir, dir));
+	/* -file is build's alone; --kind is refused even as the default */
+	ASSERT_EQ(2, run(out, sizeof(out), B " image import -file %s/keys --format leveldb %s/o.img -o %s/p.img 2>&1", dir, dir, dir));
+	ASSERT_NE(NULL, strstr(out, "file' is not allowed here"));
+	ASSERT_EQ(2, run(NULL, 0, B " image probes -file %s/keys %s/o.img key-1 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image import --kind blocked --format leveldb %s/o.img -o %s/p.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(NULL, 0, B " image import --kind gozero --format redis --bits 1001 %s/keys -o %s/p.img 2>/dev/null", dir, dir));
+	ASSERT_EQ(2, run(out, sizeof(out), B " image probes --kind blocked %s/o.img key-1 2>/dev/null", dir));
+	ASSERT_STREQ("", out);
+	ASSERT_EQ(-1, access(strcat(strcpy((char[128]){ 0 }, dir), "/p.img"), F_OK));
 	/* the kernel verbs: -j only where there is JSON output */
 	ASSERT_EQ(2, run(out, sizeof(out), B " destroy -j x 2>&1"));
 	ASSERT_NE(NULL, strstr(out, "option '-j' is not allowed here"));
