@@ -84,7 +84,9 @@ modules:
 	@mkdir -p $(KBUILD_DIR)/selftests
 	@cp -rs $(wildcard $(CURDIR)/Kbuild $(CURDIR)/kmod $(CURDIR)/uapi) $(KBUILD_DIR)/
 	@cp -rs $(CURDIR)/selftests/kmod $(KBUILD_DIR)/selftests/
-	$(MAKE) -C $(KDIR) M=$(KBUILD_DIR) $(KBUILD_FLAGS) modules
+	@kdir=$$($(CURDIR)/scripts/kdir-btf $(KVER) $(KDIR) $(BUILD) $(KBUILD_DIR)) && \
+	echo "$(MAKE) -C $$kdir M=$(KBUILD_DIR) $(KBUILD_FLAGS) modules" && \
+	$(MAKE) -C $$kdir M=$(KBUILD_DIR) $(KBUILD_FLAGS) modules
 
 # sparse over every file (C=2) and the W=1 warnings, in a tree of their own
 # so that the ordinary build is not redone; any warning fails.
