@@ -177,6 +177,7 @@ dkms-install:
 	@test -n "$(KB_VERSION)"
 	install -d $(DESTDIR)/usr/src/kbloom-$(KB_VERSION)
 	cp -r Kbuild dkms.conf kmod uapi $(DESTDIR)/usr/src/kbloom-$(KB_VERSION)/
+	install -D -m 0755 scripts/kdir-btf $(DESTDIR)/usr/src/kbloom-$(KB_VERSION)/scripts/kdir-btf
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-dkms
 
 debug-kernel:
