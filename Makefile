@@ -179,6 +179,7 @@ dkms-install:
 	cp -r Kbuild dkms.conf kmod uapi $(DESTDIR)/usr/src/kbloom-$(KB_VERSION)/
 	install -D -m 0755 scripts/kdir-btf $(DESTDIR)/usr/src/kbloom-$(KB_VERSION)/scripts/kdir-btf
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-dkms
+NATIVE_TESTS += $(CURDIR)/scripts/tests/test-kdir-btf
 
 debug-kernel:
 	@$(CURDIR)/scripts/debug-kernel
