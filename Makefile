@@ -5,6 +5,8 @@
 # `make run` boots a throwaway VM with kbloom loaded.  See README.md.
 
 SHELL := /bin/bash
+# `make` alone is `make all`, whatever rule an included fragment puts first
+.DEFAULT_GOAL := all
 BUILD ?= $(CURDIR)/build
 UBUILD := $(BUILD)/user
 KSFT_DIR := $(BUILD)/ksft
