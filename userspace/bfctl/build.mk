@@ -11,6 +11,8 @@ KB_NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-
 # lib/kbnl.c includes <netlink/...>; only an include path, harmless elsewhere
 CFLAGS_USER += $(KB_NL_CFLAGS)
 $(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += $(KB_NL_LIBS)
+# bfctl redis (redis*.c): Debian's libhiredis-dev
+$(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += -lhiredis
 
 # ---- make install [DESTDIR=...] [PREFIX=/usr/local] ----
 
