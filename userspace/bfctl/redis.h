@@ -114,6 +114,7 @@ struct bfctl_redis_pull {
 	bool missing;		/* the key does not exist */
 	bool unchanged;		/* the image equals the last one loaded */
 	u32 last_crc;		/* of the last image loaded (watch) */
+	u64 last_bits;		/* of the last pull, if a gozero value */
 	u64 last_len;
 	struct kb_params p;	/* of the image loaded */
 	char why[320];		/* what failed */

@@ -66,7 +66,7 @@ static int redis_fail(struct bfctl_redis_pull *pl, struct bfctl_redis *r)
 
 /* the metadata push --meta wrote: check it against what the pull expects */
 static int check_meta(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
-		      struct fetch *fx, bool bits_known)
+		      struct fetch *fx)
 {
 	char mkey[1100], fmt[16] = "", scheme[64] = "";
 	const char *argv[] = { "GET", mkey };
@@ -90,38 +90,46 @@ static int check_meta(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		return pull_fail(pl, "%s: unreadable metadata (not written by bfctl redis push --meta)",
 				 mkey);
 	if (!strcmp(fmt, "image")) {
-		if (fx->gozero)
+		if (pl->bits)
 			return pull_fail(pl, "%s: the metadata says %s holds a kbloom image, not a go-zero bitmap",
 					 mkey, pl->key);
+		if (fx->gozero) {
+			free(fx->img);
+			fx->img = NULL;
+		}
+		fx->gozero = false;
 		return 0;
 	}
 	if (n != 3 || strcmp(scheme, BFCTL_REDIS_SCHEME))
 		return pull_fail(pl, "%s: scheme '%s' is not go-zero's %s",
 				 mkey, scheme, BFCTL_REDIS_SCHEME);
-	if (!fx->gozero && bits_known)
-		return pull_fail(pl, "%s: the metadata says %s is a go-zero bitmap; the filter is not gozero",
-				 mkey, pl->key);
-	if (fx->gozero && bits_known && bits != fx->bits)
+	/* a rebuild of another size: the metadata's bits, unless --bits */
+	if (pl->bits && bits != pl->bits)
 		return pull_fail(pl, "%s: the metadata says %llu bits, not %llu (wrong --bits?)",
-				 mkey, bits, (unsigned long long)fx->bits);
+				 mkey, bits, (unsigned long long)pl->bits);
+	if (fx->gozero && fx->bits != bits) {
+		free(fx->img);	/* another size: another buffer */
+		fx->img = NULL;
+	}
 	fx->gozero = true;
 	fx->bits = bits;
 	return 0;
 }
 
 /*
- * What the pull expects: the kernel filter's kind and bits (a gozero
- * filter takes the raw value), else --bits (gozero) or an image.
+ * What the pull expects: --bits (a gozero value), else the kernel filter's
+ * kind and bits (a gozero filter takes the raw value), else what the last
+ * pull found (watch -o), else an image.  The metadata key, when there is
+ * one, overrides all but --bits (check_meta()).
  */
 static int pull_expect(struct kbconn *kc, struct bfctl_redis_pull *pl,
-		       struct fetch *fx, bool *bits_known)
+		       struct fetch *fx)
 {
 	struct kb_ioc_info info;
 	int ret;
 
-	fx->gozero = pl->bits != 0;
-	fx->bits = pl->bits;
-	*bits_known = pl->bits != 0;
+	fx->bits = pl->bits ? pl->bits : pl->last_bits;
+	fx->gozero = fx->bits != 0;
 	if (pl->key_type >= 0) {
 		fx->key_type = (u32)pl->key_type;
 		fx->have_key_type = true;
@@ -143,7 +151,6 @@ static int pull_expect(struct kbconn *kc, struct bfctl_redis_pull *pl,
 		fx->gozero = true;
 		if (!pl->bits)
 			fx->bits = info.m;
-		*bits_known = true;
 	} else if (pl->bits) {
 		return pull_fail(pl, "--bits: filter %s is a %s filter, not gozero",
 				 pl->name, kb_kind_name(info.kind));
@@ -430,7 +437,6 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 			  struct kbconn *kc, struct bfctl_redis_pull *pl)
 {
 	struct fetch fx = { 0 };
-	bool bits_known;
 	u32 tries;
 	int ret;
 
@@ -438,12 +444,12 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 	pl->missing = false;
 	pl->unchanged = false;
 	pl->why[0] = 0;
-	if (pull_expect(kc, pl, &fx, &bits_known))
+	if (pull_expect(kc, pl, &fx))
 		return BFCTL_ERR;
 	for (tries = 0; tries < BFCTL_REDIS_TRIES; tries++) {
 		ret = fence_begin(r, sub, pl);
 		if (!ret)
-			ret = check_meta(r, pl, &fx, bits_known);
+			ret = check_meta(r, pl, &fx);
 		if (ret)
 			goto out;
 		ret = read_value(r, pl, &fx, !tries);
@@ -472,6 +478,8 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 	}
 	pl->value_len = fx.len;
 	ret = make_image(pl, &fx) ?: load_image(kc, pl, fx.img, fx.img_len);
+	if (!ret)
+		pl->last_bits = fx.gozero ? fx.bits : 0;
 out:
 	if (ret && !sub && r->c && !r->io_err) {
 		const char *unwatch[] = { "UNWATCH" };
