@@ -41,6 +41,8 @@ $(UBUILD)/tests/test-install: selftests/bfctl/test-install
 NATIVE_TESTS += $(UBUILD)/tests/test-install
 # the completion offers exactly the options bfctl takes
 NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-completion
+# bfctl redis against a private redis-server (pull/watch with -o: no kernel)
+NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis
 
 # ---- VM tests: TAP scripts (selftests/bfctl/*.sh, in selftests/manifest)
 # driving the real bfctl against kbloom.ko ----
