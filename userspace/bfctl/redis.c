@@ -94,7 +94,6 @@ struct rargs {
 static const char *opt_verbs(int c)
 {
 	switch (c) {
-	case OPT_CHUNK:
 	case OPT_CREATE:
 	case OPT_BITS:
 	case OPT_KEYTYPE:
