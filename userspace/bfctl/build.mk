@@ -56,3 +56,18 @@ KB_FUZZ_SRCS_fuzz_savefmt += userspace/bfctl/restore.c userspace/bfctl/kargs.c \
 $(UBUILD)/fuzz/fuzz_savefmt: userspace/bfctl/restore.c userspace/bfctl/kargs.c \
 	userspace/bfctl/keys.c userspace/bfctl/capacity.c \
 	userspace/bfctl/savefmt.h userspace/bfctl/kverbs.h
+
+# The go-zero oracle (userspace/tests/gozero-oracle) for the bfctl_redis VM
+# test, built here with Debian's Go packages (GOPATH mode, no network): the
+# guest has no time to compile Go under TCG.  Without them the test skips.
+KB_HAVE_GO_ORACLE := $(shell command -v go > /dev/null && \
+	test -d /usr/share/gocode/src/github.com/gomodule/redigo/redis && \
+	test -d /usr/share/gocode/src/github.com/spaolacci/murmur3 && echo y)
+ifeq ($(KB_HAVE_GO_ORACLE),y)
+$(UBUILD)/tests/gozero-oracle: userspace/tests/gozero-oracle/main.go
+	@mkdir -p $(@D)
+	GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOPROXY=off \
+		GOCACHE=$(BUILD)/gocache go build -o $@ $<
+VM_TEST_PROGS += $(UBUILD)/tests/gozero-oracle
+endif
+
