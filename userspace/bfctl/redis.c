@@ -124,9 +124,10 @@ static int parse_secs(const char *s, double min, double *v)
 static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 {
 	const char *verb = argv[0];
+	char name[32];
 	double secs;
+	int c, idx;
 	u64 v;
-	int c;
 
 	memset(a, 0, sizeof(*a));
 	a->pl.key_type = -1;
@@ -139,11 +140,13 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 	opterr = 1;
 	if (bfctl_json && vc != 'w')
 		return usage_err(verb, "%s", "-j is not allowed here");
-	while ((c = getopt_long_only(argc, argv, "o:jqh", redis_opts,
-				     NULL)) != -1) {
-		if (c != '?' && c != 'h' && !strchr(opt_verbs(c), vc))
-			return usage_err(verb, "option '%s' is not allowed here",
-					 argv[optind - 1]);
+	while ((idx = -1, c = getopt_long_only(argc, argv, "o:jqh", redis_opts,
+					       &idx)) != -1) {
+		if (c != '?' && c != 'h' && !strchr(opt_verbs(c), vc)) {
+			snprintf(name, sizeof(name), "%s%s", idx >= 0 ? "--" : "-",
+				 idx >= 0 ? redis_opts[idx].name : c == 'o' ? "o" : "j");
+			return usage_err(verb, "option '%s' is not allowed here", name);
+		}
 		switch (c) {
 		case OPT_SERVER:
 			a->o.url = optarg;
