@@ -71,3 +71,8 @@ $(UBUILD)/tests/gozero-oracle: userspace/tests/gozero-oracle/main.go
 VM_TEST_PROGS += $(UBUILD)/tests/gozero-oracle
 endif
 
+# ---- make bench-redis: bfctl redis pull vs redis-cli GET (native) ----
+BENCH_TARGETS += bench-redis
+.PHONY: bench-redis
+bench-redis: $(UBUILD)/bfctl
+	$(CURDIR)/userspace/bench/bench-redis $(UBUILD)/bfctl $(BUILD)/bench-redis.json
