@@ -235,8 +235,9 @@ static int finish_args(int argc, char **argv, struct rargs *a, bool alone)
 		if (kbdev_set_name(err, a->pl.name))
 			return usage_err(verb, "bad filter name '%s'", a->pl.name);
 	}
-	if (!*a->pl.key)
-		return usage_err(verb, "%s", "empty KEY");
+	/* the keyspace channel and the sibling keys must hold it whole */
+	if (!*a->pl.key || strlen(a->pl.key) > BFCTL_REDIS_KEY_MAX)
+		return usage_err(verb, "%s", "KEY must have 1 to 1024 bytes");
 	if (!a->o.url)
 		return usage_err(verb, "%s", "--server URL is needed");
 	if (bfctl_redis_parse_url(&a->o, a->o.url, err, sizeof(err)))

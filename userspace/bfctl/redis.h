@@ -18,6 +18,8 @@
 #define BFCTL_REDIS_WINDOW	8
 /* reads restarted because the value changed, before giving up */
 #define BFCTL_REDIS_TRIES	16
+/* the longest KEY (the channel and sibling key buffers hold it whole) */
+#define BFCTL_REDIS_KEY_MAX	1024
 /* the metadata key's value starts with this */
 #define BFCTL_REDIS_META	"kbloom-meta 1"
 /* go-zero's probe scheme as the metadata names it */
