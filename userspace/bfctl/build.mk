@@ -11,6 +11,8 @@ KB_NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-
 # lib/kbnl.c includes <netlink/...>; only an include path, harmless elsewhere
 CFLAGS_USER += $(KB_NL_CFLAGS)
 $(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += $(KB_NL_LIBS)
+# bfctl redis (redis*.c): Debian's libhiredis-dev
+$(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += -lhiredis
 
 # ---- make install [DESTDIR=...] [PREFIX=/usr/local] ----
 
@@ -39,6 +41,8 @@ $(UBUILD)/tests/test-install: selftests/bfctl/test-install
 NATIVE_TESTS += $(UBUILD)/tests/test-install
 # the completion offers exactly the options bfctl takes
 NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-completion
+# bfctl redis against a private redis-server (pull/watch with -o: no kernel)
+NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis
 
 # ---- VM tests: TAP scripts (selftests/bfctl/*.sh, in selftests/manifest)
 # driving the real bfctl against kbloom.ko ----
@@ -52,3 +56,23 @@ KB_FUZZ_SRCS_fuzz_savefmt += userspace/bfctl/restore.c userspace/bfctl/kargs.c \
 $(UBUILD)/fuzz/fuzz_savefmt: userspace/bfctl/restore.c userspace/bfctl/kargs.c \
 	userspace/bfctl/keys.c userspace/bfctl/capacity.c \
 	userspace/bfctl/savefmt.h userspace/bfctl/kverbs.h
+
+# The go-zero oracle (userspace/tests/gozero-oracle) for the bfctl_redis VM
+# test, built here with Debian's Go packages (GOPATH mode, no network): the
+# guest has no time to compile Go under TCG.  Without them the test skips.
+KB_HAVE_GO_ORACLE := $(shell command -v go > /dev/null && \
+	test -d /usr/share/gocode/src/github.com/gomodule/redigo/redis && \
+	test -d /usr/share/gocode/src/github.com/spaolacci/murmur3 && echo y)
+ifeq ($(KB_HAVE_GO_ORACLE),y)
+$(UBUILD)/tests/gozero-oracle: userspace/tests/gozero-oracle/main.go
+	@mkdir -p $(@D)
+	GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOPROXY=off \
+		GOCACHE=$(BUILD)/gocache go build -o $@ $<
+VM_TEST_PROGS += $(UBUILD)/tests/gozero-oracle
+endif
+
+# ---- make bench-redis: bfctl redis pull vs redis-cli GET (native) ----
+BENCH_TARGETS += bench-redis
+.PHONY: bench-redis
+bench-redis: $(UBUILD)/bfctl
+	$(CURDIR)/userspace/bench/bench-redis $(UBUILD)/bfctl $(BUILD)/bench-redis.json

@@ -55,6 +55,9 @@ static const struct bfctl_verb verbs[] = {
 	  "NAME -o IMAGE" },
 	{ "monitor", bfctl_kernel_main, "print filter events", "" },
 	{ "version", bfctl_kernel_main, "print versions", "" },
+	{ "redis", bfctl_redis_main,
+	  "pull, push and follow (watch) a filter kept in Redis",
+	  "pull|push|watch NAME KEY --server URL ... (bfctl redis --help)" },
 	{ "image", bfctl_image_main,
 	  "build, inspect, test, export and import filter images offline",
 	  "build|info|test|export|import ... (bfctl image --help)" },
@@ -262,6 +265,11 @@ int main(int argc, char **argv)
 		char *args[] = { "image", "--help", NULL };
 
 		return bfctl_image_main(2, args);
+	}
+	if (cmd.help && cmd.verb && cmd.verb->main == bfctl_redis_main) {
+		char *args[] = { "redis", "--help", NULL };
+
+		return bfctl_redis_main(2, args);
 	}
 	if (cmd.help && cmd.verb) {
 		printf("usage: bfctl [-j] [-q] %s %s\n\n%s (see bfctl(8))\n",

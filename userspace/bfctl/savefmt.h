@@ -118,6 +118,11 @@ int bfctl_restore_load(struct kbconn *conn, const char *verb,
 /* the transaction that loads an image of params p: its request, as m, k */
 void bfctl_image_request(const struct kb_params *p, struct kb_ioc_create *c,
 			 const char *name);
+/*
+ * Write the header and trailer of the image in img, whose payload f holds
+ * in place at img + sizeof(struct kb_image_hdr) (sync, redis pull)
+ */
+void bfctl_image_finish(u8 *img, const struct kb_filter *f, u64 count);
 /* max_filters: the file's new filters fit beside have, after going gone */
 int bfctl_restore_check_count(struct bfctl_restore *rs, const char *verb,
 			      const char *file, u64 gone);

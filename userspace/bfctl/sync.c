@@ -178,8 +178,7 @@ static u64 add_keys(struct kb_filter *f, const struct bfctl_batch *b)
 	return added;
 }
 
-/* header and trailer of the image in img, whose payload f holds in place */
-static void finish_image(u8 *img, const struct kb_filter *f, u64 count)
+void bfctl_image_finish(u8 *img, const struct kb_filter *f, u64 count)
 {
 	struct kb_image_cur c;
 	u64 hl = sizeof(struct kb_image_hdr), left;
@@ -246,7 +245,7 @@ static int sync_want(struct sync *s, struct rfilter *rf)
 				  s->file, (unsigned long long)rf->line,
 				  rf->name, strerror(-ret));
 	count += add_keys(&f, &rf->keys);
-	finish_image(rf->img, &f, count);
+	bfctl_image_finish(rf->img, &f, count);
 	bfctl_image_request(&f.p, &rf->c, rf->name);
 	bfctl_batch_reset(&rf->keys);
 	rf->how = RF_IMAGE;

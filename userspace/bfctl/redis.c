@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bfctl redis: a filter kept in Redis, go-zero's way (a string used as a
+ * bitmap), followed by kernels.
+ *
+ *   bfctl redis pull NAME KEY --server URL [--create] [--bits B]
+ *         [--key-type T] [--chunk-size N] [-o IMG]
+ *   bfctl redis push NAME KEY --server URL [--meta] [--image IMG]
+ *   bfctl redis watch NAME KEY --server URL [--poll S] [--debounce S]
+ *         [--empty-on-delete] [-j]
+ *
+ * Common: --password-file F (else $BFCTL_REDIS_PASSWORD, $REDISCLI_AUTH),
+ * --timeout S.  The server may also come from $BFCTL_REDIS_SERVER.
+ *
+ * push writes like go-zero rebuilds: the value into a temporary key of the
+ * same hash slot, in chunks, then one MULTI/EXEC renames it over KEY
+ * (and writes or drops the metadata key), so readers see the old value
+ * or the new one.  A gozero filter is written as its raw Redis value
+ * (what go-zero's Exists reads), any other kind as a whole kbloom image,
+ * whose CRC pull checks.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "redis.h"
+
+/* a temporary key left by a push that died goes away by itself */
+#define PUSH_TMP_TTL	"86400"
+
+static void redis_usage(FILE *f)
+{
+	fprintf(f,
+		"usage:\n"
+		"  bfctl redis pull NAME KEY --server URL [--create] [--bits M]\n"
+		"        [--key-type T] [--chunk-size N]\n"
+		"  bfctl redis pull KEY -o IMG --server URL [--bits M] [--key-type T]\n"
+		"  bfctl redis push NAME KEY --server URL [--meta]\n"
+		"  bfctl redis push KEY --image IMG --server URL [--meta]\n"
+		"  bfctl redis watch NAME KEY --server URL [--create] [--bits M]\n"
+		"        [--poll S] [--debounce S] [--empty-on-delete] [-j]\n"
+		"common: [--password-file F] [--timeout S] [-q]\n"
+		"URL: redis://[user@]host[:port][/db] or unix:///path[?db=N]\n"
+		"(or $BFCTL_REDIS_SERVER); the password from --password-file,\n"
+		"$BFCTL_REDIS_PASSWORD or $REDISCLI_AUTH, never the command line\n");
+}
+
+static int usage_err(const char *verb, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "bfctl: redis %s: ", verb);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	redis_usage(stderr);
+	return BFCTL_USAGE;
+}
+
+enum {
+	OPT_SERVER = 256, OPT_PWFILE, OPT_TIMEOUT, OPT_CHUNK, OPT_CREATE,
+	OPT_BITS, OPT_KEYTYPE, OPT_META, OPT_IMAGE, OPT_POLL, OPT_DEBOUNCE,
+	OPT_EMPTY,
+};
+
+static const struct option redis_opts[] = {
+	{ "server", required_argument, NULL, OPT_SERVER },
+	{ "password-file", required_argument, NULL, OPT_PWFILE },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "chunk-size", required_argument, NULL, OPT_CHUNK },
+	{ "create", no_argument, NULL, OPT_CREATE },
+	{ "bits", required_argument, NULL, OPT_BITS },
+	{ "key-type", required_argument, NULL, OPT_KEYTYPE },
+	{ "meta", no_argument, NULL, OPT_META },
+	{ "image", required_argument, NULL, OPT_IMAGE },
+	{ "poll", required_argument, NULL, OPT_POLL },
+	{ "debounce", required_argument, NULL, OPT_DEBOUNCE },
+	{ "empty-on-delete", no_argument, NULL, OPT_EMPTY },
+	{ "output", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct rargs {
+	struct bfctl_redis_opts o;
+	struct bfctl_redis_pull pl;
+	struct bfctl_redis_watch_opts w;
+	const char *image;
+	bool meta;
+};
+
+/* which verbs take an option (p pull, P push, w watch) */
+static const char *opt_verbs(int c)
+{
+	switch (c) {
+	case OPT_CREATE:
+	case OPT_BITS:
+	case OPT_KEYTYPE:
+		return "pw";
+	case 'o':
+		return "pw";
+	case OPT_META:
+	case OPT_IMAGE:
+		return "P";
+	case OPT_POLL:
+	case OPT_DEBOUNCE:
+	case OPT_EMPTY:
+	case 'j':
+		return "w";
+	default:
+		return "pPw";
+	}
+}
+
+static int parse_secs(const char *s, double min, double *v)
+{
+	char *end;
+
+	*v = strtod(s, &end);
+	return end == s || *end || !(*v >= min) || *v > 86400 ? -EINVAL : 0;
+}
+
+static int parse_args(int argc, char **argv, struct rargs *a, char vc)
+{
+	const char *verb = argv[0];
+	char name[32];
+	double secs;
+	int c, idx;
+	u64 v;
+
+	memset(a, 0, sizeof(*a));
+	a->pl.key_type = -1;
+	a->o.timeout_ms = 10000;
+	a->o.chunk = BFCTL_REDIS_CHUNK;
+	a->w.poll_s = 300;
+	a->w.debounce_s = 0.2;
+	a->o.url = getenv("BFCTL_REDIS_SERVER");
+	optind = 1;
+	opterr = 1;
+	if (bfctl_json && vc != 'w')
+		return usage_err(verb, "%s", "-j is not allowed here");
+	while ((idx = -1, c = getopt_long_only(argc, argv, "o:jqh", redis_opts,
+					       &idx)) != -1) {
+		if (c != '?' && c != 'h' && !strchr(opt_verbs(c), vc)) {
+			snprintf(name, sizeof(name), "%s%s", idx >= 0 ? "--" : "-",
+				 idx >= 0 ? redis_opts[idx].name : c == 'o' ? "o" : "j");
+			return usage_err(verb, "option '%s' is not allowed here", name);
+		}
+		switch (c) {
+		case OPT_SERVER:
+			a->o.url = optarg;
+			break;
+		case OPT_PWFILE:
+			a->o.password_file = optarg;
+			break;
+		case OPT_TIMEOUT:
+			if (parse_secs(optarg, 0.001, &secs))
+				return usage_err(verb, "bad --timeout '%s' (seconds)", optarg);
+			a->o.timeout_ms = (int)ceil(secs * 1000);
+			break;
+		case OPT_CHUNK:
+			if (bfctl_parse_u64(optarg, &v) || !v || v > (512u << 20))
+				return usage_err(verb, "bad --chunk-size '%s' (1 byte to 512 MiB)", optarg);
+			a->o.chunk = v;
+			break;
+		case OPT_CREATE:
+			a->pl.create = true;
+			break;
+		case OPT_BITS:
+			if (bfctl_parse_u64(optarg, &v) || !v ||
+			    v > KB_GOZERO_BITS_MAX)
+				return usage_err(verb, "bad --bits '%s' (a go-zero filter has 1 to 2^32 bits)", optarg);
+			a->pl.bits = v;
+			break;
+		case OPT_KEYTYPE:
+			a->pl.key_type = kb_key_type_from_name(optarg);
+			if (a->pl.key_type < 0)
+				return usage_err(verb, "unknown key type '%s'", optarg);
+			break;
+		case OPT_META:
+			a->meta = true;
+			break;
+		case OPT_IMAGE:
+			a->image = optarg;
+			break;
+		case OPT_POLL:
+			if (parse_secs(optarg, 0, &a->w.poll_s))
+				return usage_err(verb, "bad --poll '%s' (seconds, 0: never)", optarg);
+			break;
+		case OPT_DEBOUNCE:
+			if (parse_secs(optarg, 0, &a->w.debounce_s) ||
+			    a->w.debounce_s > 60)
+				return usage_err(verb, "bad --debounce '%s' (0 to 60 seconds)", optarg);
+			break;
+		case OPT_EMPTY:
+			a->w.empty_on_delete = true;
+			break;
+		case 'o':
+			a->pl.out = optarg;
+			break;
+		case 'j':
+			bfctl_json = true;
+			break;
+		case 'q':
+			bfctl_quiet = true;
+			break;
+		case 'h':
+			redis_usage(stdout);
+			exit(BFCTL_OK);
+		default:
+			redis_usage(stderr);
+			return BFCTL_USAGE;
+		}
+	}
+	return BFCTL_OK;
+}
+
+/* positional NAME KEY (or KEY alone with -o / --image), server, password */
+static int finish_args(int argc, char **argv, struct rargs *a, bool alone)
+{
+	const char *verb = argv[0];
+	char err[320];
+	int npos = argc - optind;
+
+	if (alone) {
+		if (npos != 1)
+			return usage_err(verb, "%s", "give KEY alone with -o IMG or --image IMG");
+		a->pl.key = argv[optind];
+	} else {
+		if (npos != 2)
+			return usage_err(verb, "%s", "give NAME and KEY");
+		a->pl.name = argv[optind];
+		a->pl.key = argv[optind + 1];
+		if (kbdev_set_name(err, a->pl.name))
+			return usage_err(verb, "bad filter name '%s'", a->pl.name);
+	}
+	/* the keyspace channel and the sibling keys must hold it whole */
+	if (!*a->pl.key || strlen(a->pl.key) > BFCTL_REDIS_KEY_MAX)
+		return usage_err(verb, "%s", "KEY must have 1 to 1024 bytes");
+	if (!a->o.url)
+		return usage_err(verb, "%s", "--server URL is needed");
+	if (bfctl_redis_parse_url(&a->o, a->o.url, err, sizeof(err)))
+		return usage_err(verb, "%s", err);
+	if (a->pl.create && a->pl.out)
+		return usage_err(verb, "%s", "--create is for a kernel filter, not -o");
+	if (bfctl_redis_load_password(&a->o, err, sizeof(err)))
+		return bfctl_fail(BFCTL_ERR, "redis", "%s", err);
+	return BFCTL_OK;
+}
+
+static int do_pull(int argc, char **argv)
+{
+	struct bfctl_redis r, sub = { 0 };
+	struct kbconn kc;
+	struct rargs a;
+	bool fenced;
+	int ret;
+
+	ret = parse_args(argc, argv, &a, 'p');
+	if (!ret)
+		ret = finish_args(argc, argv, &a, a.pl.out);
+	if (ret)
+		return ret;
+	kbconn_init(&kc);
+	if (bfctl_redis_connect(&r, &a.o)) {
+		ret = bfctl_fail(BFCTL_ERR, "redis pull", "%s", r.err);
+		goto out;
+	}
+	/* events on: subscribe before the read (else WATCH fences it) */
+	fenced = bfctl_redis_notify_on(&r);
+	if (fenced && (bfctl_redis_connect(&sub, &a.o) ||
+		       bfctl_redis_subscribe(&sub, a.pl.key))) {
+		ret = bfctl_fail(BFCTL_ERR, "redis pull", "%s", sub.err);
+		goto out;
+	}
+	ret = bfctl_redis_pull_once(&r, fenced ? &sub : NULL, &kc, &a.pl);
+	if (ret == BFCTL_ABSENT) {
+		ret = bfctl_fail(BFCTL_ABSENT, "redis pull", "%s: no such key; nothing changed",
+				 a.pl.key);
+	} else if (ret) {
+		ret = bfctl_fail(ret, "redis pull", "%s; nothing changed", a.pl.why);
+	} else if (!bfctl_quiet) {
+		printf("%s: %llu bytes of %s (%s filter, m=%llu), %u re-reads\n",
+		       a.pl.out ? a.pl.out : a.pl.name,
+		       (unsigned long long)a.pl.value_len, a.pl.key,
+		       kb_kind_name(a.pl.p.kind), (unsigned long long)a.pl.p.m,
+		       a.pl.retries);
+	}
+out:
+	bfctl_redis_close(&sub);
+	bfctl_redis_close(&r);
+	kbconn_close(&kc);
+	return ret;
+}
+
+/* the image to push: --image, or the kernel filter's export */
+static int push_source(struct rargs *a, u8 **img, u64 *len)
+{
+	struct kbconn kc;
+	size_t l;
+	int ret;
+
+	if (a->image) {
+		ret = kbu_read_file(a->image, img, &l);
+		*len = l;
+		if (ret)
+			return bfctl_fail(BFCTL_ERR, a->image, "%s", strerror(-ret));
+		return BFCTL_OK;
+	}
+	kbconn_init(&kc);
+	ret = kbconn_dev(&kc);
+	if (ret >= 0)
+		ret = kbdev_export(kc.dev, 0, a->pl.name, img, len);
+	if (ret)
+		ret = bfctl_fail_err(&kc, "redis push", ret);
+	kbconn_close(&kc);
+	return ret;
+}
+
+static int reply_ok(struct bfctl_redis *r)
+{
+	redisReply *rep = bfctl_redis_reply(r);
+
+	if (!rep)
+		return -1;
+	freeReplyObject(rep);
+	return 0;
+}
+
+/* data into a new temporary key in chunks, then renamed over key */
+static int push_value(struct bfctl_redis *r, struct rargs *a,
+		      const u8 *data, u64 len, const char *meta)
+{
+	char tmp[1100], mkey[1100], rnd[17];
+	const char *key = a->pl.key;
+	const char *del[] = { "DEL", tmp }, *set[] = { "SET", tmp, "" };
+	const char *exp[] = { "EXPIRE", tmp, PUSH_TMP_TTL };
+	const char *app[] = { "APPEND", tmp, NULL };
+	const char *multi[] = { "MULTI" }, *exec[] = { "EXEC" };
+	const char *ren[] = { "RENAME", tmp, key }, *pers[] = { "PERSIST", key };
+	const char *mset[] = { "SET", mkey, meta }, *mdel[] = { "DEL", mkey };
+	u64 chunk = r->o->chunk, sent = 0, acked = 0;
+	size_t alen[3] = { 6, 0, 0 };
+	redisReply *rep;
+	u64 rv;
+	bool okx;
+
+	/* random: two hosts pushing at once do not append to one key */
+	if (kbu_random(&rv, sizeof(rv)))
+		return bfctl_fail(BFCTL_ERR, "redis push", "getrandom: %s",
+				  strerror(errno));
+	snprintf(rnd, sizeof(rnd), "%016llx", (unsigned long long)rv);
+	if (bfctl_redis_sibling(tmp, sizeof(tmp), key, "kbloom-tmp-") ||
+	    strlen(tmp) + sizeof(rnd) > sizeof(tmp) ||
+	    bfctl_redis_sibling(mkey, sizeof(mkey), key, "kbloom-meta"))
+		return bfctl_fail(BFCTL_USAGE, "redis push", "key name too long");
+	strcat(tmp, rnd);
+	alen[1] = strlen(tmp);
+	redisAppendCommandArgv(r->c, 2, del, NULL);
+	redisAppendCommandArgv(r->c, 3, set, NULL);
+	redisAppendCommandArgv(r->c, 3, exp, NULL);
+	if (reply_ok(r) || reply_ok(r) || reply_ok(r))
+		goto fail;
+	while (acked < len) {
+		while (sent < len && sent - acked < BFCTL_REDIS_WINDOW * chunk) {
+			alen[2] = len - sent < chunk ? len - sent : chunk;
+			app[2] = (const char *)data + sent;
+			redisAppendCommandArgv(r->c, 3, app, alen);
+			sent += alen[2];
+		}
+		rep = bfctl_redis_reply(r);
+		if (!rep)
+			goto fail;
+		okx = rep->type == REDIS_REPLY_INTEGER;
+		freeReplyObject(rep);
+		if (!okx)
+			goto fail;
+		acked += len - acked < chunk ? len - acked : chunk;
+	}
+	redisAppendCommandArgv(r->c, 1, multi, NULL);
+	redisAppendCommandArgv(r->c, 3, ren, NULL);
+	redisAppendCommandArgv(r->c, 2, pers, NULL);
+	if (meta)
+		redisAppendCommandArgv(r->c, 3, mset, NULL);
+	else	/* no stale metadata that contradicts the new value */
+		redisAppendCommandArgv(r->c, 2, mdel, NULL);
+	redisAppendCommandArgv(r->c, 1, exec, NULL);
+	if (reply_ok(r) || reply_ok(r) || reply_ok(r) || reply_ok(r))
+		goto fail;
+	rep = bfctl_redis_reply(r);
+	if (!rep)
+		goto fail;
+	okx = rep->type == REDIS_REPLY_ARRAY && rep->elements == 3 &&
+	      rep->element[0]->type == REDIS_REPLY_STATUS;
+	freeReplyObject(rep);
+	if (!okx) {
+		snprintf(r->err, sizeof(r->err), "RENAME %s %s failed", tmp, key);
+		goto fail;
+	}
+	return BFCTL_OK;
+fail:
+	if (!r->io_err) {
+		r->io_err = true;	/* the pipeline is out of step: done */
+		fprintf(stderr, "bfctl: redis push: %s is left to expire\n", tmp);
+	}
+	return bfctl_fail(BFCTL_ERR, "redis push", "%s; %s unchanged",
+			  r->err, key);
+}
+
+static int do_push(int argc, char **argv)
+{
+	struct bfctl_redis r = { 0 };
+	const void *payload;
+	struct kb_params p;
+	enum kb_img_err why;
+	struct rargs a;
+	char meta[160];
+	u64 len, plen;
+	u8 *img = NULL;
+	int ret;
+
+	ret = parse_args(argc, argv, &a, 'P');
+	if (!ret)
+		ret = finish_args(argc, argv, &a, a.image);
+	if (ret)
+		return ret;
+	ret = push_source(&a, &img, &len);
+	if (ret)
+		return ret;
+	if (kb_image_parse(img, len, 0, &p, &payload, &plen, NULL, &why)) {
+		free(img);
+		return bfctl_fail(BFCTL_ERR, "redis push", "%s: malformed image: %s",
+				  a.image ? a.image : a.pl.name,
+				  kb_image_strerror(why));
+	}
+	if (p.kind == KB_KIND_GOZERO) {
+		/* go-zero's value ends at the last byte a SETBIT reached */
+		while (plen && !((const u8 *)payload)[plen - 1])
+			plen--;
+		snprintf(meta, sizeof(meta), BFCTL_REDIS_META " format=gozero scheme=%s bits=%llu",
+			 BFCTL_REDIS_SCHEME, (unsigned long long)p.m);
+	} else {
+		payload = img;
+		plen = len;
+		snprintf(meta, sizeof(meta), BFCTL_REDIS_META " format=image kind=%s",
+			 kb_kind_name(p.kind));
+	}
+	if (bfctl_redis_connect(&r, &a.o))
+		ret = bfctl_fail(BFCTL_ERR, "redis push", "%s", r.err);
+	else
+		ret = push_value(&r, &a, payload, plen, a.meta ? meta : NULL);
+	if (!ret && !bfctl_quiet)
+		printf("%s: %llu bytes (%s)\n", a.pl.key, (unsigned long long)plen,
+		       p.kind == KB_KIND_GOZERO ? "go-zero bitmap" : "kbloom image");
+	bfctl_redis_close(&r);
+	free(img);
+	return ret;
+}
+
+static int do_watch(int argc, char **argv)
+{
+	struct rargs a;
+	int ret;
+
+	ret = parse_args(argc, argv, &a, 'w');
+	if (!ret)
+		ret = finish_args(argc, argv, &a, a.pl.out);
+	if (ret)
+		return ret;
+	return bfctl_redis_watch(&a.o, &a.pl, &a.w);
+}
+
+int bfctl_redis_main(int argc, char **argv)
+{
+	if (argc < 2) {
+		redis_usage(stderr);
+		return BFCTL_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		redis_usage(stdout);
+		return BFCTL_OK;
+	}
+	if (!strcmp(argv[1], "pull"))
+		return do_pull(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "push"))
+		return do_push(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "watch"))
+		return do_watch(argc - 1, argv + 1);
+	fprintf(stderr, "bfctl: redis: unknown verb '%s'\n", argv[1]);
+	redis_usage(stderr);
+	return BFCTL_USAGE;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bfctl redis: what the Redis verbs' files share.  redis_conn.c talks to
+ * the server (URL, password, timeouts, replies, the keyspace subscription
+ * that fences a chunked read), redis_pull.c reads a value into an image
+ * and loads it, redis.c parses the options and pushes, redis_watch.c
+ * follows a key.
+ */
+#ifndef _BFCTL_REDIS_H
+#define _BFCTL_REDIS_H
+
+#include <hiredis/hiredis.h>
+#include "bfctl.h"
+
+/* values up to this are read with one GET, longer ones in GETRANGE chunks */
+#define BFCTL_REDIS_CHUNK	(1u << 20)
+/* GETRANGE/APPEND commands in flight at once */
+#define BFCTL_REDIS_WINDOW	8
+/* reads restarted because the value changed, before giving up */
+#define BFCTL_REDIS_TRIES	16
+/* the longest KEY (the channel and sibling key buffers hold it whole) */
+#define BFCTL_REDIS_KEY_MAX	1024
+/* the metadata key's value starts with this */
+#define BFCTL_REDIS_META	"kbloom-meta 1"
+/* go-zero's probe scheme as the metadata names it */
+#define BFCTL_REDIS_SCHEME	"murmur3-x64-128-h1-k14"
+
+struct bfctl_redis_opts {
+	const char *url;		/* --server */
+	const char *password_file;	/* --password-file */
+	char host[256], path[108], user[128];
+	int port, db;
+	bool is_unix;
+	char password[512];
+	bool have_password;
+	int timeout_ms;			/* --timeout, connect and each reply */
+	u64 chunk;			/* --chunk-size */
+};
+
+/* a connection and what went wrong last on it */
+struct bfctl_redis {
+	redisContext *c;
+	const struct bfctl_redis_opts *o;
+	char err[256];
+	bool io_err;		/* the connection is unusable */
+};
+
+/* --server URL into o; 0 or -EINVAL with a message in err */
+int bfctl_redis_parse_url(struct bfctl_redis_opts *o, const char *url,
+			  char *err, size_t len);
+/*
+ * The password: --password-file, else $BFCTL_REDIS_PASSWORD, else
+ * $REDISCLI_AUTH (as redis-cli), else none.  0 or -errno (err says why).
+ */
+int bfctl_redis_load_password(struct bfctl_redis_opts *o, char *err,
+			      size_t len);
+/* connect, AUTH, SELECT; 0 or -1 (r->err) */
+int bfctl_redis_connect(struct bfctl_redis *r, const struct bfctl_redis_opts *o);
+void bfctl_redis_close(struct bfctl_redis *r);
+/*
+ * One command (argv with lengths; lens NULL: C strings); the reply, or
+ * NULL with r->err set (an error reply included: r->io_err false)
+ */
+redisReply *bfctl_redis_cmd(struct bfctl_redis *r, int argc,
+			    const char **argv, const size_t *lens);
+/* the next reply of a pipeline, as bfctl_redis_cmd() */
+redisReply *bfctl_redis_reply(struct bfctl_redis *r);
+/*
+ * A key in the cluster hash slot of key (its {tag}, or {key} as the tag)
+ * with a suffix: the temporary and metadata keys.  0 or -ENAMETOOLONG.
+ */
+int bfctl_redis_sibling(char *out, size_t len, const char *key,
+			const char *suffix);
+
+/* ---- the keyspace subscription (redis_conn.c) ---- */
+
+/* what the events of a key said since the last look */
+enum {
+	RSUB_SETBIT	= 1 << 0,	/* bits were set: a superset */
+	RSUB_OTHER	= 1 << 1,	/* anything else: the value was replaced */
+	RSUB_GONE	= 1 << 2,	/* del, expired, evicted, rename_from */
+};
+
+/*
+ * Whether the server publishes the keyspace events a fence needs (K and
+ * generic and string events: CONFIG GET notify-keyspace-events).  1 yes,
+ * 0 no or not allowed to ask.
+ */
+int bfctl_redis_notify_on(struct bfctl_redis *r);
+/* SUBSCRIBE __keyspace@DB__:key on r; 0 or -1 */
+int bfctl_redis_subscribe(struct bfctl_redis *r, const char *key);
+/*
+ * Read the events that are waiting (no blocking) into *ev; 0 or -1 (the
+ * connection broke)
+ */
+int bfctl_redis_sub_poll(struct bfctl_redis *r, int *ev);
+/*
+ * The fence: PING on the subscription; its answer comes after every
+ * event the server published before it, which are added to *ev.  0 or -1.
+ */
+int bfctl_redis_sub_barrier(struct bfctl_redis *r, int *ev);
+
+/* ---- pull (redis_pull.c) ---- */
+
+struct bfctl_redis_pull {
+	const char *name;	/* the kernel filter, NULL with -o */
+	const char *key;
+	const char *out;	/* -o IMG: write the image there */
+	bool create;		/* --create */
+	u64 bits;		/* --bits, 0: not given */
+	int key_type;		/* --key-type, -1: not given */
+	/* results */
+	u64 value_len;		/* bytes read from Redis */
+	u32 retries;		/* reads restarted for a change */
+	int fence_ev;		/* RSUB_* the last read's fence saw */
+	bool missing;		/* the key does not exist */
+	bool unchanged;		/* the image equals the last one loaded */
+	u32 last_crc;		/* of the last image loaded (watch) */
+	u64 last_bits;		/* of the last pull, if a gozero value */
+	u64 last_len;
+	struct kb_params p;	/* of the image loaded */
+	char why[320];		/* what failed */
+};
+
+/*
+ * Read key (fenced by sub, if not NULL, else WATCH/EXEC), check it, and
+ * load it whole into the kernel filter (or -o): BFCTL_OK, BFCTL_ABSENT
+ * (no such key: nothing changed), BFCTL_ERR (pl->why; r->io_err for a
+ * broken connection).  Nothing is loaded unless the whole value read is
+ * one the server held.
+ */
+int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
+			  struct kbconn *kc, struct bfctl_redis_pull *pl);
+/* load an empty filter with the parameters of the last pull (watch) */
+int bfctl_redis_pull_empty(struct kbconn *kc, struct bfctl_redis_pull *pl);
+
+/* ---- the verbs ---- */
+int bfctl_redis_main(int argc, char **argv);
+struct bfctl_redis_watch_opts {
+	double poll_s, debounce_s;
+	bool empty_on_delete;
+};
+int bfctl_redis_watch(const struct bfctl_redis_opts *o,
+		      struct bfctl_redis_pull *pl,
+		      const struct bfctl_redis_watch_opts *w);
+
+#endif /* _BFCTL_REDIS_H */

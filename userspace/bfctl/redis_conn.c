@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bfctl redis: the connection to the server (hiredis).  The server is
+ * redis://[user@]host[:port][/db] or unix:///path[?db=N]; the password
+ * never comes from the command line (other users read argv in /proc)
+ * but from --password-file or the environment.  Every reply waits at most
+ * --timeout.  The keyspace subscription is the fence of a chunked read:
+ * PING on a subscribed connection is answered after every event
+ * published before it, so after the read a PING tells what happened to
+ * the key meanwhile.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "redis.h"
+
+static int url_err(char *err, size_t len, const char *url, const char *why)
+{
+	snprintf(err, len, "bad --server '%s': %s (redis://[user@]host[:port][/db] or unix:///path[?db=N])",
+		 url, why);
+	return -EINVAL;
+}
+
+static int parse_db(const char *s, int *db)
+{
+	u64 v;
+
+	if (bfctl_parse_u64(s, &v) || v > 1000000)
+		return -EINVAL;
+	*db = (int)v;
+	return 0;
+}
+
+int bfctl_redis_parse_url(struct bfctl_redis_opts *o, const char *url,
+			  char *err, size_t len)
+{
+	const char *s, *at, *slash, *colon, *end;
+	size_t n;
+	u64 port;
+
+	o->url = url;
+	o->port = 6379;
+	o->db = 0;
+	o->host[0] = o->path[0] = o->user[0] = 0;
+	if (!strncmp(url, "unix://", 7)) {
+		const char *q;
+
+		s = url + 7;
+		if (*s != '/')
+			return url_err(err, len, url, "the socket path must be absolute");
+		q = strchr(s, '?');
+		n = q ? (size_t)(q - s) : strlen(s);
+		if (n >= sizeof(o->path))
+			return url_err(err, len, url, "socket path too long");
+		memcpy(o->path, s, n);
+		o->path[n] = 0;
+		if (q && (strncmp(q, "?db=", 4) || parse_db(q + 4, &o->db)))
+			return url_err(err, len, url, "only ?db=N may follow the path");
+		o->is_unix = true;
+		return 0;
+	}
+	if (strncmp(url, "redis://", 8))
+		return url_err(err, len, url, "unknown scheme");
+	s = url + 8;
+	slash = strchr(s, '/');
+	end = slash ? slash : s + strlen(s);
+	at = memchr(s, '@', (size_t)(end - s));
+	if (at) {
+		if (memchr(s, ':', (size_t)(at - s)))
+			return url_err(err, len, url, "no password in the URL: use --password-file or $BFCTL_REDIS_PASSWORD");
+		n = (size_t)(at - s);
+		if (!n || n >= sizeof(o->user))
+			return url_err(err, len, url, "bad user");
+		memcpy(o->user, s, n);
+		o->user[n] = 0;
+		s = at + 1;
+	}
+	if (*s == '[') {	/* [IPv6]:port */
+		const char *rb = memchr(s, ']', (size_t)(end - s));
+
+		if (!rb)
+			return url_err(err, len, url, "unclosed [");
+		n = (size_t)(rb - s - 1);
+		if (n >= sizeof(o->host))
+			return url_err(err, len, url, "host too long");
+		memcpy(o->host, s + 1, n);
+		o->host[n] = 0;
+		colon = rb + 1 < end && rb[1] == ':' ? rb + 1 : NULL;
+		if (rb + 1 < end && !colon)
+			return url_err(err, len, url, "junk after ]");
+	} else {
+		colon = memchr(s, ':', (size_t)(end - s));
+		n = (size_t)((colon ? colon : end) - s);
+		if (n >= sizeof(o->host))
+			return url_err(err, len, url, "host too long");
+		memcpy(o->host, s, n);
+		o->host[n] = 0;
+	}
+	if (!o->host[0])
+		return url_err(err, len, url, "no host");
+	if (colon) {
+		char pbuf[8];
+
+		n = (size_t)(end - colon - 1);
+		if (!n || n >= sizeof(pbuf))
+			return url_err(err, len, url, "bad port");
+		memcpy(pbuf, colon + 1, n);
+		pbuf[n] = 0;
+		if (bfctl_parse_u64(pbuf, &port) || !port || port > 65535)
+			return url_err(err, len, url, "bad port");
+		o->port = (int)port;
+	}
+	if (slash && slash[1] && parse_db(slash + 1, &o->db))
+		return url_err(err, len, url, "bad database number");
+	o->is_unix = false;
+	return 0;
+}
+
+/* one line of a file, without its newline; a file for root alone */
+static int password_from_file(struct bfctl_redis_opts *o, char *err,
+			      size_t len)
+{
+	const char *f = o->password_file;
+	struct stat st;
+	size_t n = 0;
+	FILE *fp;
+
+	fp = fopen(f, "re");
+	if (!fp || fstat(fileno(fp), &st)) {
+		int e = errno;
+
+		if (fp)
+			fclose(fp);
+		snprintf(err, len, "--password-file %s: %s", f, strerror(e));
+		return -e;
+	}
+	/* a careless admin's world-readable password: refused, not used */
+	if (st.st_mode & 0077) {
+		fclose(fp);
+		snprintf(err, len, "--password-file %s: readable by others (mode %03o): chmod 600 it",
+			 f, (unsigned int)(st.st_mode & 0777));
+		return -EPERM;
+	}
+	if (fgets(o->password, sizeof(o->password), fp))
+		n = strcspn(o->password, "\r\n");
+	fclose(fp);
+	o->password[n] = 0;
+	if (!n) {
+		snprintf(err, len, "--password-file %s: empty", f);
+		return -EINVAL;
+	}
+	o->have_password = true;
+	return 0;
+}
+
+int bfctl_redis_load_password(struct bfctl_redis_opts *o, char *err,
+			      size_t len)
+{
+	const char *env = getenv("BFCTL_REDIS_PASSWORD");
+
+	if (o->password_file)
+		return password_from_file(o, err, len);
+	if (!env || !*env)
+		env = getenv("REDISCLI_AUTH");
+	if (!env || !*env) {
+		if (o->user[0]) {
+			snprintf(err, len, "user %s: no password (--password-file or $BFCTL_REDIS_PASSWORD)",
+				 o->user);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (strlen(env) >= sizeof(o->password)) {
+		snprintf(err, len, "the password in the environment is too long");
+		return -EINVAL;
+	}
+	strcpy(o->password, env);
+	o->have_password = true;
+	return 0;
+}
+
+static void set_io_err(struct bfctl_redis *r)
+{
+	r->io_err = true;
+	snprintf(r->err, sizeof(r->err), "%s: %s", r->o->url,
+		 r->c && r->c->errstr[0] ? r->c->errstr : "connection lost");
+}
+
+redisReply *bfctl_redis_reply(struct bfctl_redis *r)
+{
+	void *v = NULL;
+	redisReply *rep;
+
+	if (r->io_err)
+		return NULL;
+	if (redisGetReply(r->c, &v) != REDIS_OK || !v) {
+		set_io_err(r);
+		return NULL;
+	}
+	rep = v;
+	if (rep->type == REDIS_REPLY_ERROR) {
+		snprintf(r->err, sizeof(r->err), "%s: %.*s", r->o->url,
+			 (int)rep->len, rep->str);
+		freeReplyObject(rep);
+		return NULL;
+	}
+	return rep;
+}
+
+redisReply *bfctl_redis_cmd(struct bfctl_redis *r, int argc,
+			    const char **argv, const size_t *lens)
+{
+	size_t l[8];
+	int i;
+
+	if (!lens && argc <= (int)ARRAY_SIZE(l)) {
+		for (i = 0; i < argc; i++)
+			l[i] = strlen(argv[i]);
+		lens = l;
+	}
+	if (r->io_err)
+		return NULL;
+	if (redisAppendCommandArgv(r->c, argc, argv, lens) != REDIS_OK) {
+		set_io_err(r);
+		return NULL;
+	}
+	return bfctl_redis_reply(r);
+}
+
+/* a command whose reply only needs to be no error */
+static int cmd_ok(struct bfctl_redis *r, int argc, const char **argv)
+{
+	redisReply *rep = bfctl_redis_cmd(r, argc, argv, NULL);
+
+	if (!rep)
+		return -1;
+	freeReplyObject(rep);
+	return 0;
+}
+
+int bfctl_redis_connect(struct bfctl_redis *r, const struct bfctl_redis_opts *o)
+{
+	struct timeval tv = {
+		.tv_sec = o->timeout_ms / 1000,
+		.tv_usec = (o->timeout_ms % 1000) * 1000,
+	};
+	char db[16];
+
+	memset(r, 0, sizeof(*r));
+	r->o = o;
+	r->c = o->is_unix ? redisConnectUnixWithTimeout(o->path, tv) :
+			    redisConnectWithTimeout(o->host, o->port, tv);
+	if (!r->c || r->c->err || redisSetTimeout(r->c, tv) != REDIS_OK) {
+		set_io_err(r);
+		return -1;
+	}
+	if (o->have_password) {
+		const char *a3[] = { "AUTH", o->user, o->password };
+		const char *a2[] = { "AUTH", o->password };
+
+		if (o->user[0] ? cmd_ok(r, 3, a3) : cmd_ok(r, 2, a2))
+			return -1;
+	}
+	if (o->db) {
+		const char *sel[] = { "SELECT", db };
+
+		snprintf(db, sizeof(db), "%d", o->db);
+		if (cmd_ok(r, 2, sel))
+			return -1;
+	}
+	return 0;
+}
+
+void bfctl_redis_close(struct bfctl_redis *r)
+{
+	if (r->c)
+		redisFree(r->c);
+	r->c = NULL;
+}
+
+/* Redis Cluster's hash tag of key: the part between the first { and the next } */
+static bool has_tag(const char *key)
+{
+	const char *l = strchr(key, '{');
+
+	return l && l[1] && l[1] != '}' && strchr(l + 1, '}');
+}
+
+int bfctl_redis_sibling(char *out, size_t len, const char *key,
+			const char *suffix)
+{
+	int n;
+
+	if (has_tag(key) || strchr(key, '}'))
+		n = snprintf(out, len, "%s:%s", key, suffix);
+	else
+		n = snprintf(out, len, "{%s}:%s", key, suffix);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int bfctl_redis_notify_on(struct bfctl_redis *r)
+{
+	const char *argv[] = { "CONFIG", "GET", "notify-keyspace-events" };
+	redisReply *rep = bfctl_redis_cmd(r, 3, argv, NULL);
+	const char *f;
+	int on;
+
+	if (!rep)	/* CONFIG renamed or not allowed: we cannot know */
+		return 0;
+	if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2 ||
+	    rep->element[1]->type != REDIS_REPLY_STRING) {
+		freeReplyObject(rep);
+		return 0;
+	}
+	f = rep->element[1]->str;
+	/* keyspace (K) events of generic (g) and string ($) commands */
+	on = strchr(f, 'K') && (strchr(f, 'A') ||
+				(strchr(f, 'g') && strchr(f, '$')));
+	freeReplyObject(rep);
+	return on;
+}
+
+int bfctl_redis_subscribe(struct bfctl_redis *r, const char *key)
+{
+	char ch[1100];
+	const char *argv[] = { "SUBSCRIBE", ch };
+	redisReply *rep;
+
+	snprintf(ch, sizeof(ch), "__keyspace@%d__:%s", r->o->db, key);
+	rep = bfctl_redis_cmd(r, 2, argv, NULL);
+	if (!rep)
+		return -1;
+	freeReplyObject(rep);
+	return 0;
+}
+
+/* a message on the subscription: its event into *ev; 1 if it was the PONG */
+static int sub_note(redisReply *rep, int *ev)
+{
+	const redisReply *e;
+	const char *t;
+
+	if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 2 ||
+	    rep->element[0]->type != REDIS_REPLY_STRING)
+		return 0;
+	t = rep->element[0]->str;
+	if (!strcmp(t, "pong"))
+		return 1;
+	if (strcmp(t, "message") || rep->elements != 3)
+		return 0;
+	e = rep->element[2];
+	if (e->type != REDIS_REPLY_STRING)
+		return 0;
+	if (!strcmp(e->str, "setbit"))
+		*ev |= RSUB_SETBIT;
+	else
+		*ev |= RSUB_OTHER;
+	if (!strcmp(e->str, "del") || !strcmp(e->str, "expired") ||
+	    !strcmp(e->str, "evicted") || !strcmp(e->str, "rename_from"))
+		*ev |= RSUB_GONE;
+	return 0;
+}
+
+int bfctl_redis_sub_poll(struct bfctl_redis *r, int *ev)
+{
+	struct pollfd pfd = { .fd = r->c->fd, .events = POLLIN };
+	void *v;
+
+	if (r->io_err)
+		return -1;
+	if (poll(&pfd, 1, 0) > 0 && redisBufferRead(r->c) != REDIS_OK) {
+		set_io_err(r);
+		return -1;
+	}
+	for (;;) {
+		v = NULL;
+		if (redisGetReplyFromReader(r->c, &v) != REDIS_OK) {
+			set_io_err(r);
+			return -1;
+		}
+		if (!v)
+			return 0;
+		sub_note(v, ev);
+		freeReplyObject(v);
+	}
+}
+
+int bfctl_redis_sub_barrier(struct bfctl_redis *r, int *ev)
+{
+	const char *argv[] = { "PING" };
+	redisReply *rep;
+	int pong;
+
+	if (r->io_err)
+		return -1;
+	if (redisAppendCommandArgv(r->c, 1, argv, NULL) != REDIS_OK) {
+		set_io_err(r);
+		return -1;
+	}
+	do {
+		rep = bfctl_redis_reply(r);
+		if (!rep)
+			return -1;
+		pong = sub_note(rep, ev);
+		freeReplyObject(rep);
+	} while (!pong);
+	return 0;
+}

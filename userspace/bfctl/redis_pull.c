@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bfctl redis pull: a Redis value into a kernel filter, whole or not at
+ * all.  The value (go-zero's raw bitmap, or a kbloom image that push
+ * wrote) is read straight into the image that is uploaded: a gozero
+ * value into the payload of an image whose header and CRC are then
+ * written around it, so neither bfctl nor the server ever holds a second
+ * copy of a large value.  Small values come in one GET; longer ones in
+ * pipelined GETRANGE chunks, which the server answers at different
+ * moments: a value changed between two chunks would give a torn filter,
+ * missing keys.  So a chunked read is fenced:
+ *
+ *   keyspace events on (the server publishes them, the caller subscribed
+ *   before the read): after the read, a PING on the subscription returns
+ *   after every event of the read.  setbit events only set bits: what was
+ *   read holds every bit the value had when the read began (a superset
+ *   of it, a subset of the value now), which a later pull completes.
+ *   Any other event (set, rename, del, setrange, ...) restarts the read.
+ *
+ *   events off: WATCH before the read, an empty MULTI/EXEC after it; EXEC
+ *   fails if the key changed at all, and the read restarts.
+ *
+ * Every value is then checked as image import checks one (length and bits
+ * past --bits for gozero, header and CRC for an image) before the one
+ * upload that replaces the filter; any failure leaves it serving as it
+ * was.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "redis.h"
+#include "savefmt.h"
+
+/* what a pull reads: the value's format and where its bytes go */
+struct fetch {
+	bool gozero;
+	u64 bits;		/* gozero */
+	u32 key_type;
+	bool have_key_type;
+	u8 *img;		/* the image uploaded */
+	u64 img_len;
+	u8 *dst;		/* where the value's bytes go in img */
+	u64 cap;		/* the longest value that fits */
+	u64 len;		/* bytes read */
+};
+
+static int pull_fail(struct bfctl_redis_pull *pl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int pull_fail(struct bfctl_redis_pull *pl, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(pl->why, sizeof(pl->why), fmt, ap);
+	va_end(ap);
+	return BFCTL_ERR;
+}
+
+static int redis_fail(struct bfctl_redis_pull *pl, struct bfctl_redis *r)
+{
+	return pull_fail(pl, "%s", r->err);
+}
+
+/* the metadata push --meta wrote: check it against what the pull expects */
+static int check_meta(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
+		      struct fetch *fx)
+{
+	char mkey[1100], fmt[16] = "", scheme[64] = "";
+	const char *argv[] = { "GET", mkey };
+	unsigned long long bits = 0;
+	redisReply *rep;
+	int n;
+
+	if (bfctl_redis_sibling(mkey, sizeof(mkey), pl->key, "kbloom-meta"))
+		return pull_fail(pl, "key name too long");
+	rep = bfctl_redis_cmd(r, 2, argv, NULL);
+	if (!rep)
+		return redis_fail(pl, r);
+	if (rep->type != REDIS_REPLY_STRING) {	/* none: nothing to check */
+		freeReplyObject(rep);
+		return 0;
+	}
+	n = sscanf(rep->str, BFCTL_REDIS_META " format=%15s scheme=%63s bits=%llu",
+		   fmt, scheme, &bits);
+	freeReplyObject(rep);
+	if (n < 1 || (strcmp(fmt, "gozero") && strcmp(fmt, "image")))
+		return pull_fail(pl, "%s: unreadable metadata (not written by bfctl redis push --meta)",
+				 mkey);
+	if (!strcmp(fmt, "image")) {
+		if (pl->bits)
+			return pull_fail(pl, "%s: the metadata says %s holds a kbloom image, not a go-zero bitmap",
+					 mkey, pl->key);
+		if (fx->gozero) {
+			free(fx->img);
+			fx->img = NULL;
+		}
+		fx->gozero = false;
+		return 0;
+	}
+	if (n != 3 || strcmp(scheme, BFCTL_REDIS_SCHEME))
+		return pull_fail(pl, "%s: scheme '%s' is not go-zero's %s",
+				 mkey, scheme, BFCTL_REDIS_SCHEME);
+	/* a rebuild of another size: the metadata's bits, unless --bits */
+	if (pl->bits && bits != pl->bits)
+		return pull_fail(pl, "%s: the metadata says %llu bits, not %llu (wrong --bits?)",
+				 mkey, bits, (unsigned long long)pl->bits);
+	if (fx->gozero && fx->bits != bits) {
+		free(fx->img);	/* another size: another buffer */
+		fx->img = NULL;
+	}
+	fx->gozero = true;
+	fx->bits = bits;
+	return 0;
+}
+
+/*
+ * What the pull expects: --bits (a gozero value), else the kernel filter's
+ * kind and bits (a gozero filter takes the raw value), else what the last
+ * pull found (watch -o), else an image.  The metadata key, when there is
+ * one, overrides all but --bits (check_meta()).
+ */
+static int pull_expect(struct kbconn *kc, struct bfctl_redis_pull *pl,
+		       struct fetch *fx)
+{
+	struct kb_ioc_info info;
+	int ret;
+
+	fx->bits = pl->bits ? pl->bits : pl->last_bits;
+	fx->gozero = fx->bits != 0;
+	if (pl->key_type >= 0) {
+		fx->key_type = (u32)pl->key_type;
+		fx->have_key_type = true;
+	}
+	if (!pl->name)
+		return 0;
+	ret = kbconn_info(kc, pl->name, &info);
+	if (ret == -ENOENT && pl->create)
+		return 0;
+	if (ret == -ENOENT)
+		return pull_fail(pl, "no filter %s (--create to create it)",
+				 pl->name);
+	if (ret)
+		return pull_fail(pl, "filter %s: %s%s%s", pl->name,
+				 strerror(-ret), kc->extack[0] ? ": " : "",
+				 kc->extack[0] ? kc->extack :
+				 ret == -EPERM ? KBCONN_PRIV_HINT : "");
+	if (info.kind == KB_KIND_GOZERO) {
+		fx->gozero = true;
+		if (!pl->bits)
+			fx->bits = info.m;
+	} else if (pl->bits) {
+		return pull_fail(pl, "--bits: filter %s is a %s filter, not gozero",
+				 pl->name, kb_kind_name(info.kind));
+	}
+	fx->key_type = info.key_type;
+	fx->have_key_type = true;
+	return 0;
+}
+
+/* the image buffer for a value of len bytes */
+static int fetch_alloc(struct bfctl_redis_pull *pl, struct fetch *fx, u64 len)
+{
+	u64 max = bfctl_module_param("max_filter_bytes",
+				     BFCTL_DEF_MAX_FILTER_BYTES);
+	u64 hl = sizeof(struct kb_image_hdr);
+	struct kb_params p;
+	enum kb_img_err why;
+
+	if (fx->gozero) {
+		if (fx->img)	/* the same bits: the same buffer */
+			return 0;
+		if (kb_gozero_import(&p, NULL, 0, fx->bits, max, &why))
+			return pull_fail(pl, "%llu bits: %s",
+					 (unsigned long long)fx->bits,
+					 kb_image_strerror(why));
+		fx->img_len = kb_image_size(&p);
+		fx->img = kbu_alloc_payload(fx->img_len);
+		fx->dst = fx->img + hl;
+		fx->cap = (fx->bits + 7) / 8;
+	} else {
+		if (len > max + hl + KB_IMAGE_TRAILER_LEN)
+			return pull_fail(pl, "%s: %llu bytes: bigger than any image the module takes",
+					 pl->key, (unsigned long long)len);
+		if (fx->img && fx->cap == len)
+			return 0;
+		free(fx->img);
+		fx->img = kbu_alloc_payload(len);
+		fx->img_len = fx->cap = len;
+		fx->dst = fx->img;
+	}
+	if (!fx->img)
+		return pull_fail(pl, "out of memory");
+	return 0;
+}
+
+/* a bulk reply of at most room bytes into dst; its length or -1 */
+static s64 take(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
+		u8 *dst, u64 room)
+{
+	redisReply *rep = bfctl_redis_reply(r);
+	s64 n;
+
+	if (!rep)
+		return redis_fail(pl, r), -1;
+	if (rep->type != REDIS_REPLY_STRING) {
+		n = rep->type == REDIS_REPLY_NIL ? 0 : -1;
+		freeReplyObject(rep);
+		if (n < 0)
+			pull_fail(pl, "%s: unexpected reply", pl->key);
+		return n;
+	}
+	n = (s64)rep->len;
+	if ((u64)n <= room)
+		memcpy(dst, rep->str, rep->len);
+	freeReplyObject(rep);
+	return n;
+}
+
+/* the deterministic pause of the tests: a command run after chunk 1 */
+static void test_hook(void)
+{
+	const char *hook = getenv("BFCTL_REDIS_TEST_HOOK");
+
+	if (hook && *hook && system(hook))
+		fprintf(stderr, "bfctl: BFCTL_REDIS_TEST_HOOK failed\n");
+}
+
+/*
+ * Pipelined GETRANGE chunks of len bytes into fx->dst, at most
+ * BFCTL_REDIS_WINDOW in flight.  0, 1 (a chunk came short: the value
+ * shrank, read again) or -1.
+ */
+static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
+		       struct fetch *fx, u64 len, bool first)
+{
+	u64 chunk = r->o->chunk, sent = 0, got = 0;
+	char a[24], b[24];
+	const char *argv[] = { "GETRANGE", pl->key, a, b };
+	bool shortread = false;
+
+	while (got < len) {
+		while (sent < len && sent - got < BFCTL_REDIS_WINDOW * chunk) {
+			u64 n = len - sent < chunk ? len - sent : chunk;
+
+			snprintf(a, sizeof(a), "%llu", (unsigned long long)sent);
+			snprintf(b, sizeof(b), "%llu",
+				 (unsigned long long)(sent + n - 1));
+			if (redisAppendCommandArgv(r->c, 4, argv, NULL) != REDIS_OK) {
+				r->io_err = true;
+				return pull_fail(pl, "%s: out of memory", r->o->url), -1;
+			}
+			sent += n;
+		}
+		{
+			u64 n = len - got < chunk ? len - got : chunk;
+			s64 m = take(r, pl, fx->dst + got, n);
+
+			if (m < 0)
+				return -1;
+			if ((u64)m != n)
+				shortread = true;
+			if (first && !got)
+				test_hook();
+			got += n;
+		}
+	}
+	return shortread;
+}
+
+/* the value of pl->key into fx: 0, 1 (read again), BFCTL_ABSENT or -1 */
+static int read_value(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
+		      struct fetch *fx, bool first)
+{
+	const char *slen[] = { "STRLEN", pl->key };
+	const char *ex[] = { "EXISTS", pl->key };
+	const char *get[] = { "GET", pl->key };
+	redisReply *rep;
+	long long len;
+	s64 n;
+
+	rep = bfctl_redis_cmd(r, 2, slen, NULL);
+	if (!rep)
+		return redis_fail(pl, r), -1;
+	len = rep->type == REDIS_REPLY_INTEGER ? rep->integer : -1;
+	freeReplyObject(rep);
+	if (len < 0)
+		return pull_fail(pl, "%s: unexpected STRLEN reply", pl->key), -1;
+	if (!len) {
+		rep = bfctl_redis_cmd(r, 2, ex, NULL);
+		if (!rep)
+			return redis_fail(pl, r), -1;
+		n = rep->type == REDIS_REPLY_INTEGER ? rep->integer : 1;
+		freeReplyObject(rep);
+		if (!n)
+			return BFCTL_ABSENT;
+	}
+	if (fx->gozero && (u64)len > (fx->bits + 7) / 8)
+		return pull_fail(pl, "%s: %lld bytes: not the value of a go-zero filter of %llu bits, which has at most %llu (wrong --bits?)",
+				 pl->key, len, (unsigned long long)fx->bits,
+				 (unsigned long long)(fx->bits + 7) / 8), -1;
+	if (fetch_alloc(pl, fx, (u64)len))
+		return -1;
+	if ((u64)len > r->o->chunk) {
+		n = read_chunks(r, pl, fx, (u64)len, first);
+		if (n)
+			return (int)n;
+	} else {
+		/* one GET is atomic; a value that grew since STRLEN: again */
+		if (redisAppendCommandArgv(r->c, 2, get, NULL) != REDIS_OK)
+			return pull_fail(pl, "out of memory"), -1;
+		n = take(r, pl, fx->dst, fx->cap);
+		if (n < 0)
+			return -1;
+		if ((u64)n > fx->cap || (!fx->gozero && (u64)n != fx->cap))
+			return 1;
+		len = n;
+	}
+	/* zeros past the value: Redis reads missing bytes as 0 */
+	if (fx->gozero)
+		memset(fx->dst + len, 0, fx->cap - (u64)len);
+	fx->len = (u64)len;
+	return 0;
+}
+
+/* after the read: did the value change meanwhile?  0 no, 1 yes, -1 */
+static int fence_end(struct bfctl_redis *r, struct bfctl_redis *sub,
+		     struct bfctl_redis_pull *pl, const struct fetch *fx)
+{
+	const char *multi[] = { "MULTI" }, *exec[] = { "EXEC" };
+	redisReply *rep;
+	int ev = 0, changed;
+
+	if (sub) {
+		if (bfctl_redis_sub_barrier(sub, &ev))
+			return redis_fail(pl, sub), -1;
+		pl->fence_ev = ev;
+		/* setbit on a kbloom image breaks its CRC: read again */
+		return (ev & RSUB_OTHER) || (!fx->gozero && ev) ? 1 : 0;
+	}
+	rep = bfctl_redis_cmd(r, 1, multi, NULL);
+	if (!rep)
+		return redis_fail(pl, r), -1;
+	freeReplyObject(rep);
+	rep = bfctl_redis_cmd(r, 1, exec, NULL);
+	if (!rep)
+		return redis_fail(pl, r), -1;
+	changed = rep->type == REDIS_REPLY_NIL;
+	freeReplyObject(rep);
+	return changed;
+}
+
+static int fence_begin(struct bfctl_redis *r, struct bfctl_redis *sub,
+		       struct bfctl_redis_pull *pl)
+{
+	const char *watch[] = { "WATCH", pl->key };
+	redisReply *rep;
+	int ev = 0;
+
+	if (sub)	/* what was published before the read does not count */
+		return bfctl_redis_sub_barrier(sub, &ev) ? redis_fail(pl, sub) : 0;
+	rep = bfctl_redis_cmd(r, 2, watch, NULL);
+	if (!rep)
+		return redis_fail(pl, r);
+	freeReplyObject(rep);
+	return 0;
+}
+
+/* the value read, checked, as the image to load (fx->img) */
+static int make_image(struct bfctl_redis_pull *pl, struct fetch *fx)
+{
+	struct kb_params p;
+	struct kb_filter f;
+	enum kb_img_err why;
+	const void *payload;
+	u64 plen;
+
+	if (!fx->gozero) {
+		if (kb_image_parse(fx->img, fx->len, 0, &pl->p, &payload, &plen,
+				   NULL, &why))
+			return pull_fail(pl, "%s: not a kbloom image (pull a go-zero bitmap with --bits): %s",
+					 pl->key, kb_image_strerror(why));
+		if (fx->have_key_type && pl->p.key_type != fx->key_type)
+			return pull_fail(pl, "%s: an image of %s keys; filter %s holds %s keys",
+					 pl->key, kb_key_type_name(pl->p.key_type),
+					 pl->name ? pl->name : "-",
+					 kb_key_type_name(fx->key_type));
+		return 0;
+	}
+	/* image import's check: the length and no bit past --bits */
+	if (kb_gozero_import(&p, fx->dst, fx->len, fx->bits, 0, &why))
+		return pull_fail(pl, "%s: not the value of a go-zero filter of %llu bits: %s",
+				 pl->key, (unsigned long long)fx->bits,
+				 kb_image_strerror(why));
+	p.key_type = fx->have_key_type ? fx->key_type : KB_KEY_BYTES;
+	if (kb_filter_attach(&f, &p, fx->dst, kb_params_payload_bytes(&p)))
+		return pull_fail(pl, "%s: cannot attach the filter", pl->key);
+	bfctl_image_finish(fx->img, &f, 0);
+	pl->p = p;
+	return 0;
+}
+
+/* the image into the kernel filter (one atomic upload) or -o */
+static int load_image(struct kbconn *kc, struct bfctl_redis_pull *pl,
+		      const u8 *img, u64 len)
+{
+	u32 why = 0, crc;
+	int ret;
+
+	memcpy(&crc, img + len - KB_IMAGE_TRAILER_LEN, sizeof(crc));
+	pl->unchanged = pl->last_len == len && pl->last_crc == crc;
+	if (pl->unchanged)
+		return 0;
+	if (pl->out) {
+		ret = kbu_write_file(pl->out, img, len);
+		if (ret)
+			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
+	} else {
+		ret = kbconn_dev(kc);
+		if (ret >= 0)
+			ret = kbdev_upload(kc->dev, pl->create ? KB_IMAGE_F_CREATE : 0,
+					   pl->name, img, len, &why);
+		if (ret)
+			return pull_fail(pl, "upload into %s: %s%s%s", pl->name,
+					 strerror(-ret), why ? ": " : "",
+					 why && why < KB_IMG_ERR_MAX ?
+					 kb_image_strerror(why) : "");
+	}
+	pl->last_len = len;
+	pl->last_crc = crc;
+	return 0;
+}
+
+int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
+			  struct kbconn *kc, struct bfctl_redis_pull *pl)
+{
+	struct fetch fx = { 0 };
+	u32 tries;
+	int ret;
+
+	pl->retries = 0;
+	pl->missing = false;
+	pl->unchanged = false;
+	pl->why[0] = 0;
+	if (pull_expect(kc, pl, &fx))
+		return BFCTL_ERR;
+	for (tries = 0; tries < BFCTL_REDIS_TRIES; tries++) {
+		ret = fence_begin(r, sub, pl);
+		if (!ret)
+			ret = check_meta(r, pl, &fx);
+		if (ret)
+			goto out;
+		ret = read_value(r, pl, &fx, !tries);
+		if (ret == BFCTL_ABSENT) {
+			pl->missing = true;
+			goto out;
+		}
+		if (ret < 0) {
+			ret = BFCTL_ERR;
+			goto out;
+		}
+		if (!ret)
+			ret = fence_end(r, sub, pl, &fx);
+		if (ret < 0) {
+			ret = BFCTL_ERR;
+			goto out;
+		}
+		if (!ret)
+			break;
+		pl->retries++;
+	}
+	if (tries == BFCTL_REDIS_TRIES) {
+		ret = pull_fail(pl, "%s: the value changed during each of %u reads; nothing loaded",
+				pl->key, BFCTL_REDIS_TRIES);
+		goto out;
+	}
+	pl->value_len = fx.len;
+	ret = make_image(pl, &fx) ?: load_image(kc, pl, fx.img, fx.img_len);
+	if (!ret)
+		pl->last_bits = fx.gozero ? fx.bits : 0;
+out:
+	if (ret && !sub && r->c && !r->io_err) {
+		const char *unwatch[] = { "UNWATCH" };
+		redisReply *rep = bfctl_redis_cmd(r, 1, unwatch, NULL);
+
+		if (rep)
+			freeReplyObject(rep);
+	}
+	free(fx.img);
+	return ret;
+}
+
+int bfctl_redis_pull_empty(struct kbconn *kc, struct bfctl_redis_pull *pl)
+{
+	struct kb_params p = pl->p;
+	struct kb_filter f;
+	u64 len = kb_image_size(&p);
+	u8 *img = kbu_alloc_payload(len);
+	int ret;
+
+	if (!img)
+		return pull_fail(pl, "out of memory");
+	ret = kb_filter_init_zeroed(&f, &p, img + sizeof(struct kb_image_hdr),
+				    kb_params_payload_bytes(&p));
+	if (ret) {
+		free(img);
+		return pull_fail(pl, "cannot make an empty filter: %s",
+				 strerror(-ret));
+	}
+	bfctl_image_finish(img, &f, 0);
+	ret = load_image(kc, pl, img, len);
+	free(img);
+	return ret;
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bfctl redis watch NAME KEY: keep a kernel filter equal to a Redis key,
+ * for as long as it runs (one systemd unit per filter).
+ *
+ * It subscribes to the key's keyspace events first and pulls after, so
+ * no change falls between the two.  Events come in bursts (one go-zero
+ * Add is up to 14 setbit events): a pull runs --debounce after the last
+ * event of a burst, and at the latest 10 debounces after its first, so a
+ * steady stream of adds still reaches the kernel.  A connection that
+ * breaks is reconnected with exponential backoff and jitter (so a fleet
+ * does not reconnect in step when Redis restarts), re-subscribed, and
+ * pulled again: events published while disconnected are lost.  A pull
+ * also runs every --poll seconds, in case an event was lost anyway (or
+ * the server publishes none).  A key that disappears leaves the filter as
+ * it was, reported "stale" (--empty-on-delete empties it).  A failed pull
+ * (a value that is not one, a wrong --bits) leaves the filter serving
+ * and is reported; the watcher goes on.  SIGTERM and SIGINT end it
+ * between pulls, with status 0.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "redis.h"
+
+#define BACKOFF_MIN	0.5
+#define BACKOFF_MAX	30.0
+/* a burst's pull waits at most this many debounces after its first event */
+#define DEBOUNCE_MAX_X	10
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* one status line: -j a JSON object, else text (-q: errors only) */
+static void status(const struct bfctl_redis_pull *pl, const char *st,
+		   const char *detail)
+{
+	const char *target = pl->out ? pl->out : pl->name;
+
+	if (bfctl_json) {
+		bfctl_json_open_obj(NULL);
+		bfctl_json_str("filter", target);
+		bfctl_json_str("key", pl->key);
+		bfctl_json_str("status", st);
+		if (!strcmp(st, "updated") || !strcmp(st, "unchanged")) {
+			bfctl_json_u64("bytes", pl->value_len);
+			bfctl_json_str("kind", kb_kind_name(pl->p.kind));
+			bfctl_json_u64("m", pl->p.m);
+			bfctl_json_u64("retries", pl->retries);
+		}
+		if (detail)
+			bfctl_json_str("detail", detail);
+		bfctl_json_close_obj();
+		bfctl_json_end();
+		return;
+	}
+	if (bfctl_quiet && strcmp(st, "error") && strcmp(st, "disconnected"))
+		return;
+	printf("%s %s: %s", target, pl->key, st);
+	if (!strcmp(st, "updated"))
+		printf(" (%llu bytes, %u re-reads)",
+		       (unsigned long long)pl->value_len, pl->retries);
+	if (detail)
+		printf(": %s", detail);
+	putchar('\n');
+	fflush(stdout);
+}
+
+struct watch {
+	const struct bfctl_redis_opts *o;
+	const struct bfctl_redis_watch_opts *w;
+	struct bfctl_redis_pull *pl;
+	struct bfctl_redis r, sub;
+	struct kbconn kc;
+	bool up, notify;
+	double backoff, next_try;
+	double due, first_ev;	/* a pull's time, the burst's start; <0 none */
+	double next_poll;
+};
+
+static void disconnect(struct watch *s, const char *why)
+{
+	double jitter = 0.5 + (double)(random() % 1000) / 1000;
+
+	status(s->pl, "disconnected", why);
+	bfctl_redis_close(&s->sub);
+	bfctl_redis_close(&s->r);
+	s->up = false;
+	s->next_try = now_s() + s->backoff * jitter;
+	s->backoff = s->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : s->backoff * 2;
+}
+
+static void connect_up(struct watch *s)
+{
+	char msg[160];
+
+	memset(&s->sub, 0, sizeof(s->sub));
+	if (bfctl_redis_connect(&s->r, s->o))
+		return disconnect(s, s->r.err);
+	s->notify = bfctl_redis_notify_on(&s->r);
+	if (s->notify && (bfctl_redis_connect(&s->sub, s->o) ||
+			  bfctl_redis_subscribe(&s->sub, s->pl->key)))
+		return disconnect(s, s->sub.err);
+	s->up = true;
+	s->backoff = BACKOFF_MIN;
+	if (s->notify)
+		snprintf(msg, sizeof(msg), "following keyspace events");
+	else
+		snprintf(msg, sizeof(msg), "the server publishes no keyspace events (notify-keyspace-events K$g): polling every %g s",
+			 s->w->poll_s);
+	status(s->pl, "connected", msg);
+	/* subscribed first, then pulled: nothing falls between */
+	s->due = now_s();
+}
+
+/* events: a pull after the burst */
+static void note_events(struct watch *s, int ev)
+{
+	double t = now_s(), d = s->w->debounce_s;
+
+	if (!ev)
+		return;
+	if (s->first_ev < 0)
+		s->first_ev = t;
+	s->due = t + d;
+	if (s->due > s->first_ev + DEBOUNCE_MAX_X * d)
+		s->due = s->first_ev + DEBOUNCE_MAX_X * d;
+}
+
+static void pull(struct watch *s)
+{
+	struct bfctl_redis_pull *pl = s->pl;
+	int ret, ev = 0;
+
+	s->due = s->first_ev = -1;
+	if (s->w->poll_s > 0)
+		s->next_poll = now_s() + s->w->poll_s;
+	pl->fence_ev = 0;
+	ret = bfctl_redis_pull_once(&s->r, s->notify ? &s->sub : NULL,
+				    &s->kc, pl);
+	if (s->r.io_err || s->sub.io_err)
+		return disconnect(s, s->r.io_err ? s->r.err : s->sub.err);
+	if (ret == BFCTL_OK)
+		status(pl, pl->unchanged ? "unchanged" : "updated", NULL);
+	else if (ret != BFCTL_ABSENT)
+		status(pl, "error", pl->why);
+	else if (!s->w->empty_on_delete || !pl->p.m)
+		status(pl, "stale", "the key is gone: the filter keeps its last value");
+	else if (bfctl_redis_pull_empty(&s->kc, pl))
+		status(pl, "error", pl->why);
+	else
+		status(pl, "emptied", "the key is gone (--empty-on-delete)");
+	/* bits set during the read, and what came after the fence */
+	if (s->notify && bfctl_redis_sub_poll(&s->sub, &ev))
+		return disconnect(s, s->sub.err);
+	note_events(s, ev | (pl->fence_ev & RSUB_SETBIT));
+}
+
+/* ppoll's timeout until the next thing to do; NULL: none */
+static struct timespec *wait_for(struct watch *s, struct timespec *ts)
+{
+	double t = now_s(), until = -1, d;
+
+	if (!s->up)
+		until = s->next_try;
+	else if (s->due >= 0)
+		until = s->due;
+	if (s->up && s->w->poll_s > 0 && (until < 0 || s->next_poll < until))
+		until = s->next_poll;
+	if (until < 0)
+		return NULL;
+	d = until > t ? until - t : 0;
+	ts->tv_sec = (time_t)d;
+	ts->tv_nsec = (long)((d - (double)ts->tv_sec) * 1e9);
+	return ts;
+}
+
+static void watch_loop(struct watch *s, const sigset_t *run_mask)
+{
+	struct pollfd pfd;
+	struct timespec ts;
+	int n, ev;
+
+	while (!stop) {
+		if (!s->up && now_s() >= s->next_try)
+			connect_up(s);
+		pfd.fd = s->up && s->notify ? s->sub.c->fd : -1;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		n = ppoll(&pfd, 1, wait_for(s, &ts), run_mask);
+		if (stop)
+			break;
+		if (n > 0) {
+			ev = 0;
+			if (bfctl_redis_sub_poll(&s->sub, &ev)) {
+				disconnect(s, s->sub.err);
+				continue;
+			}
+			note_events(s, ev);
+		}
+		if (s->up && ((s->due >= 0 && now_s() >= s->due) ||
+			      (s->w->poll_s > 0 && now_s() >= s->next_poll)))
+			pull(s);
+	}
+}
+
+int bfctl_redis_watch(const struct bfctl_redis_opts *o,
+		      struct bfctl_redis_pull *pl,
+		      const struct bfctl_redis_watch_opts *w)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct kb_ioc_info info;
+	sigset_t block, run_mask;
+	struct watch s;
+	u64 seed;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	s.w = w;
+	s.pl = pl;
+	s.backoff = BACKOFF_MIN;
+	s.due = s.first_ev = -1;
+	kbconn_init(&s.kc);
+	/* a filter that is not there is a configuration error, not a wait */
+	if (pl->name && !pl->create) {
+		ret = kbconn_info(&s.kc, pl->name, &info);
+		if (ret) {
+			ret = ret == -ENOENT ?
+			      bfctl_fail(BFCTL_ERR, "redis watch", "no filter %s (--create to create it)",
+					 pl->name) :
+			      bfctl_fail_err(&s.kc, "redis watch", ret);
+			kbconn_close(&s.kc);
+			return ret;
+		}
+	}
+	if (kbu_random(&seed, sizeof(seed)))
+		seed = (u64)getpid() ^ (u64)time(NULL);
+	srandom((unsigned int)seed);
+	/* the signals arrive only in ppoll: a pull is never cut short */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &run_mask);
+	sigdelset(&run_mask, SIGTERM);
+	sigdelset(&run_mask, SIGINT);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	watch_loop(&s, &run_mask);
+	status(pl, "stopped", NULL);
+	bfctl_redis_close(&s.sub);
+	bfctl_redis_close(&s.r);
+	kbconn_close(&s.kc);
+	return BFCTL_OK;
+}
