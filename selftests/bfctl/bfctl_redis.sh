@@ -207,6 +207,22 @@ kernel_ans > "$TMP/after"
 check "after SIGKILL the filter serves its last value, unchanged" cmp -s "$TMP/before" "$TMP/after"
 expect 0 "and is whole (info)" $N $B info rw
 
+# paused CMD RC DESC BFCTL...: expect RC from BFCTL, which pauses after
+# its pull's first chunk (BFCTL_REDIS_TEST_PAUSE, a FIFO handshake) while
+# the shell command CMD changes the value under it
+paused() {
+	local cmd=$1 fifo=$TMP/pause hp
+	shift
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	{ read -r _ < "$fifo"; eval "$cmd"; : > "$fifo"; } &
+	hp=$!
+	expect "$1" "$2" env BFCTL_REDIS_TEST_PAUSE="$fifo" "${@:3}"
+	kill "$hp" 2> /dev/null
+	wait "$hp" 2> /dev/null
+	rm -f "$fifo"
+}
+
 # ---- a value growing while pulled in chunks ----
 # one address first (its last probe well before the end), then 100 more
 # during the read: the value grows and gains bits under the reader
@@ -215,7 +231,7 @@ head -n 1 "$TMP/p1.hex" > "$TMP/p0.hex"
 add p0
 len0=$(R STRLEN gz)
 hook="$O add $sock gz $bits < $TMP/p4.hex"
-expect 0 "a chunked pull while the application adds" env BFCTL_REDIS_TEST_HOOK="$hook" \
+paused "$hook" 0 "a chunked pull while the application adds" \
 	$N $B redis pull rw gz --chunk-size 4 --server $S
 like "setbits only: no re-read" "$out" ", 0 re-reads"
 len1=$(R STRLEN gz)

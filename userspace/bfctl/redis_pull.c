@@ -26,10 +26,13 @@
  * was.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "redis.h"
 #include "savefmt.h"
 
@@ -219,13 +222,37 @@ static s64 take(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 	return n;
 }
 
-/* the deterministic pause of the tests: a command run after chunk 1 */
-static void test_hook(void)
+/*
+ * The deterministic pause of the tests: after chunk 1, with
+ * BFCTL_REDIS_TEST_PAUSE naming a FIFO of ours, say so through it and
+ * wait until the test has changed the value and closed it again.  A
+ * handshake, not a command: the environment never makes bfctl run
+ * anything, and anything but our own FIFO is ignored.
+ */
+static void test_pause(void)
 {
-	const char *hook = getenv("BFCTL_REDIS_TEST_HOOK");
+	const char *path = getenv("BFCTL_REDIS_TEST_PAUSE");
+	struct stat st;
+	char c;
+	int fd;
 
-	if (hook && *hook && system(hook))
-		fprintf(stderr, "bfctl: BFCTL_REDIS_TEST_HOOK failed\n");
+	if (!path || !*path || lstat(path, &st) || !S_ISFIFO(st.st_mode) ||
+	    st.st_uid != geteuid())
+		return;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "p\n", 2) != 2) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while (read(fd, &c, 1) > 0)
+		;
+	close(fd);
 }
 
 /*
@@ -263,7 +290,7 @@ static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 			if ((u64)m != n)
 				shortread = true;
 			if (first && !got)
-				test_hook();
+				test_pause();
 			got += n;
 		}
 	}
