@@ -56,9 +56,9 @@ $(UBUILD)/fuzz/fuzz_savefmt: userspace/bfctl/restore.c userspace/bfctl/kargs.c \
 	userspace/bfctl/keys.c userspace/bfctl/capacity.c \
 	userspace/bfctl/savefmt.h userspace/bfctl/kverbs.h
 
-
-# ---- the path filter (userspace/bpf/path_filter.*) ----
-# its keyed hash against libsodium's (native)
+# ---- bfctl lsm: the path filter (userspace/bpf/path_filter.bpf.c) ----
+KB_BPF_PROGS += path_filter
+# the program's keyed hash against libsodium's (native)
 $(UBUILD)/tests/test_pf_siphash: KB_TEST_CFLAGS += -I$(CURDIR)/userspace/bpf
 $(UBUILD)/tests/test_pf_siphash: userspace/bpf/path_filter.h
 NATIVE_TESTS += $(UBUILD)/tests/test_pf_siphash
