@@ -54,6 +54,7 @@ int bfctl_kernel_main(int argc, char **argv);	/* argv[0] picks the verb */
 int bfctl_save_main(int argc, char **argv);
 int bfctl_restore_main(int argc, char **argv);
 int bfctl_sync_main(int argc, char **argv);
+int bfctl_lsm_main(int argc, char **argv);	/* lsm.c: the path filter */
 
 /* global output options (-j, -q), set before or after the verb */
 extern bool bfctl_json;
