@@ -49,6 +49,9 @@ define kb_vm_lane
 		$(foreach m,$(VM_MODULES),--insmod $(3)/$(m)) --tests $(2).tests
 endef
 
+# the fragments below define rules (vmlinux.h first): `make` alone is all
+.DEFAULT_GOAL := all
+
 include userspace/bpf/build.mk
 include userspace/build.mk
 include selftests/build.mk
