@@ -450,12 +450,57 @@ static int lsm_no_args(int argc, char **argv)
 	return 0;
 }
 
+/* the id of the program behind a pinned link, 0 if none */
+static u32 lsm_link_prog(const char *pin)
+{
+	struct bpf_link_info li;
+	u32 len = sizeof(li);
+	char p[PATH_MAX];
+	int fd;
+
+	lsm_pin_path(p, sizeof(p), pin);
+	fd = bpf_obj_get(p);
+	if (fd < 0)
+		return 0;
+	memset(&li, 0, sizeof(li));
+	if (bpf_obj_get_info_by_fd(fd, &li, &len))
+		li.prog_id = 0;
+	close(fd);
+	return li.prog_id;
+}
+
+/*
+ * The kernel frees a link whose last pin is gone from a work item, later:
+ * wait until its program is gone, so that when detach returns, exec and
+ * open are no longer filtered.
+ */
+static bool lsm_wait_prog_gone(u32 id)
+{
+	int i, fd;
+
+	for (i = 0; id && i < 3000; i++) {
+		fd = bpf_prog_get_fd_by_id(id);
+		if (fd < 0)
+			return true;
+		close(fd);
+		usleep(10000);
+	}
+	return !id;
+}
+
 static int lsm_detach(int argc, char **argv)
 {
+	u32 exec_id, open_id;
+
 	if (lsm_no_args(argc, argv))
 		return BFCTL_USAGE;
+	exec_id = lsm_link_prog("link_exec");
+	open_id = lsm_link_prog("link_open");
 	if (!lsm_unpin_all())
 		return bfctl_fail(BFCTL_ABSENT, "lsm detach", "not attached");
+	if (!lsm_wait_prog_gone(exec_id) || !lsm_wait_prog_gone(open_id))
+		return bfctl_fail(BFCTL_ERR, "lsm detach",
+				  "unpinned, but a program is still loaded after 30 s (held by another process?)");
 	return BFCTL_OK;
 }
 
