@@ -55,6 +55,7 @@ int bfctl_save_main(int argc, char **argv);
 int bfctl_restore_main(int argc, char **argv);
 int bfctl_sync_main(int argc, char **argv);
 int bfctl_redis_main(int argc, char **argv);	/* redis.c */
+int bfctl_lsm_main(int argc, char **argv);	/* lsm.c: the path filter */
 
 /* global output options (-j, -q), set before or after the verb */
 extern bool bfctl_json;

@@ -79,3 +79,14 @@ BENCH_TARGETS += bench-redis
 .PHONY: bench-redis
 bench-redis: $(UBUILD)/bfctl
 	$(CURDIR)/userspace/bench/bench-redis $(UBUILD)/bfctl $(BUILD)/bench-redis.json
+
+# ---- bfctl lsm: the path filter (userspace/bpf/path_filter.bpf.c) ----
+KB_BPF_PROGS += path_filter
+KB_LSM_OBJS := $(UBUILD)/bfctl.d/lsm.o $(UBUILD)/asan/bfctl-obj/lsm.o
+$(KB_LSM_OBJS): $(KB_BPF_OUT)/path_filter.skel.h
+$(KB_LSM_OBJS): KB_UCFLAGS += $(KB_BPF_USER_CFLAGS) -I$(CURDIR)/userspace/bpf
+$(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += $(KB_BPF_LIBS)
+# the program's keyed hash against libsodium's (native)
+$(UBUILD)/tests/test_pf_siphash: KB_TEST_CFLAGS += -I$(CURDIR)/userspace/bpf
+$(UBUILD)/tests/test_pf_siphash: userspace/bpf/path_filter.h
+NATIVE_TESTS += $(UBUILD)/tests/test_pf_siphash

@@ -47,6 +47,21 @@ show $B test-and-add counters alice bob alice
 show $B del counters bob
 show $B destroy counters
 show $B destroy blocklist
+
+echo "== an exec filter (BPF LSM) =="
+cp /bin/true "$tmp/forbidden"
+printf '%s\n' "$tmp/forbidden" > "$tmp/paths"
+show $B create noexec blocked --items 100 --fpr 0.01 --key-type str
+if show $B lsm attach noexec -file "$tmp/paths" --exec; then
+	show "$tmp/forbidden"
+	echo "exit status $? (126: exec denied, EPERM)"
+	show $B lsm show
+	show $B lsm log --once
+	show $B lsm detach
+	show "$tmp/forbidden"
+	echo "exit status $? (detached: runs again)"
+fi
+show $B destroy noexec
 sleep 0.5
 kill $mon 2> /dev/null
 wait $mon 2> /dev/null

@@ -100,6 +100,12 @@ int bfctl_redis_main(int argc, char **argv)
 	return BFCTL_ERR;
 }
 
+int bfctl_lsm_main(int argc, char **argv)
+{
+	FUZZ_CHECK(!"lsm called");
+	return BFCTL_ERR;
+}
+
 void kbconn_init(struct kbconn *c)
 {
 	memset(c, 0, sizeof(*c));

@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bfctl lsm: the BPF LSM path filter.  Exec and open of listed files
+# (copies of /bin/true on a tmpfs) are denied, others allowed; a path the
+# Bloom filter answers "maybe" for but that is not listed (a constructed
+# false positive) is allowed and counted; a new netns, even with a filter
+# of the same name, is no way around the list; audit mode denies nothing
+# and reports each hit; every refusal changes nothing; detach restores
+# everything and removes only what attach pinned.
+. "$(dirname "$0")/lib.sh"
+B=$BFCTL
+PINS=/sys/fs/bpf/kbloom/lsm
+
+mountpoint -q /sys/kernel/security ||
+	mount -t securityfs securityfs /sys/kernel/security
+lsms=$(cat /sys/kernel/security/lsm 2> /dev/null)
+case ",$lsms," in
+*,bpf,*) ;;
+*)	echo "1..0 # SKIP BPF LSM not active (lsm: '$lsms'; boot with bpf in lsm=)"
+	exit 0 ;;
+esac
+
+D=$TMP/fs
+mkdir -p "$D"
+mount -t tmpfs tmpfs "$D"
+trap '$B lsm detach 2> /dev/null; umount "$D"; rm -rf "$TMP"' EXIT
+for f in deny1 deny2 allow; do cp /bin/true "$D/$f"; done
+ln -s "$D/deny1" "$D/link1"
+printf '%s\n' "$D/deny1" "$D/deny2" > "$TMP/list"
+: > "$TMP/empty"
+
+$B destroy pf 2> /dev/null
+$B destroy pf4 2> /dev/null
+$B create pf blocked --items 100 --fpr 0.01 --key-type str
+$B create pf4 blocked --items 100 --fpr 0.01 --key-type ipv4
+
+# ---- refusals: each leaves nothing attached ----
+expect 2 "attach without -file" $B lsm attach pf
+expect 2 "attach without a name" $B lsm attach -file "$TMP/list"
+expect 3 "attach with an empty list" $B lsm attach pf -file "$TMP/empty"
+like "which says it would deny nothing" "$err" "denies nothing"
+expect 3 "attach to a missing filter" $B lsm attach nosuch -file "$TMP/list"
+expect 3 "attach to a filter that is not str" $B lsm attach pf4 -file "$TMP/list"
+like "which names the key type" "$err" "ipv4.*str"
+echo "relative/path" > "$TMP/rel"
+expect 3 "attach with a relative path" $B lsm attach pf -file "$TMP/rel"
+expect 3 "attach with a missing list" $B lsm attach pf -file "$TMP/nosuch"
+expect 1 "nothing attached: show" $B lsm show
+expect 1 "nothing attached: detach" $B lsm detach
+expect 1 "the refused attaches added nothing" $B test pf "$D/deny1"
+check "and pinned nothing" test ! -e "$PINS"
+
+# ---- exec ----
+printf '%s\n' "$D/link1" "$D/deny2" > "$TMP/list_link"
+expect 0 "attach --exec" $B lsm attach pf -file "$TMP/list_link" --exec
+like "a listed symlink is listed as its real path" "$err" "link1: listed as $D/deny1"
+check "pinned under $PINS" test -e "$PINS/link_exec" -a -e "$PINS/config"
+check "no open link" test ! -e "$PINS/link_open"
+expect 0 "the paths are in the filter" $B test pf "$D/deny1" "$D/deny2"
+expect 126 "exec of a listed file is denied" "$D/deny1"
+like "with EPERM" "$err" "not permitted"
+expect 126 "exec through the symlink is denied" "$D/link1"
+expect 126 "exec of the other listed file is denied" "$D/deny2"
+expect 0 "exec of an unlisted file" "$D/allow"
+expect 0 "open of a listed file (exec only)" cat "$D/deny1"
+expect 126 "a new netns is no way around it" unshare -n "$D/deny1"
+expect 126 "nor a new netns with its own empty filter of that name" \
+	unshare -n bash -c "$B create pf blocked --key-type str && exec $D/deny1"
+expect 3 "a second attach is refused" $B lsm attach pf -file "$TMP/list"
+expect 0 "show -j" $B -j lsm show
+json_check "show: filter, hooks, mode, paths" "$out" \
+	"j['filter']=='pf' and j['hooks']==['exec'] and j['mode']=='enforce' and j['paths']==2"
+json_check "show: hits counted, exact decisions in the other netns" "$out" \
+	"j['stats']['hits']>=5 and j['stats']['foreign_netns']>=2"
+json_check "show: the filter was asked in this netns, and answered" "$out" \
+	"j['stats']['maybe']>=3 and j['stats']['filter_errors']==0"
+expect 0 "log --once" $B lsm log --once
+json_check "log: the denial of deny2 (exec)" "[${out//$'\n'/,}]" \
+	"any(e['path']=='$D/deny2' and e['hook']=='exec' and e['action']=='deny' for e in j)"
+expect 0 "detach" $B lsm detach
+expect 0 "after detach exec works" "$D/deny1"
+check "the pins are gone" test ! -e "$PINS"
+
+# ---- open, and a false positive of the filter ----
+# a tiny filter with a high FPR: one key in 64 bits, one hash
+$B destroy fp 2> /dev/null
+$B create fp classic --bits 64 --hashes 1 --key-type str
+cands=()
+for i in $(seq 1 2000); do cands+=("$D/c$i"); done
+printf '%s\n' "$D/deny1" > "$TMP/list1"
+expect 0 "attach --open --exec on the small filter" \
+	$B lsm attach fp -file "$TMP/list1" --open --exec
+# searched after attach added deny1: a path the filter now says maybe for
+fpath=$($B test fp "${cands[@]}" | sed -n 's/: maybe present$//p' | head -1)
+check "a false positive was found" test -n "$fpath"
+cp /bin/true "$fpath"
+expect 0 "the filter answers maybe for it" $B test fp "$fpath"
+expect 1 "open of the listed file is denied" cat "$D/deny1"
+like "with EPERM" "$err" "not permitted"
+expect 0 "open of the false positive is allowed" cat "$fpath"
+expect 0 "exec of the false positive is allowed" "$fpath"
+expect 0 "open of an unlisted file" cat "$D/allow"
+expect 0 "show -j" $B -j lsm show
+json_check "show: the false positive cost a lookup, not a denial" "$out" \
+	"j['stats']['false_positives']>=2 and j['stats']['maybe']>=j['stats']['false_positives']+1 and j['hooks']==['exec','open']"
+expect 0 "detach" $B lsm detach
+expect 0 "after detach open works" cat "$D/deny1"
+
+# ---- audit: nothing denied, each hit reported ----
+expect 0 "attach --audit" $B lsm attach pf -file "$TMP/list" --exec --open --audit
+expect 0 "audit: exec of a listed file runs" "$D/deny1"
+expect 0 "audit: open of a listed file works" cat "$D/deny2"
+expect 0 "audit: unlisted" "$D/allow"
+expect 0 "show -j" $B -j lsm show
+hits=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["stats"]["hits"])')
+json_check "show: audit mode" "$out" "j['mode']=='audit'"
+expect 0 "log --once" $B lsm log --once
+log=$out
+check "one report per hit ($hits)" test "$(printf '%s\n' "$log" | grep -c .)" = "$hits"
+json_check "reports: exec of deny1, open of deny2, nothing denied, no unlisted path" \
+	"[${log//$'\n'/,}]" \
+	"any(e['path']=='$D/deny1' and e['hook']=='exec' for e in j) and any(e['path']=='$D/deny2' and e['hook']=='open' for e in j) and all(e['action']=='audit' and e['path'] in ('$D/deny1','$D/deny2') for e in j)"
+expect 0 "log --once again: drained" $B lsm log --once
+check "nothing left" test -z "$out"
+
+# ---- detach removes only what attach pinned ----
+mkdir "$PINS/foreign"
+expect 0 "detach" $B lsm detach
+check "a directory bfctl did not create stays" test -d "$PINS/foreign"
+expect 3 "attach refuses a pin directory it did not create" \
+	$B lsm attach pf -file "$TMP/list"
+expect 1 "detach: nothing of ours" $B lsm detach
+rmdir "$PINS/foreign" "$PINS"
+expect 0 "after detach exec works" "$D/deny1"
+expect 0 "after detach open works" cat "$D/deny2"
+$B destroy pf
+$B destroy pf4
+$B destroy fp
+done_testing

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The path filter: sleepable BPF LSM programs that deny exec
+ * (bprm_check_security) and open (file_open) of the paths listed in a
+ * kbloom `str` filter.  Loaded, configured and pinned by `bfctl lsm
+ * attach` (userspace/bfctl/lsm.c), which enables one or both programs.
+ *
+ * A Bloom filter answers "maybe": on its own it would deny innocent files.
+ * The filter only screens; a "maybe" is confirmed against the exact set,
+ * a hash map of the listed paths' SipHash-2-4-128 under a key drawn at
+ * load time (rodata, never leaves the kernel and bfctl), so an attacker
+ * cannot make up a path colliding with a listed one.  A false positive of
+ * the filter costs one map lookup, never a denial.
+ *
+ * The filter is tested in the netns bfctl attached from (the kfunc finds
+ * filters by the current task's netns): in any other netns, where NAME
+ * may be another filter, or none, the exact set alone decides, so that a
+ * new netns (unshare -rn, with a filter of its own) is no way around the
+ * list; so does it when the filter errors (destroyed): the list stays
+ * enforced.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "kbloom.bpf.h"
+#include "path_filter.h"
+
+#define EPERM	1
+
+/* set by the loader before load; read-only to the programs */
+const volatile char filter_name[PF_NAME_MAX];
+const volatile __u64 sip_key[2];
+const volatile __u64 netns_ino;		/* the attaching netns */
+const volatile __u32 hooks;		/* PF_HOOK_*, for bfctl lsm show */
+const volatile __u32 audit;		/* report, deny nothing */
+
+/* the exact set; the loader sizes it to the list */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct pf_hash);
+	__type(value, __u8);
+} paths SEC(".maps");
+
+/*
+ * The path buffer: per task, not per CPU.  A sleepable program runs with
+ * migration disabled but preemptible, so another task on the same CPU
+ * could overwrite a per-CPU buffer between bpf_d_path() and the lookup,
+ * and one task's exec be judged by another's path.
+ */
+struct pf_buf {
+	__u64 w[PF_BUF_WORDS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct pf_buf);
+} bufs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PF_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+static __always_inline void pf_count(__u32 i)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &i);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline void pf_report(const struct pf_buf *b, __u32 hook)
+{
+	struct pf_event *e;
+	__u64 ugid = bpf_get_current_uid_gid();
+	__u64 pt = bpf_get_current_pid_tgid();
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		pf_count(PF_STAT_LOST);
+		return;
+	}
+	e->time_ns = bpf_ktime_get_boot_ns();
+	e->pid = (__u32)pt;
+	e->tgid = pt >> 32;
+	e->uid = (__u32)ugid;
+	e->gid = ugid >> 32;
+	e->hook = hook;
+	e->denied = !audit;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	/* b holds the path and its NUL within PF_PATH_MAX + 1 bytes */
+	bpf_probe_read_kernel(e->path, sizeof(e->path), b->w);
+	e->path[sizeof(e->path) - 1] = 0;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/*
+ * -EPERM if deny, else 0, as a value the verifier sees is one or the
+ * other: 6.12 checks that an LSM program returns an errno or 0, and clang
+ * may otherwise return a register it knows to be 0 (the kfunc's answer)
+ * whose upper half the verifier cannot bound.
+ */
+static __always_inline int pf_verdict(int deny)
+{
+	int v;
+
+	asm volatile("%[v] = 0\n\t"
+		     "if %[d] == 0 goto +1\n\t"
+		     "%[v] = %[e]"
+		     : [v] "=&r"(v)
+		     : [d] "r"(deny), [e] "i"(-EPERM));
+	return v;
+}
+
+/* nonzero: deny */
+static __always_inline int pf_check(struct path *path, __u32 hook)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	char name[PF_NAME_MAX];
+	struct pf_hash h;
+	struct pf_buf *b;
+	bool maybe = false;
+	long len;
+	int i, r;
+
+	b = bpf_task_storage_get(&bufs, task, 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!b) {
+		pf_count(PF_STAT_NO_BUF);
+		return 0;
+	}
+	/* the length with the NUL; longer than a str key: cannot be listed */
+	len = bpf_d_path(path, (char *)b->w, PF_PATH_MAX + 1);
+	if (len < 2 || len > PF_PATH_MAX + 1)
+		return 0;
+	len--;
+	pf_count(PF_STAT_CHECKED);
+
+	if (BPF_CORE_READ(task, nsproxy, net_ns, ns.inum) != netns_ino) {
+		pf_count(PF_STAT_FOREIGN);
+	} else {
+		/*
+		 * from the stack: the verifier takes a kfunc's memory
+		 * argument as writable, and rodata is not.  Volatile reads:
+		 * a memcpy from it would be folded to the zeroes clang
+		 * sees in the object file.
+		 */
+		for (i = 0; i < PF_NAME_MAX; i++)
+			name[i] = filter_name[i];
+		r = bpf_kbloom_test(name, sizeof(name), b->w, len);
+		if (!r)
+			return 0;	/* absent: the common case */
+		if (r == 1) {
+			maybe = true;
+			pf_count(PF_STAT_MAYBE);
+		} else {
+			pf_count(PF_STAT_NO_FILTER);
+		}
+	}
+
+	h = pf_siphash128(b->w, len, sip_key[0], sip_key[1]);
+	if (!bpf_map_lookup_elem(&paths, &h)) {
+		if (maybe)
+			pf_count(PF_STAT_FALSE_POS);
+		return 0;
+	}
+	pf_count(PF_STAT_HIT);
+	pf_report(b, hook);
+	return !audit;
+}
+
+SEC("lsm.s/bprm_check_security")
+int BPF_PROG(pf_exec, struct linux_binprm *bprm, int ret)
+{
+	if (ret)
+		return ret;	/* already denied */
+	return pf_verdict(pf_check(&bprm->file->f_path, PF_HOOK_EXEC));
+}
+
+SEC("lsm.s/file_open")
+int BPF_PROG(pf_open, struct file *file, int ret)
+{
+	if (ret)
+		return ret;
+	return pf_verdict(pf_check(&file->f_path, PF_HOOK_OPEN));
+}
+
+char LICENSE[] SEC("license") = "GPL";

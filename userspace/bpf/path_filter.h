@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The path filter (BPF LSM): what its program (path_filter.bpf.c) and its
+ * loader (bfctl lsm, userspace/bfctl/lsm.c) share: the layout of its maps
+ * and events, and the keyed hash that confirms a Bloom filter's "maybe".
+ */
+#ifndef _KB_PATH_FILTER_H
+#define _KB_PATH_FILTER_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+#ifndef __always_inline
+#define __always_inline inline __attribute__((__always_inline__))
+#endif
+
+/*
+ * A listed path is a str key: at most KB_KEY_MAX_LEN (1024) bytes.  The
+ * program's buffer holds such a path, its NUL, and the 8 bytes the hash's
+ * last block load may read past it (pf_siphash128()).
+ */
+#define PF_PATH_MAX	1024
+#define PF_BUF_WORDS	((PF_PATH_MAX + 16) / 8)
+#define PF_NAME_MAX	32	/* KB_NAME_MAX */
+
+/* the hooks (rodata hooks, event hook) */
+#define PF_HOOK_EXEC	(1u << 0)	/* bprm_check_security */
+#define PF_HOOK_OPEN	(1u << 1)	/* file_open */
+
+/* counters: the per-CPU array "stats", one slot each */
+enum pf_stat {
+	PF_STAT_CHECKED,	/* paths looked at (short enough to be listed) */
+	PF_STAT_MAYBE,		/* the Bloom filter answered maybe present */
+	PF_STAT_FALSE_POS,	/* ...and the exact set said no: allowed */
+	PF_STAT_HIT,		/* in the exact set: denied, or audited */
+	PF_STAT_FOREIGN,	/* another netns: decided by the exact set */
+	PF_STAT_NO_FILTER,	/* the filter errored (destroyed): exact set */
+	PF_STAT_NO_BUF,		/* no path buffer (task storage): allowed */
+	PF_STAT_LOST,		/* events the full ring buffer dropped */
+	PF_STAT_NR,
+};
+
+/* a key of the exact set: SipHash-2-4-128 of the path, key in rodata */
+struct pf_hash {
+	__u64 lo, hi;
+};
+
+/* one ring buffer record */
+struct pf_event {
+	__u64 time_ns;		/* CLOCK_BOOTTIME (bpf_ktime_get_boot_ns) */
+	__u32 pid, tgid;
+	__u32 uid, gid;
+	__u32 hook;		/* PF_HOOK_* */
+	__u32 denied;		/* 0: audit mode, or the filter says no */
+	char comm[16];
+	char path[PF_PATH_MAX + 8];	/* NUL terminated */
+};
+
+#define PF_ROTL(x, b)	(((x) << (b)) | ((x) >> (64 - (b))))
+
+#define PF_SIPROUND(v0, v1, v2, v3)					\
+	do {								\
+		v0 += v1; v1 = PF_ROTL(v1, 13); v1 ^= v0;		\
+		v0 = PF_ROTL(v0, 32);					\
+		v2 += v3; v3 = PF_ROTL(v3, 16); v3 ^= v2;		\
+		v0 += v3; v3 = PF_ROTL(v3, 21); v3 ^= v0;		\
+		v2 += v1; v1 = PF_ROTL(v1, 17); v1 ^= v2;		\
+		v2 = PF_ROTL(v2, 32);					\
+	} while (0)
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "pf_siphash128 loads message words in host order: little endian only"
+#endif
+
+/*
+ * SipHash-2-4 with 128-bit output (Aumasson and Bernstein, "SipHash: a
+ * fast short-input PRF", and its 128-bit variant), written from the spec
+ * so that the BPF program and its loader compute the same function
+ * (userspace tests it against libsodium's crypto_shorthash_siphashx24).
+ * w: the message, 8-byte aligned, len <= PF_PATH_MAX bytes, with at least
+ * (len & ~7) + 8 readable bytes (the last block is one masked load).
+ * k0, k1: the key's two little-endian halves.
+ */
+static __always_inline struct pf_hash pf_siphash128(const __u64 *w, __u32 len,
+						    __u64 k0, __u64 k1)
+{
+	__u64 v0 = k0 ^ 0x736f6d6570736575ULL;
+	__u64 v1 = k1 ^ 0x646f72616e646f6dULL ^ 0xee;
+	__u64 v2 = k0 ^ 0x6c7967656e657261ULL;
+	__u64 v3 = k1 ^ 0x7465646279746573ULL;
+	__u32 i, nw = len / 8, rem = len % 8;
+	struct pf_hash h;
+	__u64 m;
+
+	/* a constant bound for the verifier; nw <= PF_PATH_MAX / 8 */
+	for (i = 0; i < PF_PATH_MAX / 8; i++) {
+		if (i >= nw)
+			break;
+		m = w[i];
+		v3 ^= m;
+		PF_SIPROUND(v0, v1, v2, v3);
+		PF_SIPROUND(v0, v1, v2, v3);
+		v0 ^= m;
+	}
+	if (nw > PF_PATH_MAX / 8)
+		nw = PF_PATH_MAX / 8;
+	m = rem ? w[nw] & ((1ULL << (8 * rem)) - 1) : 0;
+	m |= (__u64)(len & 0xff) << 56;
+	v3 ^= m;
+	PF_SIPROUND(v0, v1, v2, v3);
+	PF_SIPROUND(v0, v1, v2, v3);
+	v0 ^= m;
+
+	v2 ^= 0xee;
+	for (i = 0; i < 4; i++)
+		PF_SIPROUND(v0, v1, v2, v3);
+	h.lo = v0 ^ v1 ^ v2 ^ v3;
+	v1 ^= 0xdd;
+	for (i = 0; i < 4; i++)
+		PF_SIPROUND(v0, v1, v2, v3);
+	h.hi = v0 ^ v1 ^ v2 ^ v3;
+	return h;
+}
+
+#endif /* _KB_PATH_FILTER_H */
