@@ -143,3 +143,5 @@ check-stress: modules selftests
 # kbloom_btf: the module's BTF against the running kernel's, and an fentry
 # program on a kbloom.ko function (selftests/bpf/kb_btf_fentry.bpf.c)
 KB_BPF_TEST_PROGS += kb_btf_fentry
+# bfctl_xdp: a foreign XDP program the blocklist must not replace
+KB_BPF_TEST_PROGS += kb_xdp_pass
