@@ -84,7 +84,9 @@ modules:
 	@mkdir -p $(KBUILD_DIR)/selftests
 	@cp -rs $(wildcard $(CURDIR)/Kbuild $(CURDIR)/kmod $(CURDIR)/uapi) $(KBUILD_DIR)/
 	@cp -rs $(CURDIR)/selftests/kmod $(KBUILD_DIR)/selftests/
-	$(MAKE) -C $(KDIR) M=$(KBUILD_DIR) $(KBUILD_FLAGS) modules
+	@kdir=$$($(CURDIR)/scripts/kdir-btf $(KVER) $(KDIR) $(BUILD) $(KBUILD_DIR)) && \
+	echo "$(MAKE) -C $$kdir M=$(KBUILD_DIR) $(KBUILD_FLAGS) modules" && \
+	$(MAKE) -C $$kdir M=$(KBUILD_DIR) $(KBUILD_FLAGS) modules
 
 # sparse over every file (C=2) and the W=1 warnings, in a tree of their own
 # so that the ordinary build is not redone; any warning fails.
@@ -175,7 +177,9 @@ dkms-install:
 	@test -n "$(KB_VERSION)"
 	install -d $(DESTDIR)/usr/src/kbloom-$(KB_VERSION)
 	cp -r Kbuild dkms.conf kmod uapi $(DESTDIR)/usr/src/kbloom-$(KB_VERSION)/
+	install -D -m 0755 scripts/kdir-btf $(DESTDIR)/usr/src/kbloom-$(KB_VERSION)/scripts/kdir-btf
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-dkms
+NATIVE_TESTS += $(CURDIR)/scripts/tests/test-kdir-btf
 
 debug-kernel:
 	@$(CURDIR)/scripts/debug-kernel

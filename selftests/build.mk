@@ -143,5 +143,10 @@ check-stress: modules selftests
 # kbloom_btf: the module's BTF against the running kernel's, and an fentry
 # program on a kbloom.ko function (selftests/bpf/kb_btf_fentry.bpf.c)
 KB_BPF_TEST_PROGS += kb_btf_fentry
+$(ST_BUILD)/kbloom_btf: selftests/kbloom_btf.c $(KB_BPF_OUT)/kb_btf_fentry.skel.h \
+		$(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(ST_CFLAGS) $(KB_BPF_USER_CFLAGS) -o $@ $< $(KB_BPF_LIBS)
+VM_TEST_PROGS += $(ST_BUILD)/kbloom_btf
 # bfctl_xdp: a foreign XDP program the blocklist must not replace
 KB_BPF_TEST_PROGS += kb_xdp_pass
