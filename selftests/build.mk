@@ -150,3 +150,14 @@ $(ST_BUILD)/kbloom_btf: selftests/kbloom_btf.c $(KB_BPF_OUT)/kb_btf_fentry.skel.
 VM_TEST_PROGS += $(ST_BUILD)/kbloom_btf
 # bfctl_xdp: a foreign XDP program the blocklist must not replace
 KB_BPF_TEST_PROGS += kb_xdp_pass
+
+# kbloom_bpf: the kfuncs from XDP, tc and TRACING programs, and two that
+# the verifier must refuse (a leaked reference, a forged one)
+KB_BPF_TEST_PROGS += kb_kfunc kb_kfunc_leak kb_kfunc_forge
+$(ST_BUILD)/kbloom_bpf: selftests/kbloom_bpf.c selftests/kb_test.h selftests/kb_nl.h \
+		uapi/linux/kbloom.h $(KSFT_DIR)/.stamp \
+		$(patsubst %,$(UBUILD)/bpf/%.skel.h,kb_kfunc kb_kfunc_leak kb_kfunc_forge)
+	@mkdir -p $(@D)
+	$(CC) $(ST_CFLAGS) $(KB_BPF_USER_CFLAGS) -o $@ $< $(KB_BPF_LIBS) -lpthread
+
+VM_TEST_PROGS += $(ST_BUILD)/kbloom_bpf

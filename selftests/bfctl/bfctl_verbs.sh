@@ -189,6 +189,16 @@ expect 2 "destroy without a name" $B destroy
 # ---- version ----
 expect 0 "version" $B version
 like "version names the module" "$out" 'kbloom module'
+# the module's own word, and bfctl's line agrees with it
+kf=$(cat /sys/module/kbloom/parameters/kfuncs)
+case $kf in
+yes) like "version: kfuncs yes as the module says" "$out" '^kfuncs: yes$' ;;
+*) like "version: kfuncs no (reason) as the module says" "$out" '^kfuncs: no \(.+\)$' ;;
+esac
+expect 0 "version -j" $B -j version
+json_ok "version -j parses" "$out"
+json_check "version -j: kfuncs is a boolean matching the module" "$out" \
+	"j['kfuncs'] == ('$kf' == 'yes') and ('kfuncs_reason' in j) != j['kfuncs']"
 
 # ---- netlink: list all, -j, extack ----
 if have_netlink; then

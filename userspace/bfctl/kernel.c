@@ -139,7 +139,55 @@ static double ppb(u32 v)
 	return v / 1e9;
 }
 
-static void json_info(const struct kb_ioc_info *i)
+/* a one-line sysfs file into buf ("" if it cannot be read) */
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, len, f))
+			buf[0] = 0;
+		fclose(f);
+		buf[strcspn(buf, "\n")] = 0;
+	}
+}
+
+/*
+ * Whether BPF programs can use kbloom's kfuncs: the module's parameter
+ * says whether it registered them ("yes" or "no (why)"), and
+ * /sys/kernel/btf/kbloom whether the kernel kept its BTF (a kernel that
+ * allows BTF mismatches loads a module whose BTF it rejected, silently
+ * but for a warning in its log).  why: "" when yes.
+ */
+static bool kfuncs_state(char *why, size_t len)
+{
+	char buf[128];
+
+	read_line("/sys/module/kbloom/parameters/kfuncs", buf, sizeof(buf));
+	if (!buf[0]) {
+		snprintf(why, len, "%s", access("/sys/module/kbloom", F_OK) ?
+			 "module not loaded" : "module without kfunc support");
+		return false;
+	}
+	if (strcmp(buf, "yes")) {
+		/* "no (why)": the reason without its parentheses */
+		const char *r = strchr(buf, '(');
+
+		snprintf(why, len, "%.*s", r ? (int)strcspn(r + 1, ")") : 2,
+			 r ? r + 1 : "no");
+		return false;
+	}
+	if (access("/sys/kernel/btf/kbloom", F_OK)) {
+		snprintf(why, len, "the kernel rejected the module's BTF: see its log");
+		return false;
+	}
+	why[0] = 0;
+	return true;
+}
+
+/* why: NULL leaves out the module's kfuncs state (lists of filters) */
+static void json_info(const struct kb_ioc_info *i, const char *why)
 {
 	bfctl_json_open_obj(NULL);
 	bfctl_json_str("name", i->name);
@@ -165,6 +213,11 @@ static void json_info(const struct kb_ioc_info *i)
 	bfctl_json_u64("adds", i->adds);
 	bfctl_json_u64("generation", i->generation);
 	bfctl_json_u64("refs", i->refs);
+	if (why) {
+		bfctl_json_bool("kfuncs", !why[0]);
+		if (why[0])
+			bfctl_json_str("kfuncs_reason", why);
+	}
 	bfctl_json_close_obj();
 }
 
@@ -219,7 +272,7 @@ static int list_one(const struct kb_ioc_info *i, void *arg)
 	list_json_open(st);
 
 	if (bfctl_json) {
-		json_info(i);
+		json_info(i, NULL);
 	} else if (st->terse) {
 		printf("%s\n", i->name);
 	} else {
@@ -274,7 +327,8 @@ static int do_list(struct kbconn *conn, struct bfctl_kargs *a)
 static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	struct kb_ioc_info i;
-	char est[24];
+	char est[24], why[128];
+	bool kf;
 	int ret;
 
 	ret = bfctl_want_pos(a, 1, 1, "info NAME [-j]");
@@ -286,8 +340,9 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 	if (ret)
 		return bfctl_fail_err(conn, bfctl_verb_name("info", a->pos[0]),
 				      ret);
+	kf = kfuncs_state(why, sizeof(why));
 	if (bfctl_json) {
-		json_info(&i);
+		json_info(&i, why);
 		bfctl_json_end();
 		return BFCTL_OK;
 	}
@@ -309,6 +364,8 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 	       (unsigned long long)i.lookups, (unsigned long long)i.hits,
 	       (unsigned long long)i.adds, (unsigned long long)i.generation,
 	       i.refs);
+	printf("kfuncs: %s%s%s%s\n", kf ? "yes" : "no", kf ? "" : " (", why,
+	       kf ? "" : ")");
 	return BFCTL_OK;
 }
 
@@ -682,19 +739,29 @@ static int do_monitor(struct kbconn *conn, struct bfctl_kargs *a)
 
 static int do_version(struct kbconn *conn, struct bfctl_kargs *a)
 {
-	char buf[64] = "";
-	FILE *f = fopen("/sys/module/kbloom/version", "r");
+	char buf[64], why[128];
+	bool kf = kfuncs_state(why, sizeof(why));
 
 	(void)a;
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		fclose(f);
-		buf[strcspn(buf, "\n")] = 0;
+	read_line("/sys/module/kbloom/version", buf, sizeof(buf));
+	if (bfctl_json) {
+		bfctl_json_open_obj(NULL);
+		bfctl_json_str("bfctl", BFCTL_VERSION);
+		if (buf[0])
+			bfctl_json_str("module", buf);
+		bfctl_json_str("transport", conn->nl ? "netlink" : "none");
+		bfctl_json_bool("kfuncs", kf);
+		if (!kf)
+			bfctl_json_str("kfuncs_reason", why);
+		bfctl_json_close_obj();
+		bfctl_json_end();
+		return BFCTL_OK;
 	}
 	printf("bfctl %s\nkbloom module %s\ncontrol transport %s\n",
 	       BFCTL_VERSION, buf[0] ? buf : "not loaded",
 	       conn->nl ? "netlink" : "none (no netlink family)");
+	printf("kfuncs: %s%s%s%s\n", kf ? "yes" : "no", kf ? "" : " (", why,
+	       kf ? "" : ")");
 	return BFCTL_OK;
 }
 

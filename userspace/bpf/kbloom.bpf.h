@@ -53,6 +53,14 @@
 #ifndef _KBLOOM_BPF_H
 #define _KBLOOM_BPF_H
 
+/* vmlinux.h has no errno macros; the kfuncs return these negated */
+#ifndef ENOENT
+#define ENOENT	2
+#endif
+#ifndef EINVAL
+#define EINVAL	22
+#endif
+
 #ifndef __ksym
 #define __ksym __attribute__((section(".ksyms")))
 #endif
