@@ -88,6 +88,12 @@ int bfctl_size_refuse(const struct kb_ioc_create *c, u64 max,
 
 /* ---- talking to the kernel (userspace/lib/kbconn.h) ---- */
 
+/*
+ * whether BPF programs can call kbloom's kfuncs (module parameter and
+ * module BTF); if not, why (kernel.c)
+ */
+bool bfctl_kfuncs_state(char *why, size_t len);
+
 /* print "bfctl: what: strerror[: extack]", return BFCTL_ERR */
 int bfctl_fail_err(struct kbconn *c, const char *what, int err);
 

@@ -555,8 +555,12 @@ static int xdp_attach(int argc, char **argv)
 	}
 	fd = load_prog(&skel, &o, ifindex, name);
 	if (fd < 0) {
+		char why[128];
+
 		fail_sys("attach", dev, "loading the program", fd);
-		fprintf(stderr, "bfctl: is kbloom.ko loaded, with its kfuncs (bfctl version)?\n");
+		if (!bfctl_kfuncs_state(why, sizeof(why)))
+			fprintf(stderr, "bfctl: kbloom's kfuncs are unavailable: %s (bfctl version)\n",
+				why);
 		goto out;
 	}
 	if (o.mode == KB_XDP_MODE_TC)
