@@ -218,6 +218,11 @@ if [ $rm_ok = 1 ]; then
 		sleep 0.2
 	done
 	check "rmmod kbloom after detach" test ! -e /sys/module/kbloom
+	expect 3 "attach without kbloom loaded, even --force" \
+		nsd $B xdp attach veth-d bl --force
+	like "says the module is not loaded" "$err" 'module is not loaded'
+	check "nothing attached" \
+		bash -c "! ip -n $D link show veth-d | grep -q 'prog/xdp'"
 else
 	nok "the modules holding kbloom unload"
 	nsd $B xdp detach veth-d
