@@ -148,6 +148,8 @@ $(ST_BUILD)/kbloom_btf: selftests/kbloom_btf.c $(KB_BPF_OUT)/kb_btf_fentry.skel.
 	@mkdir -p $(@D)
 	$(CC) $(ST_CFLAGS) $(KB_BPF_USER_CFLAGS) -o $@ $< $(KB_BPF_LIBS)
 VM_TEST_PROGS += $(ST_BUILD)/kbloom_btf
+# bfctl_xdp: a foreign XDP program the blocklist must not replace
+KB_BPF_TEST_PROGS += kb_xdp_pass
 
 # kbloom_bpf: the kfuncs from XDP, tc and TRACING programs, and two that
 # the verifier must refuse (a leaked reference, a forged one)

@@ -56,6 +56,7 @@ int bfctl_restore_main(int argc, char **argv);
 int bfctl_sync_main(int argc, char **argv);
 int bfctl_redis_main(int argc, char **argv);	/* redis.c */
 int bfctl_lsm_main(int argc, char **argv);	/* lsm.c: the path filter */
+int bfctl_xdp_main(int argc, char **argv);	/* xdp.c, links libbpf */
 
 /* global output options (-j, -q), set before or after the verb */
 extern bool bfctl_json;
@@ -88,6 +89,12 @@ int bfctl_size_refuse(const struct kb_ioc_create *c, u64 max,
 		      const char *limit, int code, const char *what);
 
 /* ---- talking to the kernel (userspace/lib/kbconn.h) ---- */
+
+/*
+ * whether BPF programs can call kbloom's kfuncs (module parameter and
+ * module BTF); if not, why (kernel.c)
+ */
+bool bfctl_kfuncs_state(char *why, size_t len);
 
 /* print "bfctl: what: strerror[: extack]", return BFCTL_ERR */
 int bfctl_fail_err(struct kbconn *c, const char *what, int err);

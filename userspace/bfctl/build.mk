@@ -90,3 +90,10 @@ $(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += $(KB_BPF_LIBS)
 $(UBUILD)/tests/test_pf_siphash: KB_TEST_CFLAGS += -I$(CURDIR)/userspace/bpf
 $(UBUILD)/tests/test_pf_siphash: userspace/bpf/path_filter.h
 NATIVE_TESTS += $(UBUILD)/tests/test_pf_siphash
+
+# ---- bfctl xdp (xdp.c): the XDP/tc blocklist, userspace/bpf/xdp_blocklist.bpf.c,
+# loaded through its skeleton; only bfctl links libbpf ----
+KB_BPF_PROGS += xdp_blocklist
+KB_BFCTL_XDP_OBJS := $(UBUILD)/bfctl.d/xdp.o $(UBUILD)/asan/bfctl-obj/xdp.o
+$(KB_BFCTL_XDP_OBJS): KB_UCFLAGS += $(KB_BPF_USER_CFLAGS) -I$(CURDIR)/userspace/bpf
+$(KB_BFCTL_XDP_OBJS): $(KB_BPF_OUT)/xdp_blocklist.skel.h userspace/bpf/xdp_blocklist.h

@@ -160,7 +160,7 @@ static void read_line(const char *path, char *buf, size_t len)
  * allows BTF mismatches loads a module whose BTF it rejected, silently
  * but for a warning in its log).  why: "" when yes.
  */
-static bool kfuncs_state(char *why, size_t len)
+bool bfctl_kfuncs_state(char *why, size_t len)
 {
 	char buf[128];
 
@@ -340,7 +340,7 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 	if (ret)
 		return bfctl_fail_err(conn, bfctl_verb_name("info", a->pos[0]),
 				      ret);
-	kf = kfuncs_state(why, sizeof(why));
+	kf = bfctl_kfuncs_state(why, sizeof(why));
 	if (bfctl_json) {
 		json_info(&i, why);
 		bfctl_json_end();
@@ -740,7 +740,7 @@ static int do_monitor(struct kbconn *conn, struct bfctl_kargs *a)
 static int do_version(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	char buf[64], why[128];
-	bool kf = kfuncs_state(why, sizeof(why));
+	bool kf = bfctl_kfuncs_state(why, sizeof(why));
 
 	(void)a;
 	read_line("/sys/module/kbloom/version", buf, sizeof(buf));

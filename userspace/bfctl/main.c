@@ -61,6 +61,10 @@ static const struct bfctl_verb verbs[] = {
 	{ "lsm", bfctl_lsm_main,
 	  "deny exec/open of the paths in a str filter (BPF LSM)",
 	  "attach NAME -file PATHS [--exec] [--open] [--audit]\n       | detach | show [-j] | log [--once]" },
+	{ "xdp", bfctl_xdp_main,
+	  "attach, detach and show the XDP/tc blocklist of a device",
+	  "attach DEV NAME [--dir src|dst] [--mode native|generic|tc] [--force]\n"
+	  "       bfctl xdp detach DEV\n       bfctl [-j] xdp show [DEV] [-j]" },
 	{ "image", bfctl_image_main,
 	  "build, inspect, test, export and import filter images offline",
 	  "build|info|test|export|import ... (bfctl image --help)" },

@@ -26,6 +26,7 @@ int bfctl_restore_main(int argc, char **argv) { return no_verb(argc, argv); }
 int bfctl_sync_main(int argc, char **argv) { return no_verb(argc, argv); }
 int bfctl_redis_main(int argc, char **argv) { return no_verb(argc, argv); }
 int bfctl_lsm_main(int argc, char **argv) { return no_verb(argc, argv); }
+int bfctl_xdp_main(int argc, char **argv) { return no_verb(argc, argv); }
 
 static bool is_global(const char *s, bool *json)
 {

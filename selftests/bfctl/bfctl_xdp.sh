@@ -1,0 +1,235 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bfctl xdp: the XDP/tc blocklist end to end.  Two network namespaces
+# joined by veth; the blocklist on the receiving side (kbxd) drops pings
+# from listed IPv4/IPv6 sources and from a listed net4 prefix, in XDP
+# native and generic mode and as a tc filter, and passes the others;
+# counters; --dir dst; every refusal (unknown device, missing filter, a
+# filter without addresses, a foreign XDP program); a missing filter
+# fails open; filters are per netns; a rebuild and a swap under a
+# continuous UDP stream never let a listed source through; detach; rmmod
+# kbloom refused while a blocklist is attached, done after detach.
+. "$(dirname "$0")/lib.sh"
+B=$BFCTL
+UB=$(cd "$(dirname "$B")" && pwd)
+STREAM=$(cd "$(dirname "$0")" && pwd)/xdp_stream.py
+S=kbxs
+D=kbxd
+nss() { ip netns exec $S "$@"; }
+nsd() { ip netns exec $D "$@"; }
+# deleting the netns deletes veth-d, and the blocklist on it
+netns_del() {
+	for n in $S $D; do
+		ip netns pids $n 2> /dev/null | xargs -r kill 2> /dev/null
+		ip netns del $n 2> /dev/null
+	done
+	$B destroy late 2> /dev/null
+}
+netns_del
+trap 'touch "$TMP/stop"; netns_del; rm -rf "$TMP"' EXIT
+
+# ping SRC DST: 0 if answered
+ping1() { nss ping -q -c1 -W2 -I "$1" "$2" > /dev/null 2>&1; }
+passes() { ping1 "$@"; }
+blocked() { ! ping1 "$@"; }
+# counter NAME: from `bfctl -j xdp show veth-d` in kbxd
+counter() {
+	nsd $B -j xdp show veth-d |
+		python3 -c "import json,sys; print(json.load(sys.stdin)[0]['$1'])"
+}
+
+ip netns add $S && ip netns add $D &&
+	ip -n $S link add veth-s type veth peer name veth-d netns $D &&
+	ip -n $S link set lo up && ip -n $D link set lo up &&
+	ip -n $S link set veth-s up && ip -n $D link set veth-d up &&
+	ip -n $D addr add 10.98.0.1/24 dev veth-d &&
+	ip -n $D addr add 10.98.0.5/24 dev veth-d &&
+	ip -n $D addr add fd00:98::1/64 dev veth-d nodad &&
+	for a in 2 3 130; do ip -n $S addr add 10.98.0.$a/24 dev veth-s; done &&
+	ip -n $S addr add fd00:98::2/64 dev veth-s nodad &&
+	ip -n $S addr add fd00:98::3/64 dev veth-s nodad
+check "two netns joined by veth" test $? = 0
+# every source answered before anything is attached (and neighbours known)
+for p in "10.98.0.2 10.98.0.1" "10.98.0.3 10.98.0.1" "10.98.0.130 10.98.0.1" \
+	"fd00:98::2 fd00:98::1" "fd00:98::3 fd00:98::1"; do
+	ping1 $p || ping1 $p
+	check "without a blocklist $p answers" ping1 $p
+done
+
+# the blocklist: two hosts, one per family, and a /25 (a net filter)
+nsd $B create bl blocked --items 1000 --fpr 0.0001 --key-type net
+nsd $B add bl 10.98.0.2 fd00:98::2 10.98.0.128/25 > /dev/null
+nsd $B create words blocked --key-type str
+
+# ---- refusals: nothing attached by any of them ----
+expect 2 "attach without a filter name" nsd $B xdp attach veth-d
+expect 2 "attach --dir bad" nsd $B xdp attach veth-d bl --dir up
+expect 2 "attach --mode bad" nsd $B xdp attach veth-d bl --mode fast
+expect 2 "attach a bad filter name" nsd $B xdp attach veth-d 'a/b'
+expect 2 "detach takes no --mode" nsd $B xdp detach veth-d --mode tc
+expect 2 "an unknown xdp verb" nsd $B xdp frob
+expect 2 "attach has no -j" nsd $B -j xdp attach veth-d bl
+expect 3 "attach to an unknown device" nsd $B xdp attach nosuch0 bl
+like "says so" "$err" "no device 'nosuch0'"
+expect 3 "attach to a missing filter" nsd $B xdp attach veth-d nosuch
+like "says the blocklist would block nothing" "$err" 'block nothing.*--force'
+expect 3 "attach to a filter of strings" nsd $B xdp attach veth-d words
+like "says the key type holds no addresses" "$err" 'key type str'
+expect 3 "detach with nothing attached" nsd $B xdp detach veth-d
+expect 3 "show a device without a blocklist" nsd $B xdp show veth-d
+expect 0 "show without any blocklist" nsd $B xdp show
+check "prints nothing" test -z "$out"
+check "no XDP program after the refusals" \
+	bash -c "! ip -n $D link show veth-d | grep -q 'prog/xdp'"
+
+# ---- each mode: listed sources dropped, others pass, counted ----
+mode_test() {	# MODE
+	local m=$1
+	expect 0 "$m: attach" nsd $B xdp attach veth-d bl --mode $m
+	expect 0 "$m: show -j" nsd $B -j xdp show veth-d
+	json_check "$m: show says filter bl, dir src, mode $m" "$out" \
+		"len(j)==1 and j[0]['dev']=='veth-d' and j[0]['filter']=='bl' and j[0]['dir']=='src' and j[0]['mode']=='$m' and j[0]['dropped']==0"
+	check "$m: 10.98.0.2 (listed) is dropped" blocked 10.98.0.2 10.98.0.1
+	check "$m: 10.98.0.3 passes" passes 10.98.0.3 10.98.0.1
+	check "$m: 10.98.0.130 (in 10.98.0.128/25) is dropped" blocked 10.98.0.130 10.98.0.1
+	check "$m: fd00:98::2 (listed) is dropped" blocked fd00:98::2 fd00:98::1
+	check "$m: fd00:98::3 passes" passes fd00:98::3 fd00:98::1
+	expect 0 "$m: show -j" nsd $B -j xdp show veth-d
+	json_check "$m: dropped >= 3, passed >= 2, nofilter 0" "$out" \
+		"j[0]['dropped']>=3 and j[0]['passed']>=2 and j[0]['nofilter']==0"
+	expect 0 "$m: show (text)" nsd $B xdp show
+	like "$m: one line for veth-d" "$out" "^veth-d: (xdp|tc) $m filter bl dir src prog [0-9]+ passed [0-9]+ dropped [0-9]+ nofilter 0 nonip [0-9]+$"
+	expect 0 "$m: detach" nsd $B xdp detach veth-d
+	check "$m: 10.98.0.2 answers after detach" passes 10.98.0.2 10.98.0.1
+	expect 3 "$m: nothing to show after detach" nsd $B xdp show veth-d
+}
+mode_test native
+mode_test generic
+mode_test tc
+check "no clsact filter left by tc detach" \
+	bash -c "! tc -n $D filter show dev veth-d ingress | grep -q kbloom"
+
+# ---- --dir dst: the destination address is tested ----
+nsd $B create dsts blocked --key-type ipv4
+nsd $B add dsts 10.98.0.5 > /dev/null
+expect 0 "attach --dir dst" nsd $B xdp attach veth-d dsts --dir dst --mode generic
+check "dst: to 10.98.0.5 (listed) is dropped" blocked 10.98.0.3 10.98.0.5
+check "dst: to 10.98.0.1 passes, from a source listed in bl too" passes 10.98.0.2 10.98.0.1
+check "dst: IPv6 passes (an ipv4 filter holds no IPv6)" passes fd00:98::2 fd00:98::1
+json_check "dst: show says dir dst" "$(nsd $B -j xdp show veth-d)" "j[0]['dir']=='dst'"
+# attach again: replaced in place (its mode kept), now by source
+expect 0 "attach again replaces ours" nsd $B xdp attach veth-d bl
+json_check "replaced: filter bl, dir src, still generic" "$(nsd $B -j xdp show veth-d)" \
+	"len(j)==1 and j[0]['filter']=='bl' and j[0]['dir']=='src' and j[0]['mode']=='generic'"
+check "replaced: 10.98.0.2 is dropped" blocked 10.98.0.2 10.98.0.1
+expect 3 "attach --mode native over ours in generic mode" nsd $B xdp attach veth-d bl --mode native
+like "says detach first" "$err" 'detach veth-d first'
+expect 3 "attach --mode tc over ours in XDP" nsd $B xdp attach veth-d bl --mode tc
+expect 0 "detach" nsd $B xdp detach veth-d
+
+# ---- a missing filter: refused, --force fails open; per netns ----
+$B create late blocked --key-type ip	# init_net's: kbxd must not see it
+$B add late 10.98.0.3 > /dev/null
+nss $B create late blocked --key-type ip
+nss $B add late 10.98.0.3 > /dev/null
+expect 3 "attach to a filter only other netns have" nsd $B xdp attach veth-d late
+expect 0 "--force attaches to a missing filter" nsd $B xdp attach veth-d late --force
+like "with a loud warning" "$err" "warning: no filter 'late'.*every packet passes"
+check "late: 10.98.0.3 passes (other netns' filters are not seen)" passes 10.98.0.3 10.98.0.1
+n=$(counter nofilter)
+check "late: the packets counted as nofilter ($n)" test "$n" -ge 1
+check "late: none dropped" test "$(counter dropped)" = 0
+nsd $B create late blocked --key-type ip
+nsd $B add late 10.98.0.3 > /dev/null
+check "late: created in kbxd, it is used at the next packet" blocked 10.98.0.3 10.98.0.1
+check "late: 10.98.0.2 passes (not in late)" passes 10.98.0.2 10.98.0.1
+nsd $B destroy late
+check "late: destroyed, the blocklist fails open again" passes 10.98.0.3 10.98.0.1
+expect 0 "detach" nsd $B xdp detach veth-d
+
+# ---- a foreign XDP program is never replaced or removed without --force ----
+PASS_O=$UB/bpf/kb_xdp_pass.bpf.o
+if nsd ip link set dev veth-d xdpgeneric obj "$PASS_O" sec xdp 2> "$TMP/ip.err"; then
+	fid=$(nsd ip -d link show veth-d | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+	expect 3 "attach over a foreign XDP program" nsd $B xdp attach veth-d bl
+	like "names it and --force" "$err" "not a kbloom blocklist; not replacing it without --force"
+	expect 3 "detach leaves a foreign XDP program" nsd $B xdp detach veth-d
+	check "the foreign program is still there" \
+		bash -c "ip -n $D -d link show veth-d | grep -q 'prog/xdp id $fid '"
+	expect 0 "show lists no blocklist" nsd $B xdp show
+	check "prints nothing" test -z "$out"
+	expect 3 "attach --force --mode native over a generic one" \
+		nsd $B xdp attach veth-d bl --force --mode native
+	like "says to remove it first" "$err" 'XDP program in XDP generic mode: remove it first'
+	expect 0 "attach --force replaces it (in its mode)" nsd $B xdp attach veth-d bl --force
+	check "forced: 10.98.0.2 is dropped" blocked 10.98.0.2 10.98.0.1
+	expect 0 "detach" nsd $B xdp detach veth-d
+	check "nothing left on veth-d" \
+		bash -c "! ip -n $D link show veth-d | grep -q 'prog/xdp'"
+else
+	nok "ip link attaches a foreign XDP program"
+	diag "$(cat "$TMP/ip.err")"
+fi
+# whatever failed above, the tests below start from a bare device
+nsd $B xdp detach veth-d 2> /dev/null
+nsd ip link set dev veth-d xdpgeneric off 2> /dev/null
+
+# ---- rebuild and swap under a continuous stream: nothing listed gets in ----
+{ echo 10.98.0.2; echo fd00:98::2; echo 10.98.0.128/25
+  for i in $(seq 0 255); do echo "10.96.$i.0/24"; done; } > "$TMP/keys"
+nsd $B create bl2 blocked --items 1000 --fpr 0.0001 --key-type net
+nsd $B add bl2 -file "$TMP/keys" > /dev/null
+expect 0 "stream: attach (native)" nsd $B xdp attach veth-d bl --mode native
+nsd python3 "$STREAM" recv 9999 "$TMP/counts" "$TMP/stop" &
+sleep 1
+nss python3 "$STREAM" send 10.98.0.1 fd00:98::1 9999 "$TMP/stop" \
+	10.98.0.2 10.98.0.3 fd00:98::2 fd00:98::3 10.98.0.130 &
+sleep 2
+ok=0
+for r in 1 2 3; do
+	nsd $B rebuild bl -file "$TMP/keys" > /dev/null || ok=1
+	nsd $B swap bl bl2 || ok=1
+done
+nsd $B rebuild bl -file "$TMP/keys" --items 5000 --fpr 0.001 > /dev/null || ok=1
+check "stream: 4 rebuilds and 3 swaps done" test $ok = 0
+sleep 1
+touch "$TMP/stop"
+wait
+counts=$(cat "$TMP/counts" 2> /dev/null)
+json_check "stream: listed sources got nothing through, others did" "$counts" \
+	"j.get('10.98.0.2',0)==0 and j.get('fd00:98::2',0)==0 and j.get('10.98.0.130',0)==0 and j.get('10.98.0.3',0)>0 and j.get('fd00:98::3',0)>0"
+n=$(counter dropped)
+check "stream: the blocklist dropped the listed sources' packets ($n)" test "$n" -ge 10
+
+# ---- rmmod kbloom: refused while attached, done after detach ----
+# modules using kbloom's exports (xt_bloom, the test module) go first
+# and come back at the end, with kbloom, for the tests after this one
+rm_ok=1
+for h in $(ls /sys/module/kbloom/holders 2> /dev/null); do
+	rmmod "$h" 2> /dev/null || rm_ok=0
+done
+if [ $rm_ok = 1 ]; then
+	check "rmmod kbloom refused while a blocklist is attached" \
+		bash -c "! rmmod kbloom 2> /dev/null"
+	expect 0 "detach" nsd $B xdp detach veth-d
+	# the program's module reference goes with it, after an RCU grace period
+	for i in $(seq 1 50); do
+		rmmod kbloom 2> /dev/null && break
+		sleep 0.2
+	done
+	check "rmmod kbloom after detach" test ! -e /sys/module/kbloom
+	expect 3 "attach without kbloom loaded, even --force" \
+		nsd $B xdp attach veth-d bl --force
+	like "says the module is not loaded" "$err" 'module is not loaded'
+	check "nothing attached" \
+		bash -c "! ip -n $D link show veth-d | grep -q 'prog/xdp'"
+else
+	nok "the modules holding kbloom unload"
+	nsd $B xdp detach veth-d
+fi
+while read -r ko; do
+	m=$(modinfo -F name "$ko")
+	[ -e "/sys/module/$m" ] || insmod "$ko"
+done < "${KB_OUT:?}/insmod.list"
+check "kbloom and its users are back" test -e /sys/module/kbloom
+done_testing
