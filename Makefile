@@ -49,6 +49,7 @@ define kb_vm_lane
 		$(foreach m,$(VM_MODULES),--insmod $(3)/$(m)) --tests $(2).tests
 endef
 
+include userspace/bpf/build.mk
 include userspace/build.mk
 include selftests/build.mk
 include userspace/xtables/build.mk
@@ -95,9 +96,12 @@ sparse:
 		2>&1 | tee $(BUILD)/sparse-$(KVER).log
 	@! grep -E 'warning:|error:' $(BUILD)/sparse-$(KVER).log
 
-user: $(USER_PROGS)
+user: $(USER_PROGS) $(KB_BPF_SKELS)
 
-selftests: $(NATIVE_TESTS) $(VM_TEST_PROGS)
+selftests: $(NATIVE_TESTS) $(VM_TEST_PROGS) $(KB_BPF_TEST_SKELS)
+
+.PHONY: bpf
+bpf: $(KB_BPF_SKELS) $(KB_BPF_TEST_SKELS)
 
 deps:
 	@$(CURDIR)/scripts/deps

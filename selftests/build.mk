@@ -138,3 +138,8 @@ check-stress: modules selftests
 		-o $(BUILD)/results/stress-$(KVER) \
 		$(foreach m,$(VM_MODULES),--insmod $(KBUILD_DIR)/$(m)) \
 		--test 'kbloom_stress=KB_STRESS_SECONDS=$(KB_STRESS_SECONDS) $(STRESS_BIN)'
+
+# ---- BPF (userspace/bpf/build.mk) ----
+# kbloom_btf: the module's BTF against the running kernel's, and an fentry
+# program on a kbloom.ko function (selftests/bpf/kb_btf_fentry.bpf.c)
+KB_BPF_TEST_PROGS += kb_btf_fentry
