@@ -61,17 +61,24 @@ static __always_inline void kb_ref_count(struct kb_set *s, bool hit)
 		this_cpu_inc(c->hits);
 }
 
+bool kb_set_test_rcu(struct kb_set *s, const void *key, u32 len)
+{
+	const struct kb_gen *g;
+	bool hit;
+
+	g = rcu_dereference_check(s->gen, rcu_read_lock_any_held());
+	hit = kb_filter_test(&g->f, key, len);
+	kb_ref_count(s, hit);
+	return hit;
+}
+
 bool kbloom_test(struct kbloom_ref *ref, const void *key, u32 len)
 {
-	struct kb_set *s = kb_ref_set(ref);
-	struct kb_gen *g;
 	bool hit;
 
 	rcu_read_lock();
-	g = rcu_dereference(s->gen);
-	hit = kb_filter_test(&g->f, key, len);
+	hit = kb_set_test_rcu(kb_ref_set(ref), key, len);
 	rcu_read_unlock();
-	kb_ref_count(s, hit);
 	return hit;
 }
 EXPORT_SYMBOL_GPL(kbloom_test);
@@ -129,10 +136,10 @@ static __always_inline bool kb_gen_test_addr(const struct kb_filter *f,
 	}
 }
 
-bool kbloom_test_addr_rcu(struct kbloom_ref *ref, int family,
-			  const void *addr)
+/* one body for xt_bloom's per-packet path and the kfuncs (bpf.c) */
+static __always_inline bool kb_set_test_addr(struct kb_set *s, int family,
+					     const void *addr)
 {
-	struct kb_set *s = kb_ref_set(ref);
 	const struct kb_gen *g;
 	bool hit;
 
@@ -142,6 +149,17 @@ bool kbloom_test_addr_rcu(struct kbloom_ref *ref, int family,
 	hit = kb_gen_test_addr(&g->f, family, addr);
 	kb_ref_count(s, hit);
 	return hit;
+}
+
+bool kb_set_test_addr_rcu(struct kb_set *s, int family, const void *addr)
+{
+	return kb_set_test_addr(s, family, addr);
+}
+
+bool kbloom_test_addr_rcu(struct kbloom_ref *ref, int family,
+			  const void *addr)
+{
+	return kb_set_test_addr(kb_ref_set(ref), family, addr);
 }
 EXPORT_SYMBOL_GPL(kbloom_test_addr_rcu);
 

@@ -59,4 +59,26 @@
 #error "kbloom needs GENL_MCAST_CAP_NET_ADMIN (genetlink multicast group flags)"
 #endif
 
+/*
+ * BPF kfuncs (bpf.c).  6.1 has no __bpf_kfunc tag (its kfuncs are plain
+ * noinline functions) and only BTF_SET8_START; 6.12 needs the set to
+ * come from BTF_KFUNCS_START (the BTF_SET8_KFUNCS flag), or
+ * register_btf_kfunc_id_set() refuses it.  The KF_* flags kbloom uses
+ * (ACQUIRE, RELEASE, RET_NULL, TRUSTED_ARGS) have the same meaning in
+ * both.  Program context arguments (struct xdp_md *, struct __sk_buff *)
+ * are PTR_TO_CTX in both: the kernel object (xdp_buff, sk_buff) is passed.
+ */
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#ifndef __bpf_kfunc
+#define __bpf_kfunc	noinline	/* global: never dropped */
+#endif
+#ifdef BTF_KFUNCS_START
+#define KB_KFUNCS_START(name)	BTF_KFUNCS_START(name)
+#define KB_KFUNCS_END(name)	BTF_KFUNCS_END(name)
+#else
+#define KB_KFUNCS_START(name)	BTF_SET8_START(name)
+#define KB_KFUNCS_END(name)	BTF_SET8_END(name)
+#endif
+
 #endif /* _KB_COMPAT_H */

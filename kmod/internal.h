@@ -126,6 +126,23 @@ struct kb_pcpu {
 	u64 adds;
 };
 
+/*
+ * What a BPF program holding a filter (bpf.c: bpf_kbloom_*get()) may read,
+ * embedded in struct kb_set so that acquiring allocates nothing.  Its
+ * layout is ABI: userspace/bpf/kbloom.bpf.h declares the same struct.
+ */
+struct kbloom_bpf_ref {
+	u64 id;				/* kb_set.id */
+	u32 key_type;			/* never changes */
+	u32 kind;			/* of the current generation */
+	/*
+	 * Always NULL.  A struct of scalars only would let the verifier
+	 * accept a pointer to a program's own memory in place of a ref;
+	 * a pointer member makes it accept only the ref a get returned.
+	 */
+	const void *reserved;
+};
+
 struct kb_set {
 	struct list_head node;		/* kb_net.sets */
 	struct kb_name __rcu *nm;	/* its name: changed under
@@ -147,6 +164,10 @@ struct kb_set {
 	refcount_t ref;
 	atomic_t users;			/* consumer references */
 	struct kb_pcpu __percpu *stats;
+	struct kbloom_bpf_ref bpf;	/* id, key_type: set at insert; kind:
+					 * WRITE_ONCE with every generation
+					 * published
+					 */
 	struct rcu_head rcu;
 };
 
@@ -305,6 +326,13 @@ void kb_txn_abort(struct kb_txn *t);
  */
 void kb_nl_notify(struct net *net, enum kb_nl_event ev, const char *name,
 		  const char *name2);
+
+/* api.c: one lookup in s (RCU held), counted in its statistics */
+bool kb_set_test_rcu(struct kb_set *s, const void *key, u32 len);
+bool kb_set_test_addr_rcu(struct kb_set *s, int family, const void *addr);
+
+/* bpf.c: registers the kfuncs, or says why not; never fails */
+void kb_bpf_init(void);
 
 /* netlink.c */
 int kb_nl_init(void);

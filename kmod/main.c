@@ -43,6 +43,8 @@ static int __init kb_module_init(void)
 		unregister_pernet_subsys(&kb_net_ops);
 		return ret;
 	}
+	/* last: registered kfuncs cannot be unregistered on a later failure */
+	kb_bpf_init();
 	pr_info("version %s loaded\n", KBLOOM_VERSION);
 	return 0;
 }

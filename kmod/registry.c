@@ -315,6 +315,9 @@ int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
 	RCU_INIT_POINTER(s->nm, nm);
 	s->id = atomic64_inc_return(&kb_set_ids);
 	s->key_type = g->f.p.key_type;
+	s->bpf.id = s->id;
+	s->bpf.key_type = s->key_type;
+	s->bpf.kind = g->f.p.kind;
 	mutex_init(&s->lock);
 	refcount_set(&s->ref, 1);
 	RCU_INIT_POINTER(s->gen, g);
@@ -410,6 +413,7 @@ int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 		return -ENOENT;
 	}
 	old = rcu_replace_pointer(s->gen, g, lockdep_is_held(&s->lock));
+	WRITE_ONCE(s->bpf.kind, g->f.p.kind);
 	mutex_unlock(&s->lock);
 	kb_gen_discard(old);
 	return 0;
@@ -561,6 +565,8 @@ int kb_reg_swap(struct net *net, const char *a, const char *b,
 	gb = rcu_dereference_protected(sb->gen, lockdep_is_held(&sb->lock));
 	rcu_assign_pointer(sa->gen, gb);
 	rcu_assign_pointer(sb->gen, ga);
+	WRITE_ONCE(sa->bpf.kind, gb->f.p.kind);
+	WRITE_ONCE(sb->bpf.kind, ga->f.p.kind);
 	mutex_unlock(&second->lock);
 	mutex_unlock(&first->lock);
 	kn->reg_gen++;

@@ -18,7 +18,7 @@ KB_PKG_OUT = $(BUILD)/packaging/$(subst /,_,$(PREFIX))
 # Everything `make install` puts under DESTDIR, and nothing else:
 # `make uninstall` removes exactly these.
 KB_INSTALLED = $(KB_SBINDIR)/bfctl $(KB_MAN8DIR)/bfctl.8 $(KB_COMPDIR)/bfctl \
-	$(DESTDIR)$(KB_XTLIBDIR)/libxt_bloom.so \
+	$(DESTDIR)$(KB_XTLIBDIR)/libxt_bloom.so $(KB_INCDIR)/kbloom.bpf.h \
 	$(DESTDIR)$(KB_LIBEXECDIR)/kbloom-persist $(KB_UNITDIR)/kbloom.service \
 	$(KB_UDEVDIR)/60-kbloom.rules $(KB_MODLOADDIR)/kbloom.conf \
 	$(KB_SYSUSERSDIR)/kbloom.conf
@@ -45,6 +45,7 @@ uninstall:
 	$(if $(DESTDIR),-cd $(DESTDIR) && for f in $(patsubst $(DESTDIR)/%,%,$(KB_INSTALLED)); do \
 		rmdir -p --ignore-fail-on-non-empty "$${f%/*}" 2> /dev/null; done; true)
 	-rmdir $(DESTDIR)$(KB_LIBEXECDIR) 2> /dev/null
+	-rmdir $(KB_INCDIR) 2> /dev/null
 
 NATIVE_TESTS += $(CURDIR)/packaging/tests/test-uninstall
 NATIVE_TESTS += $(CURDIR)/packaging/tests/test-units

@@ -18,6 +18,8 @@ PREFIX ?= /usr/local
 KB_SBINDIR = $(DESTDIR)$(PREFIX)/sbin
 KB_MAN8DIR = $(DESTDIR)$(PREFIX)/share/man/man8
 KB_COMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+# the BPF programs' header (userspace/bpf/kbloom.bpf.h, docs/bpf.md)
+KB_INCDIR = $(DESTDIR)$(PREFIX)/include/kbloom
 # iptables looks for extensions in its own directory, not under PREFIX
 KB_XTLIBDIR ?= $(shell pkg-config --variable=xtlibdir xtables 2>/dev/null || echo /usr/lib/x86_64-linux-gnu/xtables)
 
@@ -28,6 +30,7 @@ install: $(UBUILD)/bfctl $(UBUILD)/xtables/libxt_bloom.so
 	install -D -m 0644 userspace/bfctl/bfctl.bash-completion $(KB_COMPDIR)/bfctl
 	install -D -m 0644 $(UBUILD)/xtables/libxt_bloom.so \
 		$(DESTDIR)$(KB_XTLIBDIR)/libxt_bloom.so
+	install -D -m 0644 userspace/bpf/kbloom.bpf.h $(KB_INCDIR)/kbloom.bpf.h
 
 # native: make install into a temporary DESTDIR and check what landed
 $(UBUILD)/tests/test-install: selftests/bfctl/test-install

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloom BPF kfuncs: XDP, tc (SCHED_CLS) and TRACING/LSM programs test
+ * keys and addresses against the filters of a network namespace.  The
+ * program-side API is userspace/bpf/kbloom.bpf.h; docs/bpf.md says how to
+ * use it.
+ *
+ * Everything here runs in the program's context (softirq for XDP and tc,
+ * any task context for TRACING and LSM, sleepable LSM included): no lock,
+ * no sleep, no allocation.  Filters are found through the RCU index
+ * (kb_set_find_rcu()) under an rcu_read_lock() taken here, because
+ * sleepable programs run under RCU tasks trace only.
+ *
+ * References: bpf_kbloom_*get() takes a kb_set reference (kb_set_get_rcu()),
+ * which pins the filter's memory, not its consumer count: destroy is never
+ * refused because a program runs, and a test on a destroyed filter's ref
+ * answers -ENOENT.  The verifier makes every program release what it
+ * acquires before it returns, and a loaded program that uses these kfuncs
+ * holds a reference on the module (through its BTF), so rmmod fails while
+ * one is loaded.
+ *
+ * kfuncs need the module's BTF (and its BTF ids resolved by
+ * resolve_btfids).  A module built without them registers nothing; it says
+ * so in the kernel log and in the read-only parameter "kfuncs" that bfctl
+ * version and info show.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/bpf.h>
+#include <linux/filter.h>
+#include <linux/netdevice.h>
+#include <linux/nsproxy.h>
+#include <linux/sched.h>
+#include <linux/skbuff.h>
+#include <linux/socket.h>
+#include <net/sock.h>
+#include <net/xdp.h>
+
+#include "internal.h"
+#include "bpf.h"
+
+/* ---- state shown to userspace ------------------------------------------ */
+
+static char kb_bpf_state[96] = "no (not registered)";
+
+static int kb_bpf_state_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n", kb_bpf_state);
+}
+
+static int kb_bpf_state_set(const char *val, const struct kernel_param *kp)
+{
+	return -EPERM;		/* a state, not a setting */
+}
+
+static const struct kernel_param_ops kb_bpf_state_ops = {
+	.get = kb_bpf_state_get,
+	.set = kb_bpf_state_set,
+};
+
+module_param_cb(kfuncs, &kb_bpf_state_ops, NULL, 0444);
+MODULE_PARM_DESC(kfuncs, "BPF kfuncs registered: \"yes\", or \"no (why)\" (read-only)");
+
+/* ---- the common part of every kfunc ------------------------------------ */
+
+/*
+ * The name argument (the bytes up to the first NUL within sz, or all sz
+ * bytes) into buf, NUL-terminated: false if it is no valid filter name.
+ * name is program memory of sz bytes, checked by the verifier.
+ */
+static bool kb_bpf_name(char *buf, const char *name, u32 sz)
+{
+	size_t len;
+
+	if (!name || !sz)
+		return false;
+	len = strnlen(name, min_t(u32, sz, KB_NAME_MAX));
+	if (len >= KB_NAME_MAX || !kb_name_valid(name, len))
+		return false;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	return true;
+}
+
+/* one test on s; RCU held */
+static int kb_bpf_test_set(struct kb_set *s, const void *key, u32 sz,
+			   bool addr)
+{
+	if (READ_ONCE(s->dead))
+		return -ENOENT;
+	if (addr)
+		return kb_set_test_addr_rcu(s, sz == 4 ? AF_INET : AF_INET6,
+					    key);
+	if (!key || kb_key_validate(s->key_type, key, sz))
+		return -EINVAL;
+	return kb_set_test_rcu(s, key, sz);
+}
+
+static int kb_bpf_test_name(struct net *net, const char *name, u32 name_sz,
+			    const void *key, u32 sz, bool addr)
+{
+	char buf[KB_NAME_MAX];
+	struct kb_set *s;
+	int ret;
+
+	if (!kb_bpf_name(buf, name, name_sz))
+		return -EINVAL;
+	if (addr && (!key || (sz != 4 && sz != 16)))
+		return -EINVAL;
+	if (!net)
+		return -ENOENT;
+	rcu_read_lock();
+	s = kb_set_find_rcu(net, buf);
+	ret = s ? kb_bpf_test_set(s, key, sz, addr) : -ENOENT;
+	rcu_read_unlock();
+	return ret;
+}
+
+static struct kbloom_bpf_ref *kb_bpf_get(struct net *net, const char *name,
+					 u32 name_sz)
+{
+	char buf[KB_NAME_MAX];
+	struct kb_set *s;
+
+	if (!net || !kb_bpf_name(buf, name, name_sz))
+		return NULL;
+	rcu_read_lock();
+	s = kb_set_get_rcu(kb_set_find_rcu(net, buf));
+	rcu_read_unlock();
+	return s ? &s->bpf : NULL;
+}
+
+/* ---- the netns of each program type ------------------------------------ */
+
+/* PTR_TO_CTX: the verifier passes the kernel's object, not the uapi one */
+static struct net *kb_bpf_xdp_net(struct xdp_md *ctx)
+{
+	const struct xdp_buff *xdp = (const struct xdp_buff *)ctx;
+
+	return dev_net(xdp->rxq->dev);
+}
+
+static struct net *kb_bpf_skb_net(struct __sk_buff *ctx)
+{
+	const struct sk_buff *skb = (const struct sk_buff *)ctx;
+
+	if (skb->dev)
+		return dev_net(skb->dev);
+	if (skb->sk)
+		return sock_net(skb->sk);
+	return NULL;
+}
+
+/*
+ * TRACING and LSM: the current task's.  Only a task changes its own
+ * nsproxy, so it is stable here; in interrupt context "current" is
+ * whichever task was interrupted, and an exiting task has none: no netns.
+ */
+static struct net *kb_bpf_task_net(void)
+{
+	struct nsproxy *ns;
+
+	if (!in_task())
+		return NULL;
+	ns = current->nsproxy;
+	return ns ? ns->net_ns : NULL;
+}
+
+/* ---- the kfuncs ---------------------------------------------------------- */
+
+__bpf_kfunc int bpf_kbloom_xdp_test(struct xdp_md *ctx, const char *name,
+				    u32 name__sz, const void *key, u32 key__sz)
+{
+	return kb_bpf_test_name(kb_bpf_xdp_net(ctx), name, name__sz,
+				key, key__sz, false);
+}
+
+__bpf_kfunc int bpf_kbloom_xdp_test_addr(struct xdp_md *ctx, const char *name,
+					 u32 name__sz, const void *addr,
+					 u32 addr__sz)
+{
+	return kb_bpf_test_name(kb_bpf_xdp_net(ctx), name, name__sz,
+				addr, addr__sz, true);
+}
+
+__bpf_kfunc struct kbloom_bpf_ref *bpf_kbloom_xdp_get(struct xdp_md *ctx,
+						      const char *name,
+						      u32 name__sz)
+{
+	return kb_bpf_get(kb_bpf_xdp_net(ctx), name, name__sz);
+}
+
+__bpf_kfunc int bpf_kbloom_skb_test(struct __sk_buff *ctx, const char *name,
+				    u32 name__sz, const void *key, u32 key__sz)
+{
+	return kb_bpf_test_name(kb_bpf_skb_net(ctx), name, name__sz,
+				key, key__sz, false);
+}
+
+__bpf_kfunc int bpf_kbloom_skb_test_addr(struct __sk_buff *ctx,
+					 const char *name, u32 name__sz,
+					 const void *addr, u32 addr__sz)
+{
+	return kb_bpf_test_name(kb_bpf_skb_net(ctx), name, name__sz,
+				addr, addr__sz, true);
+}
+
+__bpf_kfunc struct kbloom_bpf_ref *bpf_kbloom_skb_get(struct __sk_buff *ctx,
+						      const char *name,
+						      u32 name__sz)
+{
+	return kb_bpf_get(kb_bpf_skb_net(ctx), name, name__sz);
+}
+
+__bpf_kfunc int bpf_kbloom_test(const char *name, u32 name__sz,
+				const void *key, u32 key__sz)
+{
+	return kb_bpf_test_name(kb_bpf_task_net(), name, name__sz,
+				key, key__sz, false);
+}
+
+__bpf_kfunc int bpf_kbloom_test_addr(const char *name, u32 name__sz,
+				     const void *addr, u32 addr__sz)
+{
+	return kb_bpf_test_name(kb_bpf_task_net(), name, name__sz,
+				addr, addr__sz, true);
+}
+
+__bpf_kfunc struct kbloom_bpf_ref *bpf_kbloom_get(const char *name,
+						  u32 name__sz)
+{
+	return kb_bpf_get(kb_bpf_task_net(), name, name__sz);
+}
+
+/* ref: what a get returned (KF_TRUSTED_ARGS: the verifier checks it) */
+__bpf_kfunc int bpf_kbloom_ref_test(struct kbloom_bpf_ref *ref,
+				    const void *key, u32 key__sz)
+{
+	struct kb_set *s;
+	int ret;
+
+	if (!ref)
+		return -EINVAL;
+	s = container_of(ref, struct kb_set, bpf);
+	rcu_read_lock();
+	ret = kb_bpf_test_set(s, key, key__sz, false);
+	rcu_read_unlock();
+	return ret;
+}
+
+__bpf_kfunc int bpf_kbloom_ref_test_addr(struct kbloom_bpf_ref *ref,
+					 const void *addr, u32 addr__sz)
+{
+	struct kb_set *s;
+	int ret;
+
+	if (!ref || !addr || (addr__sz != 4 && addr__sz != 16))
+		return -EINVAL;
+	s = container_of(ref, struct kb_set, bpf);
+	rcu_read_lock();
+	ret = kb_bpf_test_set(s, addr, addr__sz, true);
+	rcu_read_unlock();
+	return ret;
+}
+
+__bpf_kfunc void bpf_kbloom_put(struct kbloom_bpf_ref *ref)
+{
+	if (ref)
+		kb_set_put(container_of(ref, struct kb_set, bpf));
+}
+
+/* ---- registration: one set per program-type hook ------------------------ */
+
+KB_KFUNCS_START(kb_bpf_xdp_ids)
+BTF_ID_FLAGS(func, bpf_kbloom_xdp_test)
+BTF_ID_FLAGS(func, bpf_kbloom_xdp_test_addr)
+BTF_ID_FLAGS(func, bpf_kbloom_xdp_get, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_kbloom_ref_test, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_kbloom_ref_test_addr, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_kbloom_put, KF_RELEASE)
+KB_KFUNCS_END(kb_bpf_xdp_ids)
+
+KB_KFUNCS_START(kb_bpf_skb_ids)
+BTF_ID_FLAGS(func, bpf_kbloom_skb_test)
+BTF_ID_FLAGS(func, bpf_kbloom_skb_test_addr)
+BTF_ID_FLAGS(func, bpf_kbloom_skb_get, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_kbloom_ref_test, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_kbloom_ref_test_addr, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_kbloom_put, KF_RELEASE)
+KB_KFUNCS_END(kb_bpf_skb_ids)
+
+/* TRACING: LSM programs map to this hook too (one set per hook) */
+KB_KFUNCS_START(kb_bpf_task_ids)
+BTF_ID_FLAGS(func, bpf_kbloom_test)
+BTF_ID_FLAGS(func, bpf_kbloom_test_addr)
+BTF_ID_FLAGS(func, bpf_kbloom_get, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_kbloom_ref_test, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_kbloom_ref_test_addr, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_kbloom_put, KF_RELEASE)
+KB_KFUNCS_END(kb_bpf_task_ids)
+
+static const struct btf_kfunc_id_set kb_bpf_xdp_set = {
+	.owner = THIS_MODULE,
+	.set = &kb_bpf_xdp_ids,
+};
+
+static const struct btf_kfunc_id_set kb_bpf_skb_set = {
+	.owner = THIS_MODULE,
+	.set = &kb_bpf_skb_ids,
+};
+
+static const struct btf_kfunc_id_set kb_bpf_task_set = {
+	.owner = THIS_MODULE,
+	.set = &kb_bpf_task_ids,
+};
+
+/*
+ * Why the kfuncs cannot work, or NULL.  The kernel registers a module
+ * without BTF "successfully" (6.1: a warning and 0), so look first: no
+ * BTF section (built without a vmlinux, e.g. 6.1 headers or DKMS without
+ * the overlay), or BTF ids that resolve_btfids never filled in.
+ */
+static const char *kb_bpf_missing(void)
+{
+	if (!IS_ENABLED(CONFIG_DEBUG_INFO_BTF_MODULES))
+		return "kernel built without CONFIG_DEBUG_INFO_BTF_MODULES";
+#ifdef CONFIG_DEBUG_INFO_BTF_MODULES
+	if (!THIS_MODULE->btf_data_size)
+		return "module built without BTF: no vmlinux BTF at build time";
+#endif
+	if (!kb_bpf_xdp_ids.cnt)
+		return "module BTF ids not resolved: no resolve_btfids at build time";
+	return NULL;
+}
+
+void kb_bpf_init(void)
+{
+	const char *why = kb_bpf_missing();
+	int ret;
+
+	if (why) {
+		pr_warn("no module BTF: BPF kfuncs unavailable (%s)\n", why);
+		snprintf(kb_bpf_state, sizeof(kb_bpf_state), "no (%s)", why);
+		return;
+	}
+	ret = register_btf_kfunc_id_set(BPF_PROG_TYPE_XDP, &kb_bpf_xdp_set);
+	if (!ret)
+		ret = register_btf_kfunc_id_set(BPF_PROG_TYPE_SCHED_CLS,
+						&kb_bpf_skb_set);
+	if (!ret)
+		ret = register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING,
+						&kb_bpf_task_set);
+	if (ret) {
+		pr_warn("BPF kfuncs unavailable (registration failed: %d)\n",
+			ret);
+		snprintf(kb_bpf_state, sizeof(kb_bpf_state),
+			 "no (registration failed: %d)", ret);
+		return;
+	}
+	strscpy(kb_bpf_state, "yes", sizeof(kb_bpf_state));
+}
