@@ -54,6 +54,7 @@ int bfctl_kernel_main(int argc, char **argv);	/* argv[0] picks the verb */
 int bfctl_save_main(int argc, char **argv);
 int bfctl_restore_main(int argc, char **argv);
 int bfctl_sync_main(int argc, char **argv);
+int bfctl_xdp_main(int argc, char **argv);	/* xdp.c, links libbpf */
 
 /* global output options (-j, -q), set before or after the verb */
 extern bool bfctl_json;

@@ -55,3 +55,11 @@ KB_FUZZ_SRCS_fuzz_savefmt += userspace/bfctl/restore.c userspace/bfctl/kargs.c \
 $(UBUILD)/fuzz/fuzz_savefmt: userspace/bfctl/restore.c userspace/bfctl/kargs.c \
 	userspace/bfctl/keys.c userspace/bfctl/capacity.c \
 	userspace/bfctl/savefmt.h userspace/bfctl/kverbs.h
+
+# ---- bfctl xdp (xdp.c): the XDP/tc blocklist, userspace/bpf/xdp_blocklist.bpf.c,
+# loaded through its skeleton; only bfctl links libbpf ----
+KB_BPF_PROGS += xdp_blocklist
+KB_BFCTL_XDP_OBJS := $(UBUILD)/bfctl.d/xdp.o $(UBUILD)/asan/bfctl-obj/xdp.o
+$(KB_BFCTL_XDP_OBJS): KB_UCFLAGS += $(KB_BPF_USER_CFLAGS) -I$(CURDIR)/userspace/bpf
+$(KB_BFCTL_XDP_OBJS): $(KB_BPF_OUT)/xdp_blocklist.skel.h userspace/bpf/xdp_blocklist.h
+$(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += $(KB_BPF_LIBS)

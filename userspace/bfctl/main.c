@@ -55,6 +55,10 @@ static const struct bfctl_verb verbs[] = {
 	  "NAME -o IMAGE" },
 	{ "monitor", bfctl_kernel_main, "print filter events", "" },
 	{ "version", bfctl_kernel_main, "print versions", "" },
+	{ "xdp", bfctl_xdp_main,
+	  "attach, detach and show the XDP/tc blocklist of a device",
+	  "attach DEV NAME [--dir src|dst] [--mode native|generic|tc] [--force]\n"
+	  "       bfctl xdp detach DEV\n       bfctl [-j] xdp show [DEV] [-j]" },
 	{ "image", bfctl_image_main,
 	  "build, inspect, test, export and import filter images offline",
 	  "build|info|test|export|import ... (bfctl image --help)" },

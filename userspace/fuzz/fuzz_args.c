@@ -24,6 +24,7 @@ int bfctl_image_main(int argc, char **argv) { return no_verb(argc, argv); }
 int bfctl_save_main(int argc, char **argv) { return no_verb(argc, argv); }
 int bfctl_restore_main(int argc, char **argv) { return no_verb(argc, argv); }
 int bfctl_sync_main(int argc, char **argv) { return no_verb(argc, argv); }
+int bfctl_xdp_main(int argc, char **argv) { return no_verb(argc, argv); }
 
 static bool is_global(const char *s, bool *json)
 {

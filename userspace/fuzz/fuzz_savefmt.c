@@ -94,6 +94,12 @@ int bfctl_sync_main(int argc, char **argv)
 	return BFCTL_ERR;
 }
 
+int bfctl_xdp_main(int argc, char **argv)
+{
+	FUZZ_CHECK(!"xdp called");
+	return BFCTL_ERR;
+}
+
 void kbconn_init(struct kbconn *c)
 {
 	memset(c, 0, sizeof(*c));

@@ -1,0 +1,727 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bfctl xdp attach|detach|show: the XDP/tc blocklist
+ * (userspace/bpf/xdp_blocklist.bpf.c) on a network device of bfctl's
+ * network namespace.
+ *
+ * Nothing is pinned in bpffs: the device holds the program (XDP, or a tc
+ * filter of clsact's ingress hook at KB_XDP_TC_HANDLE/KB_XDP_TC_PRIO) and
+ * the program holds its maps, so the attachment outlives bfctl, and
+ * `show` and `detach` find it from the device and read its configuration
+ * back from the program's own maps (.rodata, .bss, kb_counters).  The
+ * device is its only owner: a deleted device or network namespace takes
+ * the program with it, and no pin left behind keeps kbloom.ko (whose
+ * kfuncs the program calls) from unloading.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bfctl.h"
+#include "kverbs.h"
+#include "xdp_blocklist.h"
+#include "xdp_blocklist.skel.h"
+
+#define MAX_PROG_MAPS	8
+
+/* a program found on a device */
+struct blk {
+	bool ours;		/* bfctl's blocklist (name, magic) */
+	bool tc;		/* tc filter, else XDP */
+	u32 xdp_mode;		/* XDP_ATTACHED_DRV/SKB/HW */
+	u32 prog_id;
+	int prog_fd;		/* -1 if none */
+	struct kb_xdp_conf conf;
+	char name[KB_XDP_NAME_LEN];
+	u64 cnt[KB_XDP_NR_COUNTERS];
+};
+
+/* what a device has: its XDP program and bfctl's tc filter, if any */
+struct dev_state {
+	int ifindex;
+	char dev[IF_NAMESIZE];
+	struct blk xdp, tc;
+};
+
+static const char *const counter_names[KB_XDP_NR_COUNTERS] = {
+	[KB_XDP_PASSED] = "passed",
+	[KB_XDP_DROPPED] = "dropped",
+	[KB_XDP_NOFILTER] = "nofilter",
+	[KB_XDP_NONIP] = "nonip",
+};
+
+/* while probing: a device without clsact is no news */
+static bool libbpf_mute;
+
+/* libbpf's warnings (a failed load's verifier log) on stderr, not debug */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level != LIBBPF_WARN || bfctl_quiet || libbpf_mute)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static void blk_init(struct blk *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->prog_fd = -1;
+}
+
+static void blk_release(struct blk *b)
+{
+	if (b->prog_fd >= 0)
+		close(b->prog_fd);
+	b->prog_fd = -1;
+}
+
+/* the sum over CPUs of each of the per-CPU counters of map fd */
+static int read_counters(int fd, u64 *cnt)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	u64 *v;
+	u32 i;
+	int c;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < KB_XDP_NR_COUNTERS; i++) {
+		if (bpf_map_lookup_elem(fd, &i, v)) {
+			free(v);
+			return -errno;
+		}
+		for (c = 0, cnt[i] = 0; c < ncpu; c++)
+			cnt[i] += v[c];
+	}
+	free(v);
+	return 0;
+}
+
+/* one of the program's maps: the configuration, the name or the counters */
+static int inspect_map(u32 id, struct blk *b, bool *conf, bool *name)
+{
+	struct bpf_map_info mi = {};
+	u32 len = sizeof(mi);
+	u32 zero = 0;
+	int fd, ret = 0;
+
+	fd = bpf_map_get_fd_by_id(id);
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, &mi, &len)) {
+		ret = -errno;
+	} else if (ends_with(mi.name, ".rodata") &&
+		   mi.value_size == sizeof(b->conf)) {
+		if (bpf_map_lookup_elem(fd, &zero, &b->conf))
+			ret = -errno;
+		*conf = !ret;
+	} else if (ends_with(mi.name, ".bss") &&
+		   mi.value_size == sizeof(b->name)) {
+		if (bpf_map_lookup_elem(fd, &zero, b->name))
+			ret = -errno;
+		b->name[sizeof(b->name) - 1] = 0;
+		*name = !ret;
+	} else if (!strcmp(mi.name, "kb_counters") &&
+		   mi.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
+		   mi.value_size == sizeof(u64) &&
+		   mi.max_entries >= KB_XDP_NR_COUNTERS) {
+		ret = read_counters(fd, b->cnt);
+	}
+	close(fd);
+	return ret;
+}
+
+/*
+ * Program id, found on a device: b says what it is (b->ours: bfctl's
+ * blocklist, configuration and counters read), and keeps an fd of it
+ * (to detach exactly this program).  0 or -errno.
+ */
+static int inspect_prog(u32 id, bool tc, struct blk *b)
+{
+	struct bpf_prog_info pi = {};
+	u32 ids[MAX_PROG_MAPS], len = sizeof(pi), i, n;
+	bool conf = false, name = false;
+	int ret;
+
+	blk_init(b);
+	b->tc = tc;
+	b->prog_id = id;
+	b->prog_fd = bpf_prog_get_fd_by_id(id);
+	if (b->prog_fd < 0) {
+		b->prog_fd = -1;
+		return -errno;
+	}
+	pi.nr_map_ids = MAX_PROG_MAPS;
+	pi.map_ids = (u64)(unsigned long)ids;
+	if (bpf_obj_get_info_by_fd(b->prog_fd, &pi, &len))
+		return -errno;
+	if (strcmp(pi.name, tc ? KB_XDP_PROG_TC : KB_XDP_PROG_XDP))
+		return 0;
+	n = pi.nr_map_ids < MAX_PROG_MAPS ? pi.nr_map_ids : MAX_PROG_MAPS;
+	for (i = 0; i < n; i++) {
+		ret = inspect_map(ids[i], b, &conf, &name);
+		if (ret)
+			return ret;
+	}
+	b->ours = conf && name && b->conf.magic == KB_XDP_MAGIC;
+	return 0;
+}
+
+/* the device's XDP program (any mode) and bfctl's tc filter; 0 or -errno */
+static int dev_probe(int ifindex, struct dev_state *d)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, t, .handle = KB_XDP_TC_HANDLE,
+		    .priority = KB_XDP_TC_PRIO);
+	u32 id = 0, mode = 0;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	blk_init(&d->xdp);
+	blk_init(&d->tc);
+	d->ifindex = ifindex;
+	if (!if_indextoname(ifindex, d->dev))
+		return -errno;
+	ret = bpf_xdp_query(ifindex, 0, &q);
+	if (ret)
+		return ret;
+	/* one mode at a time for bpf_xdp_attach's programs (no multi-prog) */
+	if (q.drv_prog_id)
+		id = q.drv_prog_id, mode = XDP_ATTACHED_DRV;
+	else if (q.skb_prog_id)
+		id = q.skb_prog_id, mode = XDP_ATTACHED_SKB;
+	else if (q.hw_prog_id)
+		id = q.hw_prog_id, mode = XDP_ATTACHED_HW;
+	if (id) {
+		ret = inspect_prog(id, false, &d->xdp);
+		if (ret)
+			return ret;
+		d->xdp.xdp_mode = mode;
+	}
+	libbpf_mute = true;
+	ret = bpf_tc_query(&hook, &t);
+	libbpf_mute = false;
+	/* no clsact qdisc (EINVAL) or no filter at our handle (ENOENT) */
+	if (ret == -ENOENT || ret == -EINVAL)
+		return 0;
+	if (ret)
+		return ret;
+	return inspect_prog(t.prog_id, true, &d->tc);
+}
+
+static void dev_release(struct dev_state *d)
+{
+	blk_release(&d->xdp);
+	blk_release(&d->tc);
+}
+
+static const char *mode_name(const struct blk *b)
+{
+	if (b->tc)
+		return "tc";
+	switch (b->xdp_mode) {
+	case XDP_ATTACHED_DRV:
+		return "native";
+	case XDP_ATTACHED_SKB:
+		return "generic";
+	default:
+		return "offload";
+	}
+}
+
+static int fail_sys(const char *what, const char *dev, const char *step,
+		    int err)
+{
+	if (err < 0)
+		err = -err;
+	fprintf(stderr, "bfctl: xdp %s %s: %s: %s%s\n", what, dev, step,
+		strerror(err),
+		err == EPERM ? " (needs CAP_SYS_ADMIN or CAP_BPF + CAP_NET_ADMIN: run as root)" :
+		"");
+	return BFCTL_ERR;
+}
+
+/* DEV -> ifindex, or BFCTL_ERR with a message */
+static int dev_index(const char *what, const char *dev, int *ifindex)
+{
+	if (strlen(dev) >= IF_NAMESIZE || !(*ifindex = if_nametoindex(dev)))
+		return bfctl_fail(BFCTL_ERR, what, "no device '%s' in this network namespace",
+				  dev);
+	return BFCTL_OK;
+}
+
+/* ---- attach ---- */
+
+struct xopts {
+	int dir;		/* enum kb_xdp_dir */
+	int mode;		/* enum kb_xdp_mode, -1: not given */
+	bool force;
+	char **pos;
+	int npos;
+};
+
+static int parse_opts(int argc, char **argv, const char *verb, bool attach,
+		      struct xopts *o)
+{
+	static const struct option lopts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->mode = -1;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "jq", lopts, NULL)) != -1) {
+		if (!attach && (c == 'd' || c == 'm' || c == 'f'))
+			return bfctl_usage(verb, "option '%s' is not allowed here",
+					   c == 'd' ? "--dir" : c == 'm' ? "--mode" : "--force");
+		switch (c) {
+		case 'd':
+			if (!strcmp(optarg, "src"))
+				o->dir = KB_XDP_DIR_SRC;
+			else if (!strcmp(optarg, "dst"))
+				o->dir = KB_XDP_DIR_DST;
+			else
+				return bfctl_usage(verb, "bad --dir '%s' (src or dst)",
+						   optarg);
+			break;
+		case 'm':
+			if (!strcmp(optarg, "native"))
+				o->mode = KB_XDP_MODE_NATIVE;
+			else if (!strcmp(optarg, "generic"))
+				o->mode = KB_XDP_MODE_GENERIC;
+			else if (!strcmp(optarg, "tc"))
+				o->mode = KB_XDP_MODE_TC;
+			else
+				return bfctl_usage(verb, "bad --mode '%s' (native, generic or tc)",
+						   optarg);
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'j':
+			if (strcmp(verb, "xdp show"))
+				return bfctl_usage(verb, "option '%s' is not allowed here",
+						   "-j");
+			bfctl_json = true;
+			break;
+		case 'q':
+			bfctl_quiet = true;
+			break;
+		default:
+			return bfctl_usage(verb, "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (bfctl_json && strcmp(verb, "xdp show"))
+		return bfctl_usage(verb, "option '%s' is not allowed here", "-j");
+	o->pos = argv + optind;
+	o->npos = argc - optind;
+	return BFCTL_OK;
+}
+
+/* the filter the blocklist will test: refuse what cannot serve it */
+static int check_filter(const char *what, const char *name, bool force)
+{
+	struct kb_ioc_info i;
+	struct kbconn conn;
+	int ret;
+
+	kbconn_init(&conn);
+	ret = kbconn_info(&conn, name, &i);
+	if (ret == -ENOENT && force) {
+		kbconn_close(&conn);
+		/* loud: until it exists the blocklist blocks nothing */
+		fprintf(stderr, "bfctl: %s: warning: no filter '%s' in this network namespace: until it is created every packet passes (counted as nofilter)\n",
+			what, name);
+		return BFCTL_OK;
+	}
+	if (ret == -ENOENT) {
+		kbconn_close(&conn);
+		return bfctl_fail(BFCTL_ERR, what,
+				  "no filter '%s' in this network namespace: the blocklist would block nothing (--force attaches anyway)",
+				  name);
+	}
+	if (ret) {
+		ret = bfctl_fail_err(&conn, what, ret);
+		kbconn_close(&conn);
+		return ret;
+	}
+	kbconn_close(&conn);
+	switch (i.key_type) {
+	case KB_KEY_IPV4:
+	case KB_KEY_IPV6:
+	case KB_KEY_IP:
+	case KB_KEY_NET4:
+	case KB_KEY_NET6:
+	case KB_KEY_NET:
+		return BFCTL_OK;
+	default:
+		return bfctl_fail(BFCTL_ERR, what,
+				  "filter '%s' has key type %s, which holds no addresses (ipv4, ipv6, ip, net4, net6 or net)",
+				  name, kb_key_type_name(i.key_type));
+	}
+}
+
+/*
+ * Load the program for ifindex (only the one of mode) and return its fd;
+ * the skeleton is destroyed by the caller after attaching (the device
+ * then holds the program, its maps with it).
+ */
+static int load_prog(struct xdp_blocklist **skelp, const struct xopts *o,
+		     int ifindex, const char *name)
+{
+	struct xdp_blocklist *skel;
+	bool tc = o->mode == KB_XDP_MODE_TC;
+	int ret;
+
+	skel = xdp_blocklist__open();
+	if (!skel)
+		return -errno;
+	*skelp = skel;
+	skel->rodata->kb_conf.magic = KB_XDP_MAGIC;
+	skel->rodata->kb_conf.version = KB_XDP_VERSION;
+	skel->rodata->kb_conf.dir = o->dir;
+	skel->rodata->kb_conf.mode = o->mode < 0 ? KB_XDP_MODE_AUTO : o->mode;
+	skel->rodata->kb_conf.ifindex = ifindex;
+	snprintf(skel->bss->kb_name, sizeof(skel->bss->kb_name), "%s", name);
+	/* the other program would need the other hook's kfuncs verified too */
+	bpf_program__set_autoload(tc ? skel->progs.kbloom_xdp : skel->progs.kbloom_tc,
+				  false);
+	ret = xdp_blocklist__load(skel);
+	if (ret)
+		return ret;
+	return bpf_program__fd(tc ? skel->progs.kbloom_tc : skel->progs.kbloom_xdp);
+}
+
+static u32 xdp_mode_flags(int mode)
+{
+	switch (mode) {
+	case KB_XDP_MODE_NATIVE:
+		return XDP_FLAGS_DRV_MODE;
+	case KB_XDP_MODE_GENERIC:
+		return XDP_FLAGS_SKB_MODE;
+	default:
+		return 0;	/* driver mode if the driver has one */
+	}
+}
+
+static int mode_from_attached(u32 xdp_mode)
+{
+	return xdp_mode == XDP_ATTACHED_SKB ? KB_XDP_MODE_GENERIC :
+	       xdp_mode == XDP_ATTACHED_DRV ? KB_XDP_MODE_NATIVE : KB_XDP_MODE_AUTO;
+}
+
+static int attach_xdp(const char *what, const char *dev, struct dev_state *d,
+		      struct xopts *o, int fd)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);
+	u32 flags = xdp_mode_flags(o->mode);
+	int ret;
+
+	if (d->xdp.prog_id) {
+		/* exactly the program we saw, or fail: no lost race */
+		flags |= XDP_FLAGS_REPLACE;
+		ao.old_prog_fd = d->xdp.prog_fd;
+	} else {
+		flags |= XDP_FLAGS_UPDATE_IF_NOEXIST;
+	}
+	ret = bpf_xdp_attach(d->ifindex, fd, flags, &ao);
+	if (ret == -EOPNOTSUPP && o->mode == KB_XDP_MODE_NATIVE)
+		return bfctl_fail(BFCTL_ERR, what,
+				  "the driver of %s has no native XDP (--mode generic or tc)",
+				  dev);
+	if (ret == -EEXIST || ret == -EBUSY)
+		return bfctl_fail(BFCTL_ERR, what,
+				  "%s has another XDP program now, or one in another mode: %s",
+				  dev, strerror(-ret));
+	if (ret)
+		return fail_sys("attach", dev, "attaching", ret);
+	return BFCTL_OK;
+}
+
+static int attach_tc(const char *dev, struct dev_state *d, int fd)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = d->ifindex,
+		    .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, t, .handle = KB_XDP_TC_HANDLE,
+		    .priority = KB_XDP_TC_PRIO, .prog_fd = fd);
+	int ret;
+
+	/*
+	 * The clsact qdisc stays after detach (other filters may use it by
+	 * then; `tc qdisc del dev DEV clsact` removes it)
+	 */
+	ret = bpf_tc_hook_create(&hook);
+	if (ret && ret != -EEXIST)
+		return fail_sys("attach", dev, "creating the clsact qdisc", ret);
+	if (d->tc.prog_id)
+		t.flags = BPF_TC_F_REPLACE;
+	ret = bpf_tc_attach(&hook, &t);
+	if (ret)
+		return fail_sys("attach", dev, "attaching the tc filter", ret);
+	return BFCTL_OK;
+}
+
+static int xdp_attach(int argc, char **argv)
+{
+	struct xdp_blocklist *skel = NULL;
+	const char *dev, *name, *what = "xdp attach";
+	struct dev_state d;
+	struct xopts o;
+	struct blk *same, *other;
+	int ifindex, ret, fd;
+
+	ret = parse_opts(argc, argv, what, true, &o);
+	if (ret)
+		return ret;
+	if (o.npos != 2)
+		return bfctl_usage(what, "%s",
+				   "usage: xdp attach DEV NAME [--dir src|dst] [--mode native|generic|tc] [--force]");
+	dev = o.pos[0];
+	name = o.pos[1];
+	if (!kb_name_valid(name, (u32)strlen(name)))
+		return bfctl_usage(what, "bad filter name '%s' (1..31 of A-Z a-z 0-9 _ . : -)",
+				   name);
+	ret = dev_index(what, dev, &ifindex);
+	if (ret)
+		return ret;
+	ret = check_filter(bfctl_verb_name(what, dev), name, o.force);
+	if (ret)
+		return ret;
+	libbpf_set_print(libbpf_print);
+	ret = dev_probe(ifindex, &d);
+	if (ret) {
+		dev_release(&d);
+		return fail_sys("attach", dev, "reading its programs", ret);
+	}
+	same = o.mode == KB_XDP_MODE_TC ? &d.tc : &d.xdp;
+	other = o.mode == KB_XDP_MODE_TC ? &d.xdp : &d.tc;
+	ret = BFCTL_ERR;
+	if (other->ours) {
+		bfctl_fail(BFCTL_ERR, what,
+			   "%s has a kbloom blocklist (%s) already: bfctl xdp detach %s first",
+			   dev, mode_name(other), dev);
+		goto out;
+	}
+	if (same->prog_id && !same->ours && !o.force) {
+		bfctl_fail(BFCTL_ERR, what,
+			   "%s has %s program %u that is not a kbloom blocklist; not replacing it without --force",
+			   dev, same->tc ? "a tc" : "an XDP", same->prog_id);
+		goto out;
+	}
+	/* ours already: replaced in place; without --mode, in its mode */
+	if (same->ours && !same->tc && o.mode < 0)
+		o.mode = mode_from_attached(same->xdp_mode);
+	if (same->ours && !same->tc && o.mode != mode_from_attached(same->xdp_mode)) {
+		bfctl_fail(BFCTL_ERR, what,
+			   "%s has a kbloom blocklist in XDP %s mode: bfctl xdp detach %s first",
+			   dev, mode_name(same), dev);
+		goto out;
+	}
+	fd = load_prog(&skel, &o, ifindex, name);
+	if (fd < 0) {
+		fail_sys("attach", dev, "loading the program", fd);
+		fprintf(stderr, "bfctl: is kbloom.ko loaded, with its kfuncs (bfctl version)?\n");
+		goto out;
+	}
+	if (o.mode == KB_XDP_MODE_TC)
+		ret = attach_tc(dev, &d, fd);
+	else
+		ret = attach_xdp(bfctl_verb_name(what, dev), dev, &d, &o, fd);
+out:
+	xdp_blocklist__destroy(skel);
+	dev_release(&d);
+	return ret;
+}
+
+/* ---- detach ---- */
+
+static int detach_one(const char *dev, struct dev_state *d, struct blk *b)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = d->ifindex,
+		    .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, t, .handle = KB_XDP_TC_HANDLE,
+		    .priority = KB_XDP_TC_PRIO);
+	LIBBPF_OPTS(bpf_xdp_attach_opts, ao, .old_prog_fd = b->prog_fd);
+	u32 flags;
+	int ret;
+
+	if (b->tc) {
+		ret = bpf_tc_detach(&hook, &t);
+	} else {
+		flags = xdp_mode_flags(mode_from_attached(b->xdp_mode));
+		/* only the program we inspected: a replacement stays */
+		ret = bpf_xdp_detach(d->ifindex, flags | XDP_FLAGS_REPLACE, &ao);
+	}
+	if (ret)
+		return fail_sys("detach", dev, "detaching", ret);
+	return BFCTL_OK;
+}
+
+static int xdp_detach(int argc, char **argv)
+{
+	const char *what = "xdp detach";
+	struct dev_state d;
+	struct xopts o;
+	int ifindex, ret;
+
+	ret = parse_opts(argc, argv, what, false, &o);
+	if (ret)
+		return ret;
+	if (o.npos != 1)
+		return bfctl_usage(what, "%s", "usage: xdp detach DEV");
+	ret = dev_index(what, o.pos[0], &ifindex);
+	if (ret)
+		return ret;
+	libbpf_set_print(libbpf_print);
+	ret = dev_probe(ifindex, &d);
+	if (ret) {
+		dev_release(&d);
+		return fail_sys("detach", o.pos[0], "reading its programs", ret);
+	}
+	if (!d.xdp.ours && !d.tc.ours) {
+		ret = bfctl_fail(BFCTL_ERR, bfctl_verb_name(what, o.pos[0]),
+				 "no kbloom blocklist on %s%s", o.pos[0],
+				 d.xdp.prog_id ? " (its XDP program is not one: left alone)" : "");
+	} else {
+		ret = BFCTL_OK;
+		if (d.xdp.ours)
+			ret = detach_one(o.pos[0], &d, &d.xdp);
+		if (d.tc.ours && !ret)
+			ret = detach_one(o.pos[0], &d, &d.tc);
+	}
+	dev_release(&d);
+	return ret;
+}
+
+/* ---- show ---- */
+
+static void show_one(const struct dev_state *d, const struct blk *b)
+{
+	u32 i;
+
+	if (bfctl_json) {
+		bfctl_json_open_obj(NULL);
+		bfctl_json_str("dev", d->dev);
+		bfctl_json_u64("ifindex", d->ifindex);
+		bfctl_json_str("hook", b->tc ? "tc" : "xdp");
+		bfctl_json_str("mode", mode_name(b));
+		bfctl_json_str("filter", b->name);
+		bfctl_json_str("dir", b->conf.dir == KB_XDP_DIR_DST ? "dst" : "src");
+		bfctl_json_u64("prog_id", b->prog_id);
+		for (i = 0; i < KB_XDP_NR_COUNTERS; i++)
+			bfctl_json_u64(counter_names[i], b->cnt[i]);
+		bfctl_json_close_obj();
+		return;
+	}
+	printf("%s: %s %s filter %s dir %s prog %u", d->dev,
+	       b->tc ? "tc" : "xdp", mode_name(b), b->name,
+	       b->conf.dir == KB_XDP_DIR_DST ? "dst" : "src", b->prog_id);
+	for (i = 0; i < KB_XDP_NR_COUNTERS; i++)
+		printf(" %s %llu", counter_names[i], (unsigned long long)b->cnt[i]);
+	putchar('\n');
+}
+
+/* 1 if ifindex has a blocklist (shown), 0 if not, else BFCTL_ERR */
+static int show_dev(int ifindex, const char *dev)
+{
+	struct dev_state d;
+	int ret;
+
+	ret = dev_probe(ifindex, &d);
+	if (ret == -ENODEV || ret == -ENXIO)
+		return 0;	/* gone meanwhile */
+	if (ret) {
+		dev_release(&d);
+		return fail_sys("show", dev, "reading its programs", ret);
+	}
+	if (d.xdp.ours)
+		show_one(&d, &d.xdp);
+	if (d.tc.ours)
+		show_one(&d, &d.tc);
+	ret = d.xdp.ours || d.tc.ours;
+	dev_release(&d);
+	return ret;
+}
+
+static int xdp_show(int argc, char **argv)
+{
+	const char *what = "xdp show";
+	struct if_nameindex *ifs, *it;
+	struct xopts o;
+	int ifindex, ret;
+
+	ret = parse_opts(argc, argv, what, false, &o);
+	if (ret)
+		return ret;
+	if (o.npos > 1)
+		return bfctl_usage(what, "%s", "usage: xdp show [DEV] [-j]");
+	if (o.npos) {
+		ret = dev_index(what, o.pos[0], &ifindex);
+		if (ret)
+			return ret;
+	}
+	libbpf_set_print(libbpf_print);
+	if (bfctl_json)
+		bfctl_json_open_arr(NULL);
+	if (o.npos) {
+		ret = show_dev(ifindex, o.pos[0]);
+		if (ret == 0)
+			ret = bfctl_fail(BFCTL_ERR, bfctl_verb_name(what, o.pos[0]),
+					 "no kbloom blocklist on %s", o.pos[0]);
+	} else {
+		ifs = if_nameindex();
+		if (!ifs)
+			return fail_sys("show", "", "listing devices", errno);
+		for (it = ifs, ret = 0; it->if_index && ret != BFCTL_ERR; it++)
+			ret = show_dev(it->if_index, it->if_name);
+		if_freenameindex(ifs);
+	}
+	if (ret == BFCTL_ERR)
+		return ret;
+	if (bfctl_json) {
+		bfctl_json_close_arr();
+		bfctl_json_end();
+	}
+	return BFCTL_OK;
+}
+
+int bfctl_xdp_main(int argc, char **argv)
+{
+	if (argc < 2)
+		return bfctl_usage("xdp", "%s", "attach, detach or show? (bfctl help xdp)");
+	if (!strcmp(argv[1], "attach"))
+		return xdp_attach(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "detach"))
+		return xdp_detach(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "show"))
+		return xdp_show(argc - 1, argv + 1);
+	return bfctl_usage("xdp", "unknown xdp verb '%s' (attach, detach or show)",
+			   argv[1]);
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The XDP/tc blocklist: drop a packet whose source (or destination)
+ * address may be in a named kbloom filter of the device's network
+ * namespace.  One source, two programs: kbloom_xdp (XDP, native or
+ * generic) and kbloom_tc (tc ingress, SCHED_CLS); bfctl loads the one it
+ * attaches (`bfctl xdp attach`, userspace/bfctl/xdp.c).
+ *
+ * The filter is looked up by name at every packet (the kfuncs' RCU index),
+ * so a rebuild, a swap or a rename is seen at the next packet and the
+ * program holds no reference that would keep a destroyed filter alive.
+ * A filter that does not exist (-ENOENT) or refuses the address (-EINVAL)
+ * fails open: the packet passes and counts as KB_XDP_NOFILTER, as an
+ * ipset rule whose set is gone matches nothing; bfctl refuses to attach to
+ * a missing filter without --force, and `bfctl xdp show` shows the count.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "kbloom.bpf.h"
+#include "xdp_blocklist.h"
+
+/* uapi/linux/if_ether.h's, which vmlinux.h (types only) lacks */
+#define KB_ETH_P_IP	0x0800
+#define KB_ETH_P_IPV6	0x86DD
+#define KB_ETH_P_8021Q	0x8100
+#define KB_ETH_P_8021AD	0x88A8
+#define KB_ETH_HLEN	14
+
+#define KB_TC_ACT_UNSPEC	(-1)
+#define KB_TC_ACT_SHOT		2
+
+struct kb_vlan_hdr {
+	__be16 tci;
+	__be16 proto;
+};
+
+/* set by bfctl before load: constants to the verifier, which prunes by dir */
+const volatile struct kb_xdp_conf kb_conf = {};
+
+/*
+ * The filter's name.  In .bss, not .rodata: the verifier of 6.12 checks a
+ * kfunc's memory arguments for writing too (check_kfunc_mem_size_reg), and
+ * refuses a pointer into a frozen, read-only map.
+ */
+char kb_name[KB_XDP_NAME_LEN];
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KB_XDP_NR_COUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} kb_counters SEC(".maps");
+
+static __always_inline void kb_count(__u32 idx)
+{
+	__u64 *c = bpf_map_lookup_elem(&kb_counters, &idx);
+
+	if (c)
+		*c += 1;
+}
+
+/*
+ * The address to test of the Ethernet frame [data, data_end), after at
+ * most one 802.1Q/802.1ad tag: copied to out, returns its length (4 or 16);
+ * 0 for another protocol, -1 if the headers are not all in [data, data_end).
+ */
+static __always_inline int kb_parse(void *data, void *data_end, __u8 *out)
+{
+	struct ethhdr *eth = data;
+	void *l3 = eth + 1;
+	__be16 proto;
+
+	if (l3 > data_end)
+		return -1;
+	proto = eth->h_proto;
+	if (proto == bpf_htons(KB_ETH_P_8021Q) ||
+	    proto == bpf_htons(KB_ETH_P_8021AD)) {
+		struct kb_vlan_hdr *vh = l3;
+
+		if ((void *)(vh + 1) > data_end)
+			return -1;
+		proto = vh->proto;
+		l3 = vh + 1;
+	}
+	if (proto == bpf_htons(KB_ETH_P_IP)) {
+		struct iphdr *ip = l3;
+
+		if ((void *)(ip + 1) > data_end)
+			return -1;
+		if (kb_conf.dir == KB_XDP_DIR_DST)
+			__builtin_memcpy(out, &ip->daddr, 4);
+		else
+			__builtin_memcpy(out, &ip->saddr, 4);
+		return 4;
+	}
+	if (proto == bpf_htons(KB_ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = l3;
+
+		if ((void *)(ip6 + 1) > data_end)
+			return -1;
+		if (kb_conf.dir == KB_XDP_DIR_DST)
+			__builtin_memcpy(out, &ip6->daddr, 16);
+		else
+			__builtin_memcpy(out, &ip6->saddr, 16);
+		return 16;
+	}
+	return 0;
+}
+
+/* a test kfunc's answer -> true to drop; counts the packet */
+static __always_inline bool kb_verdict(int ret)
+{
+	if (ret > 0) {
+		kb_count(KB_XDP_DROPPED);
+		return true;
+	}
+	kb_count(ret == 0 ? KB_XDP_PASSED : KB_XDP_NOFILTER);
+	return false;
+}
+
+SEC("xdp")
+int kbloom_xdp(struct xdp_md *ctx)
+{
+	void *data_end = (void *)(long)ctx->data_end;
+	void *data = (void *)(long)ctx->data;
+	__u8 addr[16];
+	int len, ret;
+
+	len = kb_parse(data, data_end, addr);
+	if (len <= 0) {
+		kb_count(KB_XDP_NONIP);
+		return XDP_PASS;
+	}
+	/* a constant size at each call: the verifier checks addr against it */
+	if (len == 4)
+		ret = bpf_kbloom_xdp_test_addr(ctx, kb_name, sizeof(kb_name),
+					       addr, 4);
+	else
+		ret = bpf_kbloom_xdp_test_addr(ctx, kb_name, sizeof(kb_name),
+					       addr, 16);
+	return kb_verdict(ret) ? XDP_DROP : XDP_PASS;
+}
+
+SEC("tc")
+int kbloom_tc(struct __sk_buff *skb)
+{
+	__u8 addr[16];
+	int len, ret;
+
+	len = kb_parse((void *)(long)skb->data, (void *)(long)skb->data_end,
+		       addr);
+	if (len < 0) {
+		/* headers past the linear part: pull them in, once */
+		__u32 want = KB_ETH_HLEN + sizeof(struct kb_vlan_hdr) +
+			     sizeof(struct ipv6hdr);
+
+		if (bpf_skb_pull_data(skb, skb->len < want ? skb->len : want) == 0)
+			len = kb_parse((void *)(long)skb->data,
+				       (void *)(long)skb->data_end, addr);
+	}
+	if (len <= 0) {
+		kb_count(KB_XDP_NONIP);
+		return KB_TC_ACT_UNSPEC;
+	}
+	if (len == 4)
+		ret = bpf_kbloom_skb_test_addr(skb, kb_name, sizeof(kb_name),
+					       addr, 4);
+	else
+		ret = bpf_kbloom_skb_test_addr(skb, kb_name, sizeof(kb_name),
+					       addr, 16);
+	/* UNSPEC, not OK: a passed packet goes on to the hook's other filters */
+	return kb_verdict(ret) ? KB_TC_ACT_SHOT : KB_TC_ACT_UNSPEC;
+}
+
+char LICENSE[] SEC("license") = "GPL";
