@@ -90,6 +90,30 @@ bench-kmod: modules $(ST_BUILD)/kbloom_bench
 	cp $(KB_BENCH_KMOD_OUT)/bench-kmod.json $(BUILD)/bench-kmod.json
 	@cat $(BUILD)/bench-kmod.json
 
+# ---- benchmark: make bench-bpf [BENCH_SMALL=1] (one VM run, TCG) ----
+# kbloom's kfuncs vs BPF_MAP_TYPE_BLOOM_FILTER behind XDP programs of one
+# shape, and the XDP blocklist vs iptables -m bloom (selftests/bench/bpf.sh).
+BENCH_TARGETS += bench-bpf
+KB_BPF_TEST_PROGS += kb_bench_bloom kb_bench_kbloom
+KB_BENCH_BPF_OUT = $(BUILD)/bench/bpf-$(KVER)
+
+$(KB_BPF_OUT)/kb_bench_bloom.bpf.o $(KB_BPF_OUT)/kb_bench_kbloom.bpf.o: \
+	selftests/bpf/kb_bench_xdp.h
+
+$(UBUILD)/bench/kb_bench_bpf: selftests/bench/kb_bench_bpf.c \
+		$(KB_BPF_OUT)/kb_bench_bloom.skel.h $(KB_BPF_OUT)/kb_bench_kbloom.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_USER) $(KB_BPF_USER_CFLAGS) -o $@ $< $(KB_BPF_LIBS) -lm
+
+.PHONY: bench-bpf
+bench-bpf: modules user $(UBUILD)/bench/kb_bench_bpf $(UBUILD)/bench/udp_blast
+	@rm -rf $(KB_BENCH_BPF_OUT); mkdir -p $(KB_BENCH_BPF_OUT)
+	$(KB_VM_RUN) -k $(KVER) -o $(KB_BENCH_BPF_OUT) -t 1800 \
+		--insmod $(KBUILD_DIR)/kmod/kbloom.ko --insmod $(KBUILD_DIR)/kmod/xt_bloom.ko \
+		--run 'XTABLES_LIBDIR=$(XT_BUILD):$(XTABLES_LIBDIR_SYS) $(CURDIR)/selftests/bench/bpf.sh $(UBUILD)/bfctl $(UBUILD)/bench/kb_bench_bpf $(UBUILD)/bench/udp_blast $(KB_BENCH_BPF_OUT)/bench-bpf.json $(if $(BENCH_SMALL),--small)'
+	cp $(KB_BENCH_BPF_OUT)/bench-bpf.json $(BUILD)/bench-bpf.json
+	@cat $(BUILD)/bench-bpf.json
+
 # ---- fault ----
 # Fault injection walk (failslab, fail_page_alloc, fail-nth): the real walk
 # runs on the debug kernel (make check-debug); kernels without fault
