@@ -89,10 +89,10 @@ kernel_ans() {
 		sed -E 's/: maybe present$/ 1/; s/: absent$/ 0/' | awk '{ print $NF }'
 }
 agree() { oracle_ans > "$TMP/o"; kernel_ans "$@" > "$TMP/k"; cmp -s "$TMP/o" "$TMP/k"; }
-wait_for() {	# wait_for DESC CMD...: up to 120 s (TCG on a loaded host:
-	local d=$1 i	# a reconnect once took over 60 s)
+wait_for() {	# wait_for DESC CMD...: up to 60 s (TCG)
+	local d=$1 i
 	shift
-	for i in $(seq 480); do
+	for i in $(seq 240); do
 		"$@" && { ok "$d"; return 0; }
 		sleep 0.25
 	done
