@@ -151,7 +151,8 @@ R SAVE > /dev/null
 kill "$rpid"; wait "$rpid" 2> /dev/null
 wait_for "watch: the lost connection is reported" grep -q '"status":"disconnected"' "$TMP/w.log"
 start_redis
-wait_for "watch: reconnects" test "$(st connected)" -ge 2
+reconnected() { [ "$(st connected)" -ge 2 ]; }
+wait_for "watch: reconnects" reconnected
 mark
 add p4
 synced "watch: adds after the restart are followed"
