@@ -70,7 +70,9 @@ int bfctl_redis_parse_url(struct bfctl_redis_opts *o, const char *url,
 	at = memchr(s, '@', (size_t)(end - s));
 	if (at) {
 		if (memchr(s, ':', (size_t)(at - s)))
-			return url_err(err, len, url, "no password in the URL: use --password-file or $BFCTL_REDIS_PASSWORD");
+			/* (the URL is not repeated: it holds a password) */
+			return url_err(err, len, "redis://USER:PASSWORD@...",
+				       "no password in the URL: use --password-file or $BFCTL_REDIS_PASSWORD");
 		n = (size_t)(at - s);
 		if (!n || n >= sizeof(o->user))
 			return url_err(err, len, url, "bad user");
