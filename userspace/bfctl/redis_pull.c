@@ -285,8 +285,12 @@ static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 			u64 n = len - got < chunk ? len - got : chunk;
 			s64 m = take(r, pl, fx->dst + got, n);
 
-			if (m < 0)
+			/* replies still in flight: the connection is out of step */
+			if (m < 0) {
+				if (sent > got + n)
+					r->io_err = true;
 				return -1;
+			}
 			if ((u64)m != n)
 				shortread = true;
 			if (first && !got)

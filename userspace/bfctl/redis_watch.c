@@ -119,7 +119,6 @@ static void connect_up(struct watch *s)
 			  bfctl_redis_subscribe(&s->sub, s->pl->key)))
 		return disconnect(s, s->sub.err);
 	s->up = true;
-	s->backoff = BACKOFF_MIN;
 	if (s->notify)
 		snprintf(msg, sizeof(msg), "following keyspace events");
 	else
@@ -157,6 +156,12 @@ static void pull(struct watch *s)
 				    &s->kc, pl);
 	if (s->r.io_err || s->sub.io_err)
 		return disconnect(s, s->r.io_err ? s->r.err : s->sub.err);
+	/*
+	 * Backoff starts again only after a pull that ran to its end: a server
+	 * that accepts connections but breaks every read (an output buffer
+	 * limit, a timeout too short for the value) is not read in a loop.
+	 */
+	s->backoff = BACKOFF_MIN;
 	if (ret == BFCTL_OK)
 		status(pl, pl->unchanged ? "unchanged" : "updated", NULL);
 	else if (ret != BFCTL_ABSENT)
