@@ -71,6 +71,8 @@ expect 2 "an unknown xdp verb" nsd $B xdp frob
 expect 2 "attach has no -j" nsd $B -j xdp attach veth-d bl
 expect 3 "attach to an unknown device" nsd $B xdp attach nosuch0 bl
 like "says so" "$err" "no device 'nosuch0'"
+expect 3 "attach to loopback (not Ethernet), even with --force" nsd $B xdp attach lo bl --force
+like "says the blocklist parses Ethernet only" "$err" "lo is not an Ethernet device"
 expect 3 "attach to a missing filter" nsd $B xdp attach veth-d nosuch
 like "says the blocklist would block nothing" "$err" 'block nothing.*--force'
 expect 3 "attach to a filter of strings" nsd $B xdp attach veth-d words

@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <net/if_arp.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -270,6 +273,33 @@ static int dev_index(const char *what, const char *dev, int *ifindex)
 	return BFCTL_OK;
 }
 
+/*
+ * The program parses Ethernet frames: on an L3 device (WireGuard, tun,
+ * ipip) or loopback it would read IP headers as Ethernet ones and let
+ * almost everything pass.  SIOCGIFHWADDR answers for this netns's DEV
+ * (sysfs may be mounted for another).
+ */
+static int dev_ether(const char *what, const char *dev)
+{
+	struct ifreq ifr;
+	int fd, ret;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail_sys("attach", dev, "socket", -errno);
+	ret = ioctl(fd, SIOCGIFHWADDR, &ifr) ? -errno : 0;
+	close(fd);
+	if (ret)
+		return fail_sys("attach", dev, "reading its link type", ret);
+	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER)
+		return bfctl_fail(BFCTL_ERR, what,
+				  "%s is not an Ethernet device (link type %u): the blocklist parses Ethernet frames only",
+				  dev, ifr.ifr_hwaddr.sa_family);
+	return BFCTL_OK;
+}
+
 /* ---- attach ---- */
 
 struct xopts {
@@ -510,6 +540,8 @@ static int xdp_attach(int argc, char **argv)
 		return bfctl_usage(what, "bad filter name '%s' (1..31 of A-Z a-z 0-9 _ . : -)",
 				   name);
 	ret = dev_index(what, dev, &ifindex);
+	if (!ret)
+		ret = dev_ether(what, dev);
 	if (ret)
 		return ret;
 	ret = check_filter(bfctl_verb_name(what, dev), name, o.force);
