@@ -126,8 +126,10 @@ check-native: all
 	if [ $$fail != 0 ]; then grep -h '^not ok' $(BUILD)/results/native/*.tap; fi; exit $$fail
 
 # The VM selftests on one kernel: make check-vm KVER=6.1.0-56-amd64
+# (VM_LANE: the manifest's lane, rt for Debian's PREEMPT_RT kernel)
+VM_LANE ?= vm
 check-vm: modules user selftests
-	$(call kb_vm_lane,$(KVER),$(BUILD)/results/vm-$(KVER),$(KBUILD_DIR),vm)
+	$(call kb_vm_lane,$(KVER),$(BUILD)/results/vm-$(KVER),$(KBUILD_DIR),$(VM_LANE))
 
 check:
 	@$(CURDIR)/scripts/check
@@ -204,4 +206,4 @@ check-debug: selftests
 # Debian's PREEMPT_RT kernel: RCU read sections are preemptible, spinlocks sleep.
 check-rt:
 	@k=$$($(CURDIR)/scripts/kver rt) && \
-	$(MAKE) --no-print-directory check-vm KVER=$$k
+	$(MAKE) --no-print-directory check-vm KVER=$$k VM_LANE=rt
