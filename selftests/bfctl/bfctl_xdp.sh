@@ -89,8 +89,10 @@ mode_test() {	# MODE
 	local m=$1
 	expect 0 "$m: attach" nsd $B xdp attach veth-d bl --mode $m
 	expect 0 "$m: show -j" nsd $B -j xdp show veth-d
+	# (no count checked here: the peer's own IPv6 neighbour and MLD
+	# packets from its listed address may already have been dropped)
 	json_check "$m: show says filter bl, dir src, mode $m" "$out" \
-		"len(j)==1 and j[0]['dev']=='veth-d' and j[0]['filter']=='bl' and j[0]['dir']=='src' and j[0]['mode']=='$m' and j[0]['dropped']==0"
+		"len(j)==1 and j[0]['dev']=='veth-d' and j[0]['filter']=='bl' and j[0]['dir']=='src' and j[0]['mode']=='$m'"
 	check "$m: 10.98.0.2 (listed) is dropped" blocked 10.98.0.2 10.98.0.1
 	check "$m: 10.98.0.3 passes" passes 10.98.0.3 10.98.0.1
 	check "$m: 10.98.0.130 (in 10.98.0.128/25) is dropped" blocked 10.98.0.130 10.98.0.1
