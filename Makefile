@@ -177,6 +177,7 @@ VM_DEBUG_CMDLINE ?= watchdog_thresh=2 hung_task_panic=1 \
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-mkinitramfs
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-config
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-manifest
+NATIVE_TESTS += $(CURDIR)/scripts/tests/test-core-div64
 
 # DKMS: the module sources (no tests, no build output) under
 # $(DESTDIR)/usr/src/kbloom-VERSION, for `dkms install kbloom/VERSION`.

@@ -203,8 +203,8 @@ s64 kb_fx_lnfact(u64 n)
 	/* 2 pi in Q32 = 0x6487ed511 */
 	ln_2pin = kb_fx_ln(0x6487ed511ULL, 32) + ln_n;
 	r = (s64)n * ln_n - (s64)(n << 32) + ln_2pin / 2;
-	r += (s64)(KB_Q32_ONE / (s64)(12 * n));
+	r += (s64)kb_div64(KB_Q32_ONE, 12 * n);
 	if (n < (1ULL << 16))
-		r -= (s64)(KB_Q32_ONE / (s64)(360 * n * n * n));
+		r -= (s64)kb_div64(KB_Q32_ONE, 360 * n * n * n);
 	return r;
 }

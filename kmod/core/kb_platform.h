@@ -88,7 +88,17 @@ static inline u64 kb_siphash(const void *data, size_t len, u64 k0, u64 k1)
 	return siphash(data, len, &key);
 }
 
-/* a % b for 64-bit a, b; links on 32-bit kernels (no __umoddi3) */
+/*
+ * a / b and a % b for 64-bit a, b: a plain '/' or '%' of a u64 by anything
+ * but a power of two compiles to a libgcc call (__udivdi3, __umoddi3) on
+ * 32-bit x86, which the kernel does not link.  Every 64-bit division of
+ * the core goes through these (scripts/tests/test-core-div64 checks it).
+ */
+static inline u64 kb_div64(u64 a, u64 b)
+{
+	return div64_u64(a, b);
+}
+
 static inline u64 kb_mod64(u64 a, u64 b)
 {
 	u64 r;

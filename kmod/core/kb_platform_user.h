@@ -78,10 +78,25 @@ static inline u64 kb_xxh64(const void *data, size_t len, u64 seed)
 	return XXH64(data, len, seed);
 }
 
+#ifdef KB_DIV64_CHECK
+/*
+ * scripts/tests/test-core-div64 compiles the core for i386 with these
+ * left undefined: an object that still calls __udivdi3 or __umoddi3 did a
+ * 64-bit division a 32-bit kernel could not link.
+ */
+u64 kb_div64(u64 a, u64 b);
+u64 kb_mod64(u64 a, u64 b);
+#else
+static inline u64 kb_div64(u64 a, u64 b)
+{
+	return a / b;
+}
+
 static inline u64 kb_mod64(u64 a, u64 b)
 {
 	return a % b;
 }
+#endif
 
 static inline u64 kb_siphash(const void *data, size_t len, u64 k0, u64 k1)
 {

@@ -149,7 +149,7 @@ int kb_params_check(const struct kb_params *p, u64 max_bytes,
 	if (w)
 		goto bad;
 	g = kb_kind_granule(p->kind);
-	if (!p->m || p->m % g || p->m > kb_kind_mmax(p->kind))
+	if (!p->m || kb_mod64(p->m, g) || p->m > kb_kind_mmax(p->kind))
 		w = KB_IMG_BAD_M;
 	else if (p->fpr_ppb >= KB_FPR_PPB_ONE)
 		w = KB_IMG_BAD_FPR;
@@ -389,10 +389,10 @@ int kb_params_from_fpr(struct kb_params *p, u64 items, u32 fpr_ppb,
 	}
 	bpb = kb_kind_granule(p->kind);
 	target = kb_ppb_to_q62(fpr_ppb);
-	lim = KB_M_MAX / bpb;
-	if (items <= lim / KB_BPK_MAX * bpb)
-		lim = items * KB_BPK_MAX / bpb + 1;
-	nb = bits / bpb + 1;
+	lim = kb_div64(KB_M_MAX, bpb);
+	if (items <= kb_div64(lim, KB_BPK_MAX) * bpb)
+		lim = kb_div64(items * KB_BPK_MAX, bpb) + 1;
+	nb = kb_div64(bits, bpb) + 1;
 	if (nb > lim)
 		nb = lim;
 	/* grow until the model meets p, then bisect (lo fails, hi meets) */
@@ -464,8 +464,8 @@ int kb_params_from_bpk(struct kb_params *p, u64 items, u32 bits_per_key,
 		bits = bits ? bits : bits_per_key;
 	} else {
 		bpb = kb_kind_granule(p->kind);
-		bits = bits ? (bits + bpb - 1) / bpb * bpb : bpb;
-		n = items ? items : bits / bits_per_key;
+		bits = bits ? kb_div64(bits + bpb - 1, bpb) * bpb : bpb;
+		n = items ? items : kb_div64(bits, bits_per_key);
 		k = kb_model_best_k(p->kind, bits, n ? n : 1);
 	}
 	ret = kb_size_ok(p->kind, bits, max_bytes);
@@ -480,7 +480,7 @@ int kb_params_from_bpk(struct kb_params *p, u64 items, u32 bits_per_key,
 
 int kb_params_from_mk(struct kb_params *p, u64 m, u32 k, u64 max_bytes)
 {
-	if (p->kind > KB_KIND_MAX || !m || m % kb_kind_granule(p->kind) ||
+	if (p->kind > KB_KIND_MAX || !m || kb_mod64(m, kb_kind_granule(p->kind)) ||
 	    k < kb_kind_kmin(p->kind) || k > kb_kind_kmax(p->kind))
 		return -EINVAL;
 	if (kb_size_ok(p->kind, m, max_bytes))
