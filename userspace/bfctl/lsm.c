@@ -24,22 +24,16 @@
 #include <sodium/crypto_shorthash_siphash24.h>
 #include "kverbs.h"
 #include "kbdev.h"
+#include "lsm.h"
 #include "path_filter.h"
 #include "path_filter.skel.h"
-
-#define LSM_BPFFS	"/sys/fs/bpf"
-#define LSM_DIR		LSM_BPFFS "/kbloom/lsm"
-#define LSM_SECFS	"/sys/kernel/security"
-#define BPF_FS_MAGIC_	0xcafe4a11
-
-#define LSM_USAGE "attach NAME -file PATHS [--exec] [--open] [--audit] | detach | show | log [--once]"
 
 /* what attach pins (and detach removes): nothing else is touched */
 static const char *const lsm_pins[] = {
 	"link_exec", "link_open", "paths", "stats", "events", "config",
 };
 
-static int lsm_usage(const char *fmt, const char *arg)
+int bfctl_lsm_usage(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "bfctl: lsm: ");
 	fprintf(stderr, fmt, arg);
@@ -47,16 +41,16 @@ static int lsm_usage(const char *fmt, const char *arg)
 	return BFCTL_USAGE;
 }
 
-static void lsm_pin_path(char *buf, size_t len, const char *name)
+void bfctl_lsm_pin_path(char *buf, size_t len, const char *name)
 {
 	snprintf(buf, len, "%s/%s", LSM_DIR, name);
 }
 
-static bool lsm_attached(void)
+bool bfctl_lsm_attached(void)
 {
 	char p[PATH_MAX];
 
-	lsm_pin_path(p, sizeof(p), "config");
+	bfctl_lsm_pin_path(p, sizeof(p), "config");
 	return !access(p, F_OK);
 }
 
@@ -229,20 +223,20 @@ static int lsm_pin_all(struct path_filter *skel, struct bpf_link *le,
 	if (mkdir(LSM_DIR, 0700))
 		return -errno;
 	if (le) {
-		lsm_pin_path(p, sizeof(p), "link_exec");
+		bfctl_lsm_pin_path(p, sizeof(p), "link_exec");
 		err = bpf_link__pin(le, p);
 		if (err)
 			return err;
 	}
 	if (lo) {
-		lsm_pin_path(p, sizeof(p), "link_open");
+		bfctl_lsm_pin_path(p, sizeof(p), "link_open");
 		err = bpf_link__pin(lo, p);
 		if (err)
 			return err;
 	}
-	/* config last: it is what says "attached" (lsm_attached()) */
+	/* config last: it is what says "attached" (bfctl_lsm_attached()) */
 	for (i = 0; i < ARRAY_SIZE(maps); i++) {
-		lsm_pin_path(p, sizeof(p), maps[i].name);
+		bfctl_lsm_pin_path(p, sizeof(p), maps[i].name);
 		err = bpf_map__pin(maps[i].map, p);
 		if (err)
 			return err;
@@ -258,7 +252,7 @@ static int lsm_unpin_all(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(lsm_pins); i++) {
-		lsm_pin_path(p, sizeof(p), lsm_pins[i]);
+		bfctl_lsm_pin_path(p, sizeof(p), lsm_pins[i]);
 		if (!unlink(p))
 			removed++;
 	}
@@ -366,7 +360,7 @@ static int lsm_attach(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-file") || !strcmp(argv[i], "--file")) {
 			if (++i == argc)
-				return lsm_usage("%s needs a file", argv[i - 1]);
+				return bfctl_lsm_usage("%s needs a file", argv[i - 1]);
 			file = argv[i];
 		} else if (!strcmp(argv[i], "--exec")) {
 			hooks |= PF_HOOK_EXEC;
@@ -377,17 +371,17 @@ static int lsm_attach(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-q")) {
 			bfctl_quiet = l.quiet = true;
 		} else if (argv[i][0] == '-' || name) {
-			return lsm_usage("unexpected argument '%s'", argv[i]);
+			return bfctl_lsm_usage("unexpected argument '%s'", argv[i]);
 		} else {
 			name = argv[i];
 		}
 	}
 	if (!name)
-		return lsm_usage("%s", "attach needs a filter NAME");
+		return bfctl_lsm_usage("%s", "attach needs a filter NAME");
 	if (!kb_name_valid(name, strlen(name)))
-		return lsm_usage("bad filter name '%s'", name);
+		return bfctl_lsm_usage("bad filter name '%s'", name);
 	if (!file)
-		return lsm_usage("%s", "attach needs -file PATHS (the paths to deny)");
+		return bfctl_lsm_usage("%s", "attach needs -file PATHS (the paths to deny)");
 	if (!hooks)
 		hooks = PF_HOOK_EXEC;
 	ret = lsm_check_bpf_lsm();
@@ -421,7 +415,7 @@ static int lsm_attach(int argc, char **argv)
 	ret = lsm_bpffs();
 	if (ret)
 		goto out;
-	if (lsm_attached() || !access(LSM_DIR, F_OK)) {
+	if (bfctl_lsm_attached() || !access(LSM_DIR, F_OK)) {
 		ret = bfctl_fail(BFCTL_ERR, "lsm attach",
 				 "%s exists: already attached (bfctl lsm detach first)",
 				 LSM_DIR);
@@ -445,7 +439,7 @@ static int lsm_no_args(int argc, char **argv)
 		if (!strcmp(argv[i], "-q"))
 			bfctl_quiet = true;
 		else
-			return lsm_usage("unexpected argument '%s'", argv[i]);
+			return bfctl_lsm_usage("unexpected argument '%s'", argv[i]);
 	}
 	return 0;
 }
@@ -458,7 +452,7 @@ static u32 lsm_link_prog(const char *pin)
 	char p[PATH_MAX];
 	int fd;
 
-	lsm_pin_path(p, sizeof(p), pin);
+	bfctl_lsm_pin_path(p, sizeof(p), pin);
 	fd = bpf_obj_get(p);
 	if (fd < 0)
 		return 0;
@@ -504,194 +498,17 @@ static int lsm_detach(int argc, char **argv)
 	return BFCTL_OK;
 }
 
-static int lsm_obj(const char *name)
-{
-	char p[PATH_MAX];
-
-	lsm_pin_path(p, sizeof(p), name);
-	return bpf_obj_get(p);
-}
-
-static const char *const lsm_stat_names[PF_STAT_NR] = {
-	[PF_STAT_CHECKED] = "checked",
-	[PF_STAT_MAYBE] = "maybe",
-	[PF_STAT_FALSE_POS] = "false_positives",
-	[PF_STAT_HIT] = "hits",
-	[PF_STAT_FOREIGN] = "foreign_netns",
-	[PF_STAT_NO_FILTER] = "filter_errors",
-	[PF_STAT_NO_BUF] = "no_buffer",
-	[PF_STAT_LOST] = "events_lost",
-};
-
-static int lsm_show(int argc, char **argv)
-{
-	struct path_filter__rodata cfg;
-	struct bpf_map_info mi = { 0 };
-	u32 mlen = sizeof(mi), k = 0;
-	u64 total[PF_STAT_NR] = { 0 }, *pc, npaths = 0;
-	struct pf_hash cur, next;
-	int cfd, sfd, pfd, ncpu, i, j, ret = BFCTL_ERR;
-	const char *mode;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-j"))
-			bfctl_json = true;
-		else if (!strcmp(argv[i], "-q"))
-			bfctl_quiet = true;
-		else
-			return lsm_usage("unexpected argument '%s'", argv[i]);
-	}
-	if (!lsm_attached())
-		return bfctl_fail(BFCTL_ABSENT, "lsm show", "not attached");
-	cfd = lsm_obj("config");
-	sfd = lsm_obj("stats");
-	pfd = lsm_obj("paths");
-	if (cfd < 0 || sfd < 0 || pfd < 0 ||
-	    bpf_obj_get_info_by_fd(cfd, &mi, &mlen) ||
-	    mi.value_size != sizeof(cfg) || bpf_map_lookup_elem(cfd, &k, &cfg)) {
-		bfctl_fail(BFCTL_ERR, "lsm show", "%s: unreadable: %s", LSM_DIR,
-			   strerror(errno));
-		goto out;
-	}
-	ncpu = libbpf_num_possible_cpus();
-	pc = calloc(ncpu > 0 ? ncpu : 1, sizeof(*pc));
-	if (!pc || ncpu <= 0)
-		goto out;
-	for (k = 0; k < PF_STAT_NR; k++)
-		if (!bpf_map_lookup_elem(sfd, &k, pc))
-			for (j = 0; j < ncpu; j++)
-				total[k] += pc[j];
-	free(pc);
-	for (ret = bpf_map_get_next_key(pfd, NULL, &cur); !ret;
-	     ret = bpf_map_get_next_key(pfd, &cur, &next), cur = next)
-		npaths++;
-	mode = cfg.audit ? "audit" : "enforce";
-	if (bfctl_json) {
-		bfctl_json_open_obj(NULL);
-		bfctl_json_str("filter", (const char *)cfg.filter_name);
-		bfctl_json_open_arr("hooks");
-		if (cfg.hooks & PF_HOOK_EXEC)
-			bfctl_json_str(NULL, "exec");
-		if (cfg.hooks & PF_HOOK_OPEN)
-			bfctl_json_str(NULL, "open");
-		bfctl_json_close_arr();
-		bfctl_json_str("mode", mode);
-		bfctl_json_u64("paths", npaths);
-		bfctl_json_u64("netns_inode", cfg.netns_ino);
-		bfctl_json_open_obj("stats");
-		for (k = 0; k < PF_STAT_NR; k++)
-			bfctl_json_u64(lsm_stat_names[k], total[k]);
-		bfctl_json_close_obj();
-		bfctl_json_close_obj();
-		bfctl_json_end();
-	} else {
-		printf("filter %s hooks %s%s%s mode %s paths %llu\n",
-		       (const char *)cfg.filter_name,
-		       cfg.hooks & PF_HOOK_EXEC ? "exec" : "",
-		       cfg.hooks == (PF_HOOK_EXEC | PF_HOOK_OPEN) ? "," : "",
-		       cfg.hooks & PF_HOOK_OPEN ? "open" : "", mode,
-		       (unsigned long long)npaths);
-		for (k = 0; k < PF_STAT_NR; k++)
-			printf("%s%s %llu", k ? " " : "  ", lsm_stat_names[k],
-			       (unsigned long long)total[k]);
-		putchar('\n');
-	}
-	ret = BFCTL_OK;
-out:
-	if (cfd >= 0)
-		close(cfd);
-	if (sfd >= 0)
-		close(sfd);
-	if (pfd >= 0)
-		close(pfd);
-	return ret;
-}
-
-/* ---- log ---- */
-
-static volatile sig_atomic_t lsm_stop;
-
-static void lsm_on_signal(int sig)
-{
-	(void)sig;
-	lsm_stop = 1;
-}
-
-static int lsm_event(void *ctx, void *data, size_t len)
-{
-	const struct pf_event *e = data;
-
-	(void)ctx;
-	if (len < sizeof(*e))
-		return 0;
-	bfctl_json_open_obj(NULL);
-	bfctl_json_u64("time_ns", e->time_ns);
-	bfctl_json_str("hook", e->hook == PF_HOOK_EXEC ? "exec" : "open");
-	bfctl_json_str("action", e->denied ? "deny" : "audit");
-	bfctl_json_strn("path", e->path, strnlen(e->path, sizeof(e->path)));
-	bfctl_json_u64("pid", e->tgid);
-	bfctl_json_u64("tid", e->pid);
-	bfctl_json_u64("uid", e->uid);
-	bfctl_json_u64("gid", e->gid);
-	bfctl_json_strn("comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
-	bfctl_json_close_obj();
-	bfctl_json_end();
-	return 0;
-}
-
-static int lsm_log(int argc, char **argv)
-{
-	struct ring_buffer *rb;
-	bool once = false;
-	int fd, i, ret = 0;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--once"))
-			once = true;
-		else if (!strcmp(argv[i], "-q"))
-			bfctl_quiet = true;
-		else
-			return lsm_usage("unexpected argument '%s'", argv[i]);
-	}
-	if (!lsm_attached())
-		return bfctl_fail(BFCTL_ABSENT, "lsm log", "not attached");
-	fd = lsm_obj("events");
-	if (fd < 0)
-		return bfctl_fail(BFCTL_ERR, "lsm log", "%s/events: %s", LSM_DIR,
-				  strerror(errno));
-	rb = ring_buffer__new(fd, lsm_event, NULL, NULL);
-	if (!rb) {
-		close(fd);
-		return bfctl_fail(BFCTL_ERR, "lsm log", "ring buffer: %s",
-				  strerror(errno));
-	}
-	signal(SIGINT, lsm_on_signal);
-	signal(SIGTERM, lsm_on_signal);
-	if (once)
-		ret = ring_buffer__consume(rb);
-	/* until a signal, or until detach removes the pins */
-	while (!once && !lsm_stop && ret >= 0 && lsm_attached())
-		ret = ring_buffer__poll(rb, 500);
-	if (ret == -EINTR)
-		ret = 0;
-	ring_buffer__free(rb);
-	close(fd);
-	if (ret < 0)
-		return bfctl_fail(BFCTL_ERR, "lsm log", "%s", strerror(-ret));
-	return BFCTL_OK;
-}
-
 int bfctl_lsm_main(int argc, char **argv)
 {
 	if (argc < 2)
-		return lsm_usage("%s", "which: attach, detach, show or log?");
+		return bfctl_lsm_usage("%s", "which: attach, detach, show or log?");
 	if (!strcmp(argv[1], "attach"))
 		return lsm_attach(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "detach"))
 		return lsm_detach(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "show"))
-		return lsm_show(argc - 1, argv + 1);
+		return bfctl_lsm_show(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "log"))
-		return lsm_log(argc - 1, argv + 1);
-	return lsm_usage("unknown lsm command '%s'", argv[1]);
+		return bfctl_lsm_log(argc - 1, argv + 1);
+	return bfctl_lsm_usage("unknown lsm command '%s'", argv[1]);
 }

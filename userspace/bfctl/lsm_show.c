@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bfctl lsm show and log: what the path filter (lsm.c attaches it) has
+ * pinned under /sys/fs/bpf/kbloom/lsm/: its configuration and counters,
+ * and the ring buffer's reports as JSON lines.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kverbs.h"
+#include "lsm.h"
+#include "path_filter.h"
+#include "path_filter.skel.h"
+
+int bfctl_lsm_obj(const char *name)
+{
+	char p[PATH_MAX];
+
+	bfctl_lsm_pin_path(p, sizeof(p), name);
+	return bpf_obj_get(p);
+}
+
+static const char *const lsm_stat_names[PF_STAT_NR] = {
+	[PF_STAT_CHECKED] = "checked",
+	[PF_STAT_MAYBE] = "maybe",
+	[PF_STAT_FALSE_POS] = "false_positives",
+	[PF_STAT_HIT] = "hits",
+	[PF_STAT_FOREIGN] = "foreign_netns",
+	[PF_STAT_NO_FILTER] = "filter_errors",
+	[PF_STAT_NO_BUF] = "no_buffer",
+	[PF_STAT_LOST] = "events_lost",
+};
+
+int bfctl_lsm_show(int argc, char **argv)
+{
+	struct path_filter__rodata cfg;
+	struct bpf_map_info mi = { 0 };
+	u32 mlen = sizeof(mi), k = 0;
+	u64 total[PF_STAT_NR] = { 0 }, *pc, npaths = 0;
+	struct pf_hash cur, next;
+	int cfd, sfd, pfd, ncpu, i, j, ret = BFCTL_ERR;
+	const char *mode;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-j"))
+			bfctl_json = true;
+		else if (!strcmp(argv[i], "-q"))
+			bfctl_quiet = true;
+		else
+			return bfctl_lsm_usage("unexpected argument '%s'", argv[i]);
+	}
+	if (!bfctl_lsm_attached())
+		return bfctl_fail(BFCTL_ABSENT, "lsm show", "not attached");
+	cfd = bfctl_lsm_obj("config");
+	sfd = bfctl_lsm_obj("stats");
+	pfd = bfctl_lsm_obj("paths");
+	if (cfd < 0 || sfd < 0 || pfd < 0 ||
+	    bpf_obj_get_info_by_fd(cfd, &mi, &mlen) ||
+	    mi.value_size != sizeof(cfg) || bpf_map_lookup_elem(cfd, &k, &cfg)) {
+		bfctl_fail(BFCTL_ERR, "lsm show", "%s: unreadable: %s", LSM_DIR,
+			   strerror(errno));
+		goto out;
+	}
+	ncpu = libbpf_num_possible_cpus();
+	pc = calloc(ncpu > 0 ? ncpu : 1, sizeof(*pc));
+	if (!pc || ncpu <= 0)
+		goto out;
+	for (k = 0; k < PF_STAT_NR; k++)
+		if (!bpf_map_lookup_elem(sfd, &k, pc))
+			for (j = 0; j < ncpu; j++)
+				total[k] += pc[j];
+	free(pc);
+	for (ret = bpf_map_get_next_key(pfd, NULL, &cur); !ret;
+	     ret = bpf_map_get_next_key(pfd, &cur, &next), cur = next)
+		npaths++;
+	mode = cfg.audit ? "audit" : "enforce";
+	if (bfctl_json) {
+		bfctl_json_open_obj(NULL);
+		bfctl_json_str("filter", (const char *)cfg.filter_name);
+		bfctl_json_open_arr("hooks");
+		if (cfg.hooks & PF_HOOK_EXEC)
+			bfctl_json_str(NULL, "exec");
+		if (cfg.hooks & PF_HOOK_OPEN)
+			bfctl_json_str(NULL, "open");
+		bfctl_json_close_arr();
+		bfctl_json_str("mode", mode);
+		bfctl_json_u64("paths", npaths);
+		bfctl_json_u64("netns_inode", cfg.netns_ino);
+		bfctl_json_open_obj("stats");
+		for (k = 0; k < PF_STAT_NR; k++)
+			bfctl_json_u64(lsm_stat_names[k], total[k]);
+		bfctl_json_close_obj();
+		bfctl_json_close_obj();
+		bfctl_json_end();
+	} else {
+		printf("filter %s hooks %s%s%s mode %s paths %llu\n",
+		       (const char *)cfg.filter_name,
+		       cfg.hooks & PF_HOOK_EXEC ? "exec" : "",
+		       cfg.hooks == (PF_HOOK_EXEC | PF_HOOK_OPEN) ? "," : "",
+		       cfg.hooks & PF_HOOK_OPEN ? "open" : "", mode,
+		       (unsigned long long)npaths);
+		for (k = 0; k < PF_STAT_NR; k++)
+			printf("%s%s %llu", k ? " " : "  ", lsm_stat_names[k],
+			       (unsigned long long)total[k]);
+		putchar('\n');
+	}
+	ret = BFCTL_OK;
+out:
+	if (cfd >= 0)
+		close(cfd);
+	if (sfd >= 0)
+		close(sfd);
+	if (pfd >= 0)
+		close(pfd);
+	return ret;
+}
+
+/* ---- log ---- */
+
+static volatile sig_atomic_t lsm_stop;
+
+static void lsm_on_signal(int sig)
+{
+	(void)sig;
+	lsm_stop = 1;
+}
+
+static int lsm_event(void *ctx, void *data, size_t len)
+{
+	const struct pf_event *e = data;
+
+	(void)ctx;
+	if (len < sizeof(*e))
+		return 0;
+	bfctl_json_open_obj(NULL);
+	bfctl_json_u64("time_ns", e->time_ns);
+	bfctl_json_str("hook", e->hook == PF_HOOK_EXEC ? "exec" : "open");
+	bfctl_json_str("action", e->denied ? "deny" : "audit");
+	bfctl_json_strn("path", e->path, strnlen(e->path, sizeof(e->path)));
+	bfctl_json_u64("pid", e->tgid);
+	bfctl_json_u64("tid", e->pid);
+	bfctl_json_u64("uid", e->uid);
+	bfctl_json_u64("gid", e->gid);
+	bfctl_json_strn("comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
+	bfctl_json_close_obj();
+	bfctl_json_end();
+	return 0;
+}
+
+int bfctl_lsm_log(int argc, char **argv)
+{
+	struct ring_buffer *rb;
+	bool once = false;
+	int fd, i, ret = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--once"))
+			once = true;
+		else if (!strcmp(argv[i], "-q"))
+			bfctl_quiet = true;
+		else
+			return bfctl_lsm_usage("unexpected argument '%s'", argv[i]);
+	}
+	if (!bfctl_lsm_attached())
+		return bfctl_fail(BFCTL_ABSENT, "lsm log", "not attached");
+	fd = bfctl_lsm_obj("events");
+	if (fd < 0)
+		return bfctl_fail(BFCTL_ERR, "lsm log", "%s/events: %s", LSM_DIR,
+				  strerror(errno));
+	rb = ring_buffer__new(fd, lsm_event, NULL, NULL);
+	if (!rb) {
+		close(fd);
+		return bfctl_fail(BFCTL_ERR, "lsm log", "ring buffer: %s",
+				  strerror(errno));
+	}
+	signal(SIGINT, lsm_on_signal);
+	signal(SIGTERM, lsm_on_signal);
+	if (once)
+		ret = ring_buffer__consume(rb);
+	/* until a signal, or until detach removes the pins */
+	while (!once && !lsm_stop && ret >= 0 && bfctl_lsm_attached())
+		ret = ring_buffer__poll(rb, 500);
+	if (ret == -EINTR)
+		ret = 0;
+	ring_buffer__free(rb);
+	close(fd);
+	if (ret < 0)
+		return bfctl_fail(BFCTL_ERR, "lsm log", "%s", strerror(-ret));
+	return BFCTL_OK;
+}
