@@ -6,7 +6,8 @@
 # false positive) is allowed and counted; a new netns, even with a filter
 # of the same name, is no way around the list; audit mode denies nothing
 # and reports each hit; every refusal changes nothing; detach restores
-# everything and removes only what attach pinned.
+# everything and removes only what attach pinned; concurrent attaches
+# leave one whole attachment.
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
 PINS=/sys/fs/bpf/kbloom/lsm
@@ -80,6 +81,21 @@ json_check "log: the denial of deny2 (exec)" "[${out//$'\n'/,}]" \
 expect 0 "detach" $B lsm detach
 expect 0 "after detach exec works" "$D/deny1"
 check "the pins are gone" test ! -e "$PINS"
+
+# ---- concurrent attaches: one wins whole, the other changes nothing ----
+$B lsm attach pf -file "$TMP/list" --exec --open 2> "$TMP/a1" & p1=$!
+$B lsm attach pf -file "$TMP/list" --exec --open 2> "$TMP/a2" & p2=$!
+r1=0; wait $p1 || r1=$?
+r2=0; wait $p2 || r2=$?
+check "two concurrent attaches: exactly one succeeds ($r1, $r2)" \
+	test $(( (r1 == 0) + (r2 == 0) )) = 1
+pins=0
+for p in link_exec link_open paths stats events config; do
+	[ -e "$PINS/$p" ] && pins=$((pins + 1))
+done
+check "every pin of the winner is there ($pins of 6)" test $pins = 6
+expect 1 "the filter denies" cat "$D/deny1"
+expect 0 "detach" $B lsm detach
 
 # ---- open, and a false positive of the filter ----
 # a tiny filter with a high FPR: one key in 64 bits, one hash

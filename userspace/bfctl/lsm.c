@@ -9,12 +9,14 @@
  * show reports them; log prints the ring buffer's reports as JSON lines.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -207,6 +209,7 @@ static int lsm_fill_filter(struct kbconn *conn, const char *name,
 	return ret;
 }
 
+/* the directory is made by the caller (lsm_load()), which owns it */
 static int lsm_pin_all(struct path_filter *skel, struct bpf_link *le,
 		       struct bpf_link *lo)
 {
@@ -218,10 +221,6 @@ static int lsm_pin_all(struct path_filter *skel, struct bpf_link *le,
 	size_t i;
 	int err;
 
-	if (mkdir(LSM_BPFFS "/kbloom", 0700) && errno != EEXIST)
-		return -errno;
-	if (mkdir(LSM_DIR, 0700))
-		return -errno;
 	if (le) {
 		bfctl_lsm_pin_path(p, sizeof(p), "link_exec");
 		err = bpf_link__pin(le, p);
@@ -262,7 +261,8 @@ static int lsm_unpin_all(void)
 
 /*
  * Load, fill the exact set, add the paths to the filter, attach, pin; on
- * any failure before the add, nothing has changed.
+ * any failure before the add, nothing has changed.  The caller holds the
+ * lock (lsm_lock()) and has checked that nothing is attached.
  */
 static int lsm_load(struct kbconn *conn, const char *name,
 		    const struct lsm_list *l, u32 hooks, bool audit)
@@ -270,6 +270,7 @@ static int lsm_load(struct kbconn *conn, const char *name,
 	struct bpf_link *le = NULL, *lo = NULL;
 	struct path_filter *skel;
 	const char *what = "lsm attach";
+	bool made_dir = false;
 	u8 key[16];
 	struct stat st;
 	u64 i;
@@ -331,11 +332,20 @@ static int lsm_load(struct kbconn *conn, const char *name,
 		bfctl_fail(BFCTL_ERR, what, "attach: %s", strerror(-err));
 		goto out;
 	}
-	err = lsm_pin_all(skel, le, lo);
+	if (mkdir(LSM_BPFFS "/kbloom", 0700) && errno != EEXIST)
+		err = -errno;
+	else if (mkdir(LSM_DIR, 0700))
+		err = -errno;
+	else
+		made_dir = true;
+	if (!err)
+		err = lsm_pin_all(skel, le, lo);
 	if (err) {
 		bfctl_fail(BFCTL_ERR, what, "pin under %s: %s", LSM_DIR,
 			   strerror(-err));
-		lsm_unpin_all();
+		/* only what this attach pinned, in the directory it made */
+		if (made_dir)
+			lsm_unpin_all();
 	}
 out:
 	/* the pinned links hold the programs; ours go */
@@ -343,6 +353,35 @@ out:
 	bpf_link__destroy(lo);
 	path_filter__destroy(skel);
 	return err ? BFCTL_ERR : BFCTL_OK;
+}
+
+/*
+ * attach and detach, one at a time: two attaches would both find nothing
+ * attached, and the loser's cleanup unpin the winner's programs; a detach
+ * racing an attach would unpin half of them.  The lock is an flock on a
+ * file of /run (a tmpfs: a stale lock cannot outlive a reboot, and the
+ * kernel drops it when its holder dies).  Returns the fd, or -1 (said).
+ */
+static int lsm_lock(const char *what)
+{
+	int fd;
+
+	if (mkdir(LSM_LOCK_DIR, 0700) && errno != EEXIST)
+		return bfctl_fail(BFCTL_ERR, what, "%s: %s", LSM_LOCK_DIR,
+				  strerror(errno)), -1;
+	fd = open(LSM_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return bfctl_fail(BFCTL_ERR, what, "%s: %s", LSM_LOCK,
+				  strerror(errno)), -1;
+	while (flock(fd, LOCK_EX)) {
+		if (errno != EINTR) {
+			bfctl_fail(BFCTL_ERR, what, "lock %s: %s", LSM_LOCK,
+				   strerror(errno));
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
 }
 
 static int lsm_attach(int argc, char **argv)
@@ -355,7 +394,7 @@ static int lsm_attach(int argc, char **argv)
 	bool audit = false;
 	char err[256];
 	u64 errline;
-	int i, ret;
+	int i, ret, lock = -1;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-file") || !strcmp(argv[i], "--file")) {
@@ -415,6 +454,11 @@ static int lsm_attach(int argc, char **argv)
 	ret = lsm_bpffs();
 	if (ret)
 		goto out;
+	lock = lsm_lock("lsm attach");
+	if (lock < 0) {
+		ret = BFCTL_ERR;
+		goto out;
+	}
 	if (bfctl_lsm_attached() || !access(LSM_DIR, F_OK)) {
 		ret = bfctl_fail(BFCTL_ERR, "lsm attach",
 				 "%s exists: already attached (bfctl lsm detach first)",
@@ -423,6 +467,8 @@ static int lsm_attach(int argc, char **argv)
 	}
 	ret = lsm_load(&conn, name, &l, hooks, audit);
 out:
+	if (lock >= 0)
+		close(lock);
 	lsm_list_free(&l);
 	kbconn_close(&conn);
 	return ret;
@@ -485,17 +531,22 @@ static bool lsm_wait_prog_gone(u32 id)
 static int lsm_detach(int argc, char **argv)
 {
 	u32 exec_id, open_id;
+	int lock, ret = BFCTL_OK;
 
 	if (lsm_no_args(argc, argv))
 		return BFCTL_USAGE;
+	lock = lsm_lock("lsm detach");
+	if (lock < 0)
+		return BFCTL_ERR;
 	exec_id = lsm_link_prog("link_exec");
 	open_id = lsm_link_prog("link_open");
 	if (!lsm_unpin_all())
-		return bfctl_fail(BFCTL_ABSENT, "lsm detach", "not attached");
-	if (!lsm_wait_prog_gone(exec_id) || !lsm_wait_prog_gone(open_id))
-		return bfctl_fail(BFCTL_ERR, "lsm detach",
-				  "unpinned, but a program is still loaded after 30 s (held by another process?)");
-	return BFCTL_OK;
+		ret = bfctl_fail(BFCTL_ABSENT, "lsm detach", "not attached");
+	else if (!lsm_wait_prog_gone(exec_id) || !lsm_wait_prog_gone(open_id))
+		ret = bfctl_fail(BFCTL_ERR, "lsm detach",
+				 "unpinned, but a program is still loaded after 30 s (held by another process?)");
+	close(lock);
+	return ret;
 }
 
 int bfctl_lsm_main(int argc, char **argv)

@@ -10,6 +10,8 @@
 #define LSM_BPFFS	"/sys/fs/bpf"
 #define LSM_DIR		LSM_BPFFS "/kbloom/lsm"
 #define LSM_SECFS	"/sys/kernel/security"
+#define LSM_LOCK_DIR	"/run/kbloom"
+#define LSM_LOCK	LSM_LOCK_DIR "/lsm.lock"
 #define BPF_FS_MAGIC_	0xcafe4a11
 
 #define LSM_USAGE "attach NAME -file PATHS [--exec] [--open] [--audit] | detach | show | log [--once]"
