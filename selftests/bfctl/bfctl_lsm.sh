@@ -71,6 +71,8 @@ expect 3 "a second attach is refused" $B lsm attach pf -file "$TMP/list"
 expect 0 "show -j" $B -j lsm show
 json_check "show: filter, hooks, mode, paths" "$out" \
 	"j['filter']=='pf' and j['hooks']==['exec'] and j['mode']=='enforce' and j['paths']==2"
+cookie=$(python3 -c 'import socket, struct; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); print(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])')
+json_check "show: the home netns by its cookie" "$out" "j['netns_cookie']==$cookie"
 json_check "show: hits counted, exact decisions in the other netns" "$out" \
 	"j['stats']['hits']>=5 and j['stats']['foreign_netns']>=2"
 json_check "show: the filter was asked in this netns, and answered" "$out" \

@@ -19,6 +19,7 @@
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <bpf/bpf.h>
@@ -259,6 +260,21 @@ static int lsm_unpin_all(void)
 	return removed;
 }
 
+/* the cookie of bfctl's netns (SO_NETNS_COOKIE, 5.14): never reused */
+int bfctl_lsm_netns_cookie(u64 *cookie)
+{
+	socklen_t len = sizeof(*cookie);
+	int fd, err = 0;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 /*
  * Load, fill the exact set, add the paths to the filter, attach, pin; on
  * any failure before the add, nothing has changed.  The caller holds the
@@ -272,15 +288,15 @@ static int lsm_load(struct kbconn *conn, const char *name,
 	const char *what = "lsm attach";
 	bool made_dir = false;
 	u8 key[16];
-	struct stat st;
-	u64 i;
+	u64 i, cookie;
 	int err;
 
 	if (getrandom(key, sizeof(key), 0) != sizeof(key))
 		return bfctl_fail(BFCTL_ERR, what, "getrandom: %s", strerror(errno));
-	if (stat("/proc/self/ns/net", &st))
-		return bfctl_fail(BFCTL_ERR, what, "/proc/self/ns/net: %s",
-				  strerror(errno));
+	err = bfctl_lsm_netns_cookie(&cookie);
+	if (err)
+		return bfctl_fail(BFCTL_ERR, what, "the netns cookie (SO_NETNS_COOKIE): %s",
+				  strerror(-err));
 	skel = path_filter__open();
 	if (!skel)
 		return bfctl_fail(BFCTL_ERR, what, "open the BPF object: %s",
@@ -290,7 +306,7 @@ static int lsm_load(struct kbconn *conn, const char *name,
 	memcpy(&skel->rodata->sip_key[1], key + 8, 8);
 	skel->rodata->sip_key[0] = le64toh(skel->rodata->sip_key[0]);
 	skel->rodata->sip_key[1] = le64toh(skel->rodata->sip_key[1]);
-	skel->rodata->netns_ino = st.st_ino;
+	skel->rodata->netns_cookie = cookie;
 	skel->rodata->hooks = hooks;
 	skel->rodata->audit = audit;
 	bpf_program__set_autoload(skel->progs.pf_exec, hooks & PF_HOOK_EXEC);

@@ -21,6 +21,7 @@ void bfctl_lsm_pin_path(char *buf, size_t len, const char *name);
 /* an fd of the pinned object NAME under LSM_DIR, or -1 (errno) */
 int bfctl_lsm_obj(const char *name);
 bool bfctl_lsm_attached(void);
+int bfctl_lsm_netns_cookie(u64 *cookie);
 int bfctl_lsm_show(int argc, char **argv);
 int bfctl_lsm_log(int argc, char **argv);
 

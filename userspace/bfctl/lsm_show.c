@@ -91,7 +91,7 @@ int bfctl_lsm_show(int argc, char **argv)
 		bfctl_json_close_arr();
 		bfctl_json_str("mode", mode);
 		bfctl_json_u64("paths", npaths);
-		bfctl_json_u64("netns_inode", cfg.netns_ino);
+		bfctl_json_u64("netns_cookie", cfg.netns_cookie);
 		bfctl_json_open_obj("stats");
 		for (k = 0; k < PF_STAT_NR; k++)
 			bfctl_json_u64(lsm_stat_names[k], total[k]);

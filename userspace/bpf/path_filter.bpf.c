@@ -31,7 +31,7 @@
 /* set by the loader before load; read-only to the programs */
 const volatile char filter_name[PF_NAME_MAX];
 const volatile __u64 sip_key[2];
-const volatile __u64 netns_ino;		/* the attaching netns */
+const volatile __u64 netns_cookie;	/* the attaching netns: net_cookie */
 const volatile __u32 hooks;		/* PF_HOOK_*, for bfctl lsm show */
 const volatile __u32 audit;		/* report, deny nothing */
 
@@ -147,7 +147,7 @@ static __always_inline int pf_check(struct path *path, __u32 hook)
 	len--;
 	pf_count(PF_STAT_CHECKED);
 
-	if (BPF_CORE_READ(task, nsproxy, net_ns, ns.inum) != netns_ino) {
+	if (BPF_CORE_READ(task, nsproxy, net_ns, net_cookie) != netns_cookie) {
 		pf_count(PF_STAT_FOREIGN);
 	} else {
 		/*
