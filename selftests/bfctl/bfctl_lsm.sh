@@ -6,8 +6,9 @@
 # false positive) is allowed and counted; a new netns, even with a filter
 # of the same name, is no way around the list; audit mode denies nothing
 # and reports each hit; every refusal changes nothing; detach restores
-# everything and removes only what attach pinned; concurrent attaches
-# leave one whole attachment.
+# everything and removes only what attach pinned; without a path buffer
+# (injected) enforce mode fails closed; concurrent attaches leave one
+# whole attachment.
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
 PINS=/sys/fs/bpf/kbloom/lsm
@@ -83,6 +84,22 @@ json_check "log: the denial of deny2 (exec)" "[${out//$'\n'/,}]" \
 expect 0 "detach" $B lsm detach
 expect 0 "after detach exec works" "$D/deny1"
 check "the pins are gone" test ! -e "$PINS"
+
+# ---- no path buffer (injected): enforce fails closed, audit reports ----
+KBLOOM_LSM_FAULT=no_buffer:$D/allow expect 0 "attach with no buffer for allow" \
+	$B lsm attach pf -file "$TMP/list" --exec
+expect 126 "enforce: an unlisted file without a path buffer is denied" "$D/allow"
+expect 0 "other unlisted files are allowed" /bin/true
+expect 0 "show -j" $B -j lsm show
+json_check "show: counted" "$out" "j['stats']['no_buffer']>=1"
+expect 0 "log --once" $B lsm log --once
+json_check "log: reported" "[${out//$'\n'/,}]" \
+	"any('no_buffer' in e['why'] and e['action']=='deny' for e in j)"
+expect 0 "detach" $B lsm detach
+KBLOOM_LSM_FAULT=no_buffer:$D/allow expect 0 "attach --audit, no buffer for allow" \
+	$B lsm attach pf -file "$TMP/list" --exec --audit
+expect 0 "audit: allowed without a buffer" "$D/allow"
+expect 0 "detach" $B lsm detach
 
 # ---- concurrent attaches: one wins whole, the other changes nothing ----
 $B lsm attach pf -file "$TMP/list" --exec --open 2> "$TMP/a1" & p1=$!

@@ -286,7 +286,9 @@ static int lsm_load(struct kbconn *conn, const char *name,
 	struct bpf_link *le = NULL, *lo = NULL;
 	struct path_filter *skel;
 	const char *what = "lsm attach";
+	const char *fault = getenv("KBLOOM_LSM_FAULT");
 	bool made_dir = false;
+	struct stat st;
 	u8 key[16];
 	u64 i, cookie;
 	int err;
@@ -309,6 +311,14 @@ static int lsm_load(struct kbconn *conn, const char *name,
 	skel->rodata->netns_cookie = cookie;
 	skel->rodata->hooks = hooks;
 	skel->rodata->audit = audit;
+	/*
+	 * fault injection for the selftest (bfctl_lsm.sh):
+	 * KBLOOM_LSM_FAULT=no_buffer:PATH, the programs act as if they had
+	 * no path buffer for PATH's inode
+	 */
+	if (fault && !strncmp(fault, "no_buffer:", 10) &&
+	    !stat(fault + 10, &st))
+		skel->rodata->fault_ino = st.st_ino;
 	bpf_program__set_autoload(skel->progs.pf_exec, hooks & PF_HOOK_EXEC);
 	bpf_program__set_autoload(skel->progs.pf_open, hooks & PF_HOOK_OPEN);
 	bpf_map__set_max_entries(skel->maps.paths, l->n);

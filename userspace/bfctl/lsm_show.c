@@ -142,7 +142,14 @@ static int lsm_event(void *ctx, void *data, size_t len)
 	bfctl_json_u64("time_ns", e->time_ns);
 	bfctl_json_str("hook", e->hook == PF_HOOK_EXEC ? "exec" : "open");
 	bfctl_json_str("action", e->denied ? "deny" : "audit");
+	/* empty: unknown (no buffer) */
 	bfctl_json_strn("path", e->path, strnlen(e->path, sizeof(e->path)));
+	bfctl_json_open_arr("why");
+	if (e->why & PF_WHY_PATH)
+		bfctl_json_str(NULL, "path");
+	if (e->why & PF_WHY_NO_BUF)
+		bfctl_json_str(NULL, "no_buffer");
+	bfctl_json_close_arr();
 	bfctl_json_u64("pid", e->tgid);
 	bfctl_json_u64("tid", e->pid);
 	bfctl_json_u64("uid", e->uid);

@@ -34,6 +34,7 @@ const volatile __u64 sip_key[2];
 const volatile __u64 netns_cookie;	/* the attaching netns: net_cookie */
 const volatile __u32 hooks;		/* PF_HOOK_*, for bfctl lsm show */
 const volatile __u32 audit;		/* report, deny nothing */
+const volatile __u64 fault_ino;	/* tests: no buffer for this inode */
 
 /* the exact set; the loader sizes it to the list */
 struct {
@@ -80,7 +81,9 @@ static __always_inline void pf_count(__u32 i)
 		*v += 1;
 }
 
-static __always_inline void pf_report(const struct pf_buf *b, __u32 hook)
+/* b: the path (NUL terminated), or NULL: none */
+static __always_inline void pf_report(const struct pf_buf *b, __u32 hook,
+				      __u32 why)
 {
 	struct pf_event *e;
 	__u64 ugid = bpf_get_current_uid_gid();
@@ -98,9 +101,14 @@ static __always_inline void pf_report(const struct pf_buf *b, __u32 hook)
 	e->gid = ugid >> 32;
 	e->hook = hook;
 	e->denied = !audit;
+	e->why = why;
+	e->pad = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	/* b holds the path and its NUL within PF_PATH_MAX + 1 bytes */
-	bpf_probe_read_kernel(e->path, sizeof(e->path), b->w);
+	if (b)
+		bpf_probe_read_kernel(e->path, sizeof(e->path), b->w);
+	else
+		e->path[0] = 0;
 	e->path[sizeof(e->path) - 1] = 0;
 	bpf_ringbuf_submit(e, 0);
 }
@@ -136,9 +144,17 @@ static __always_inline int pf_check(struct path *path, __u32 hook)
 
 	b = bpf_task_storage_get(&bufs, task, 0,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!b) {
+	if (!b || (fault_ino &&
+		   BPF_CORE_READ(path, dentry, d_inode, i_ino) == fault_ino)) {
+		/*
+		 * 6.1 answers NULL when its per-CPU task storage lock is
+		 * busy (a preempted holder on this CPU), or on ENOMEM.
+		 * Without the path the list cannot be judged: fail closed
+		 * (docs/lsm.md says why), count and report it.
+		 */
 		pf_count(PF_STAT_NO_BUF);
-		return 0;
+		pf_report(NULL, hook, PF_WHY_NO_BUF);
+		return !audit;
 	}
 	/* the length with the NUL; longer than a str key: cannot be listed */
 	len = bpf_d_path(path, (char *)b->w, PF_PATH_MAX + 1);
@@ -176,7 +192,7 @@ static __always_inline int pf_check(struct path *path, __u32 hook)
 		return 0;
 	}
 	pf_count(PF_STAT_HIT);
-	pf_report(b, hook);
+	pf_report(b, hook, PF_WHY_PATH);
 	return !audit;
 }
 

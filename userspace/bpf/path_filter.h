@@ -27,6 +27,10 @@
 #define PF_HOOK_EXEC	(1u << 0)	/* bprm_check_security */
 #define PF_HOOK_OPEN	(1u << 1)	/* file_open */
 
+/* why an event's file was judged listed (pf_event.why) */
+#define PF_WHY_PATH	(1u << 0)	/* its path is in the exact set */
+#define PF_WHY_NO_BUF	(1u << 2)	/* no path buffer: failed closed */
+
 /* counters: the per-CPU array "stats", one slot each */
 enum pf_stat {
 	PF_STAT_CHECKED,	/* paths looked at (short enough to be listed) */
@@ -35,7 +39,7 @@ enum pf_stat {
 	PF_STAT_HIT,		/* in the exact set: denied, or audited */
 	PF_STAT_FOREIGN,	/* another netns: decided by the exact set */
 	PF_STAT_NO_FILTER,	/* the filter errored (destroyed): exact set */
-	PF_STAT_NO_BUF,		/* no path buffer (task storage): allowed */
+	PF_STAT_NO_BUF,		/* no path buffer (task storage): denied */
 	PF_STAT_LOST,		/* events the full ring buffer dropped */
 	PF_STAT_NR,
 };
@@ -52,6 +56,8 @@ struct pf_event {
 	__u32 uid, gid;
 	__u32 hook;		/* PF_HOOK_* */
 	__u32 denied;		/* 0: audit mode, or the filter says no */
+	__u32 why;		/* PF_WHY_* */
+	__u32 pad;
 	char comm[16];
 	char path[PF_PATH_MAX + 8];	/* NUL terminated */
 };
