@@ -21,6 +21,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -33,7 +34,8 @@
 
 /* what attach pins (and detach removes): nothing else is touched */
 static const char *const lsm_pins[] = {
-	"link_exec", "link_open", "paths", "stats", "events", "config",
+	"link_exec", "link_mmap", "link_mprotect", "link_open", "paths",
+	"inodes", "stats", "events", "config",
 };
 
 int bfctl_lsm_usage(const char *fmt, const char *arg)
@@ -104,12 +106,49 @@ static int lsm_check_bpf_lsm(void)
 
 /* ---- attach ---- */
 
+struct lsm_entry {
+	char *path;
+	struct pf_ino id;	/* 0, 0: the path does not exist */
+};
+
 struct lsm_list {
-	char **path;
-	u64 n, cap;
+	struct lsm_entry *e;
+	u64 n, cap, n_ino;
 	bool quiet;
 	char err[PATH_MAX + 64];
 };
+
+/*
+ * The kernel's dev_t of the filesystem holding path's file, as the programs
+ * read it (inode->i_sb->s_dev: major << 20 | minor).  Not stat()'s
+ * st_dev: glibc encodes it differently (makedev()), and a filesystem's
+ * getattr may report another device than its superblock's (btrfs
+ * subvolumes).  /proc/self/mountinfo prints each mount's s_dev; statx()
+ * names the mount.  0 if it cannot be found.
+ */
+static u64 lsm_sb_dev(const char *path)
+{
+	char line[4096];
+	unsigned int id, parent, maj, min;
+	struct statx stx;
+	u64 dev = 0;
+	FILE *f;
+
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &stx) ||
+	    !(stx.stx_mask & STATX_MNT_ID))
+		return 0;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %u %u:%u", &id, &parent, &maj, &min) == 4 &&
+		    id == stx.stx_mnt_id) {
+			dev = ((u64)maj << 20) | min;
+			break;
+		}
+	fclose(f);
+	return dev;
+}
 
 /*
  * One listed path, as the hooks will see it: bpf_d_path() gives the path
@@ -121,6 +160,8 @@ static int lsm_list_key(const u8 *k, u32 len, u64 line, void *arg)
 {
 	struct lsm_list *l = arg;
 	char given[PF_PATH_MAX + 1], real[PATH_MAX], *p;
+	struct pf_ino id = { 0, 0 };
+	struct stat st;
 
 	memcpy(given, k, len);
 	given[len] = 0;
@@ -143,18 +184,29 @@ static int lsm_list_key(const u8 *k, u32 len, u64 line, void *arg)
 				given, real);
 		p = real;
 	}
+	if (!stat(p, &st)) {
+		id.ino = st.st_ino;
+		id.dev = lsm_sb_dev(p);
+		if (!id.dev)
+			id.dev = ((u64)major(st.st_dev) << 20) | minor(st.st_dev);
+		l->n_ino++;
+	} else if (!l->quiet) {
+		fprintf(stderr, "bfctl: lsm attach: warning: %s: %s: matched by this path only, not by its inode\n",
+			given, strerror(errno));
+	}
 	if (l->n == l->cap) {
-		char **np;
+		struct lsm_entry *ne;
 
 		l->cap = l->cap ? 2 * l->cap : 64;
-		np = realloc(l->path, l->cap * sizeof(*np));
-		if (!np)
+		ne = realloc(l->e, l->cap * sizeof(*ne));
+		if (!ne)
 			return -ENOMEM;
-		l->path = np;
+		l->e = ne;
 	}
-	l->path[l->n] = strdup(p);
-	if (!l->path[l->n])
+	l->e[l->n].path = strdup(p);
+	if (!l->e[l->n].path)
 		return -ENOMEM;
+	l->e[l->n].id = id;
 	l->n++;
 	return 0;
 }
@@ -164,8 +216,8 @@ static void lsm_list_free(struct lsm_list *l)
 	u64 i;
 
 	for (i = 0; i < l->n; i++)
-		free(l->path[i]);
-	free(l->path);
+		free(l->e[i].path);
+	free(l->e);
 }
 
 /* the same function as the program's, from libsodium (tested equal) */
@@ -196,10 +248,10 @@ static int lsm_fill_filter(struct kbconn *conn, const char *name,
 		return bfctl_fail(BFCTL_ERR, "lsm attach", "%s", strerror(ENOMEM));
 	for (i = 0; i < l->n && !ret; i++)
 		if (bfctl_batch_push_text(&b, KB_KEY_STR, KBU_FMT_STR,
-					  l->path[i], strlen(l->path[i]), i,
+					  l->e[i].path, strlen(l->e[i].path), i,
 					  &why))
 			ret = bfctl_fail(BFCTL_ERR, "lsm attach", "%s: %s",
-					 l->path[i], why ? why : "bad key");
+					 l->e[i].path, why ? why : "bad key");
 	if (!ret) {
 		ret = kbconn_keys(conn, KB_IOC_ADD, name, b.buf, b.len,
 				  b.count, NULL, &done, &bad);
@@ -210,27 +262,32 @@ static int lsm_fill_filter(struct kbconn *conn, const char *name,
 	return ret;
 }
 
+/* the programs --exec and --open attach, and the names of their pins */
+struct lsm_links {
+	struct bpf_link *link[4];
+};
+
+static const char *const lsm_link_pins[4] = {
+	"link_exec", "link_mmap", "link_mprotect", "link_open",
+};
+
 /* the directory is made by the caller (lsm_load()), which owns it */
-static int lsm_pin_all(struct path_filter *skel, struct bpf_link *le,
-		       struct bpf_link *lo)
+static int lsm_pin_all(struct path_filter *skel, const struct lsm_links *ls)
 {
 	struct { const char *name; struct bpf_map *map; } maps[] = {
-		{ "paths", skel->maps.paths }, { "stats", skel->maps.stats },
+		{ "paths", skel->maps.paths }, { "inodes", skel->maps.inodes },
+		{ "stats", skel->maps.stats },
 		{ "events", skel->maps.events }, { "config", skel->maps.rodata },
 	};
 	char p[PATH_MAX];
 	size_t i;
 	int err;
 
-	if (le) {
-		bfctl_lsm_pin_path(p, sizeof(p), "link_exec");
-		err = bpf_link__pin(le, p);
-		if (err)
-			return err;
-	}
-	if (lo) {
-		bfctl_lsm_pin_path(p, sizeof(p), "link_open");
-		err = bpf_link__pin(lo, p);
+	for (i = 0; i < ARRAY_SIZE(ls->link); i++) {
+		if (!ls->link[i])
+			continue;
+		bfctl_lsm_pin_path(p, sizeof(p), lsm_link_pins[i]);
+		err = bpf_link__pin(ls->link[i], p);
 		if (err)
 			return err;
 	}
@@ -275,6 +332,28 @@ int bfctl_lsm_netns_cookie(u64 *cookie)
 	return err;
 }
 
+/* the exact set and the inode set, before any hook runs */
+static int lsm_fill_maps(struct path_filter *skel, const struct lsm_list *l,
+			 const u8 key[16])
+{
+	u8 one = 1;
+	u32 i;
+	int err = 0;
+
+	for (i = 0; i < l->n && !err; i++) {
+		struct pf_hash h = lsm_hash(l->e[i].path, key);
+
+		err = bpf_map__update_elem(skel->maps.paths, &h, sizeof(h),
+					   &one, sizeof(one), BPF_ANY);
+		if (!err && l->e[i].id.ino)
+			err = bpf_map__update_elem(skel->maps.inodes,
+						   &l->e[i].id,
+						   sizeof(l->e[i].id), &one,
+						   sizeof(one), BPF_ANY);
+	}
+	return err;
+}
+
 /*
  * Load, fill the exact set, add the paths to the filter, attach, pin; on
  * any failure before the add, nothing has changed.  The caller holds the
@@ -283,14 +362,16 @@ int bfctl_lsm_netns_cookie(u64 *cookie)
 static int lsm_load(struct kbconn *conn, const char *name,
 		    const struct lsm_list *l, u32 hooks, bool audit)
 {
-	struct bpf_link *le = NULL, *lo = NULL;
+	struct lsm_links ls = { { NULL } };
+	struct bpf_program *progs[4];
 	struct path_filter *skel;
 	const char *what = "lsm attach";
 	const char *fault = getenv("KBLOOM_LSM_FAULT");
-	bool made_dir = false;
 	struct stat st;
+	bool made_dir = false;
 	u8 key[16];
-	u64 i, cookie;
+	u64 cookie;
+	size_t i;
 	int err;
 
 	if (getrandom(key, sizeof(key), 0) != sizeof(key))
@@ -303,6 +384,10 @@ static int lsm_load(struct kbconn *conn, const char *name,
 	if (!skel)
 		return bfctl_fail(BFCTL_ERR, what, "open the BPF object: %s",
 				  strerror(errno));
+	progs[0] = skel->progs.pf_exec;
+	progs[1] = skel->progs.pf_mmap;
+	progs[2] = skel->progs.pf_mprotect;
+	progs[3] = skel->progs.pf_open;
 	kbdev_set_name((char *)skel->rodata->filter_name, name);
 	memcpy(&skel->rodata->sip_key[0], key, 8);
 	memcpy(&skel->rodata->sip_key[1], key + 8, 8);
@@ -319,9 +404,11 @@ static int lsm_load(struct kbconn *conn, const char *name,
 	if (fault && !strncmp(fault, "no_buffer:", 10) &&
 	    !stat(fault + 10, &st))
 		skel->rodata->fault_ino = st.st_ino;
-	bpf_program__set_autoload(skel->progs.pf_exec, hooks & PF_HOOK_EXEC);
-	bpf_program__set_autoload(skel->progs.pf_open, hooks & PF_HOOK_OPEN);
+	for (i = 0; i < ARRAY_SIZE(progs); i++)
+		bpf_program__set_autoload(progs[i], hooks &
+					  (i < 3 ? PF_HOOK_EXEC : PF_HOOK_OPEN));
 	bpf_map__set_max_entries(skel->maps.paths, l->n);
+	bpf_map__set_max_entries(skel->maps.inodes, l->n_ino ? l->n_ino : 1);
 	err = path_filter__load(skel);
 	if (err) {
 		bfctl_fail(BFCTL_ERR, what,
@@ -329,30 +416,20 @@ static int lsm_load(struct kbconn *conn, const char *name,
 			   strerror(-err));
 		goto out;
 	}
-	/* the exact set before any hook runs: no window without it */
-	for (i = 0; i < l->n; i++) {
-		struct pf_hash h = lsm_hash(l->path[i], key);
-		u8 one = 1;
-
-		err = bpf_map__update_elem(skel->maps.paths, &h, sizeof(h),
-					   &one, sizeof(one), BPF_ANY);
-		if (err) {
-			bfctl_fail(BFCTL_ERR, what, "fill the exact set: %s",
-				   strerror(-err));
-			goto out;
-		}
-	}
+	err = lsm_fill_maps(skel, l, key);
 	memset(key, 0, sizeof(key));
+	if (err) {
+		bfctl_fail(BFCTL_ERR, what, "fill the maps: %s", strerror(-err));
+		goto out;
+	}
 	err = lsm_fill_filter(conn, name, l);
 	if (err)
 		goto out;
-	if (hooks & PF_HOOK_EXEC) {
-		le = bpf_program__attach_lsm(skel->progs.pf_exec);
-		err = le ? 0 : -errno;
-	}
-	if (!err && (hooks & PF_HOOK_OPEN)) {
-		lo = bpf_program__attach_lsm(skel->progs.pf_open);
-		err = lo ? 0 : -errno;
+	for (i = 0; i < ARRAY_SIZE(progs) && !err; i++) {
+		if (!(hooks & (i < 3 ? PF_HOOK_EXEC : PF_HOOK_OPEN)))
+			continue;
+		ls.link[i] = bpf_program__attach_lsm(progs[i]);
+		err = ls.link[i] ? 0 : -errno;
 	}
 	if (err) {
 		bfctl_fail(BFCTL_ERR, what, "attach: %s", strerror(-err));
@@ -365,7 +442,7 @@ static int lsm_load(struct kbconn *conn, const char *name,
 	else
 		made_dir = true;
 	if (!err)
-		err = lsm_pin_all(skel, le, lo);
+		err = lsm_pin_all(skel, &ls);
 	if (err) {
 		bfctl_fail(BFCTL_ERR, what, "pin under %s: %s", LSM_DIR,
 			   strerror(-err));
@@ -375,8 +452,8 @@ static int lsm_load(struct kbconn *conn, const char *name,
 	}
 out:
 	/* the pinned links hold the programs; ours go */
-	bpf_link__destroy(le);
-	bpf_link__destroy(lo);
+	for (i = 0; i < ARRAY_SIZE(ls.link); i++)
+		bpf_link__destroy(ls.link[i]);
 	path_filter__destroy(skel);
 	return err ? BFCTL_ERR : BFCTL_OK;
 }
@@ -556,21 +633,28 @@ static bool lsm_wait_prog_gone(u32 id)
 
 static int lsm_detach(int argc, char **argv)
 {
-	u32 exec_id, open_id;
+	u32 id[ARRAY_SIZE(lsm_link_pins)];
 	int lock, ret = BFCTL_OK;
+	size_t i;
 
 	if (lsm_no_args(argc, argv))
 		return BFCTL_USAGE;
 	lock = lsm_lock("lsm detach");
 	if (lock < 0)
 		return BFCTL_ERR;
-	exec_id = lsm_link_prog("link_exec");
-	open_id = lsm_link_prog("link_open");
-	if (!lsm_unpin_all())
+	for (i = 0; i < ARRAY_SIZE(id); i++)
+		id[i] = lsm_link_prog(lsm_link_pins[i]);
+	if (!lsm_unpin_all()) {
 		ret = bfctl_fail(BFCTL_ABSENT, "lsm detach", "not attached");
-	else if (!lsm_wait_prog_gone(exec_id) || !lsm_wait_prog_gone(open_id))
-		ret = bfctl_fail(BFCTL_ERR, "lsm detach",
-				 "unpinned, but a program is still loaded after 30 s (held by another process?)");
+		goto out;
+	}
+	for (i = 0; i < ARRAY_SIZE(id); i++)
+		if (!lsm_wait_prog_gone(id[i]))
+			ret = BFCTL_ERR;
+	if (ret)
+		bfctl_fail(BFCTL_ERR, "lsm detach",
+			   "unpinned, but a program is still loaded after 30 s (held by another process?)");
+out:
 	close(lock);
 	return ret;
 }

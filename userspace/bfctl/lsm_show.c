@@ -35,6 +35,7 @@ static const char *const lsm_stat_names[PF_STAT_NR] = {
 	[PF_STAT_NO_FILTER] = "filter_errors",
 	[PF_STAT_NO_BUF] = "no_buffer",
 	[PF_STAT_LOST] = "events_lost",
+	[PF_STAT_BY_INODE] = "inode_hits",
 };
 
 int bfctl_lsm_show(int argc, char **argv)
@@ -140,13 +141,19 @@ static int lsm_event(void *ctx, void *data, size_t len)
 		return 0;
 	bfctl_json_open_obj(NULL);
 	bfctl_json_u64("time_ns", e->time_ns);
-	bfctl_json_str("hook", e->hook == PF_HOOK_EXEC ? "exec" : "open");
+	bfctl_json_str("hook", e->hook == PF_HOOK_EXEC ? "exec" :
+		       e->hook == PF_HOOK_MMAP ? "mmap" :
+		       e->hook == PF_HOOK_MPROTECT ? "mprotect" : "open");
 	bfctl_json_str("action", e->denied ? "deny" : "audit");
-	/* empty: unknown (no buffer) */
+	/* empty: unknown (no buffer; mprotect cannot ask for a path) */
 	bfctl_json_strn("path", e->path, strnlen(e->path, sizeof(e->path)));
+	bfctl_json_u64("dev", e->dev);
+	bfctl_json_u64("ino", e->ino);
 	bfctl_json_open_arr("why");
 	if (e->why & PF_WHY_PATH)
 		bfctl_json_str(NULL, "path");
+	if (e->why & PF_WHY_INODE)
+		bfctl_json_str(NULL, "inode");
 	if (e->why & PF_WHY_NO_BUF)
 		bfctl_json_str(NULL, "no_buffer");
 	bfctl_json_close_arr();
