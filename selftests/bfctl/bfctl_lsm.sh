@@ -13,7 +13,7 @@
 # whose kernel dev_t is not stat's st_dev) is denied by inode; a listed
 # path replaced or created after attach is denied by path; without a path
 # buffer (injected) enforce mode fails closed; concurrent attaches leave
-# one whole attachment.
+# one whole attachment; show warns when the filter lost listed paths.
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
 PINS=/sys/fs/bpf/kbloom/lsm
@@ -138,8 +138,8 @@ expect 126 "nor a new netns with its own empty filter of that name" \
 	unshare -n bash -c "$B create pf blocked --key-type str && exec $D/deny1"
 expect 3 "a second attach is refused" $B lsm attach pf -file "$TMP/list"
 expect 0 "show -j" $B -j lsm show
-json_check "show: filter, hooks, mode, paths" "$out" \
-	"j['filter']=='pf' and j['hooks']==['exec'] and j['mode']=='enforce' and j['paths']==3+${ext4:-0}"
+json_check "show: filter, hooks, mode, paths, inodes" "$out" \
+	"j['filter']=='pf' and j['hooks']==['exec'] and j['mode']=='enforce' and j['paths']==3+${ext4:-0} and j['inodes']==2+${ext4:-0} and j['not_in_filter']==0"
 cookie=$(python3 -c 'import socket, struct; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); print(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])')
 json_check "show: the home netns by its cookie" "$out" "j['netns_cookie']==$cookie"
 json_check "show: aliases denied by inode" "$out" "j['stats']['inode_hits']>=3"
@@ -152,6 +152,13 @@ json_check "log: the denial of deny2 (exec)" "[${out//$'\n'/,}]" \
 	"any(e['path']=='$D/deny2' and e['hook']=='exec' and e['action']=='deny' for e in j)"
 json_check "log: mmap and mprotect denials, the hard link by inode" "[${out//$'\n'/,}]" \
 	"any(e['hook']=='mmap' for e in j) and any(e['hook']=='mprotect' and e['why']==['inode'] for e in j) and any(e['path']=='$D/hard' and e['why']==['inode'] for e in j)"
+# a flushed filter: the pre-check passes every path
+expect 0 "flush the filter" $B flush pf
+expect 0 "show -j after the flush" $B -j lsm show
+json_check "show: every listed path missing from the filter" "$out" "j['not_in_filter']==j['paths']"
+like "and warns" "$err" "WARNING: $((3 + ${ext4:-0})) of $((3 + ${ext4:-0})) listed paths are not in filter pf"
+expect 126 "a file listed by inode is still denied" "$D/deny1"
+expect 0 "a path-only entry is no longer denied here (as show warned)" "$D/later"
 expect 0 "detach" $B lsm detach
 expect 0 "after detach exec works" "$D/deny1"
 check "the pins are gone" test ! -e "$PINS"
@@ -180,10 +187,10 @@ r2=0; wait $p2 || r2=$?
 check "two concurrent attaches: exactly one succeeds ($r1, $r2)" \
 	test $(( (r1 == 0) + (r2 == 0) )) = 1
 pins=0
-for p in link_exec link_mmap link_mprotect link_open paths inodes stats events config; do
+for p in link_exec link_mmap link_mprotect link_open paths inodes list stats events config; do
 	[ -e "$PINS/$p" ] && pins=$((pins + 1))
 done
-check "every pin of the winner is there ($pins of 9)" test $pins = 9
+check "every pin of the winner is there ($pins of 10)" test $pins = 10
 expect 1 "the filter denies" cat "$D/deny1"
 expect 0 "detach" $B lsm detach
 

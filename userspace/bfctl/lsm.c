@@ -35,7 +35,7 @@
 /* what attach pins (and detach removes): nothing else is touched */
 static const char *const lsm_pins[] = {
 	"link_exec", "link_mmap", "link_mprotect", "link_open", "paths",
-	"inodes", "stats", "events", "config",
+	"inodes", "list", "stats", "events", "config",
 };
 
 int bfctl_lsm_usage(const char *fmt, const char *arg)
@@ -235,31 +235,51 @@ static struct pf_hash lsm_hash(const char *path, const u8 key[16])
 	return h;
 }
 
-/* add the listed paths to the kernel filter, as bfctl add -file would */
-static int lsm_fill_filter(struct kbconn *conn, const char *name,
-			   const struct lsm_list *l)
+/*
+ * the listed paths to the kernel filter: cmd KB_IOC_ADD (as bfctl add
+ * -file would) or KB_IOC_TEST (res: one bit per path); -errno
+ */
+int bfctl_lsm_filter_keys(struct kbconn *conn, unsigned long cmd,
+			  const char *name, char *const *path, u64 n,
+			  u64 *res)
 {
 	struct bfctl_batch b;
 	const char *why = NULL;
 	u64 i, done = 0, bad = ~0ULL;
 	int ret = 0;
 
-	if (bfctl_batch_init(&b, l->n, 64 * 1024))
-		return bfctl_fail(BFCTL_ERR, "lsm attach", "%s", strerror(ENOMEM));
-	for (i = 0; i < l->n && !ret; i++)
-		if (bfctl_batch_push_text(&b, KB_KEY_STR, KBU_FMT_STR,
-					  l->e[i].path, strlen(l->e[i].path), i,
-					  &why))
-			ret = bfctl_fail(BFCTL_ERR, "lsm attach", "%s: %s",
-					 l->e[i].path, why ? why : "bad key");
-	if (!ret) {
-		ret = kbconn_keys(conn, KB_IOC_ADD, name, b.buf, b.len,
-				  b.count, NULL, &done, &bad);
-		if (ret)
-			ret = bfctl_fail_err(conn, bfctl_verb_name("lsm attach", name), ret);
-	}
+	if (bfctl_batch_init(&b, n, 64 * 1024))
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++)
+		if (bfctl_batch_push_text(&b, KB_KEY_STR, KBU_FMT_STR, path[i],
+					  strlen(path[i]), i, &why))
+			ret = -EILSEQ;
+	if (!ret)
+		ret = kbconn_keys(conn, cmd, name, b.buf, b.len, b.count, res,
+				  &done, &bad);
 	bfctl_batch_free(&b);
 	return ret;
+}
+
+/* add the listed paths to the kernel filter, as bfctl add -file would */
+static int lsm_fill_filter(struct kbconn *conn, const char *name,
+			   const struct lsm_list *l)
+{
+	char **path = calloc(l->n, sizeof(*path));
+	u64 i;
+	int ret;
+
+	if (!path)
+		return bfctl_fail(BFCTL_ERR, "lsm attach", "%s", strerror(ENOMEM));
+	for (i = 0; i < l->n; i++)
+		path[i] = l->e[i].path;
+	ret = bfctl_lsm_filter_keys(conn, KB_IOC_ADD, name, path, l->n, NULL);
+	free(path);
+	if (ret == -EILSEQ)
+		return bfctl_fail(BFCTL_ERR, "lsm attach", "a path is not a valid str key");
+	if (ret)
+		return bfctl_fail_err(conn, bfctl_verb_name("lsm attach", name), ret);
+	return 0;
 }
 
 /* the programs --exec and --open attach, and the names of their pins */
@@ -276,7 +296,7 @@ static int lsm_pin_all(struct path_filter *skel, const struct lsm_links *ls)
 {
 	struct { const char *name; struct bpf_map *map; } maps[] = {
 		{ "paths", skel->maps.paths }, { "inodes", skel->maps.inodes },
-		{ "stats", skel->maps.stats },
+		{ "list", skel->maps.list }, { "stats", skel->maps.stats },
 		{ "events", skel->maps.events }, { "config", skel->maps.rodata },
 	};
 	char p[PATH_MAX];
@@ -332,14 +352,18 @@ int bfctl_lsm_netns_cookie(u64 *cookie)
 	return err;
 }
 
-/* the exact set and the inode set, before any hook runs */
+/* the exact set, the inode set and the list, before any hook runs */
 static int lsm_fill_maps(struct path_filter *skel, const struct lsm_list *l,
 			 const u8 key[16])
 {
+	struct pf_listed *e;
 	u8 one = 1;
 	u32 i;
 	int err = 0;
 
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
 	for (i = 0; i < l->n && !err; i++) {
 		struct pf_hash h = lsm_hash(l->e[i].path, key);
 
@@ -350,7 +374,16 @@ static int lsm_fill_maps(struct path_filter *skel, const struct lsm_list *l,
 						   &l->e[i].id,
 						   sizeof(l->e[i].id), &one,
 						   sizeof(one), BPF_ANY);
+		if (err)
+			break;
+		memset(e, 0, sizeof(*e));
+		e->dev = l->e[i].id.dev;
+		e->ino = l->e[i].id.ino;
+		strncpy(e->path, l->e[i].path, sizeof(e->path) - 1);
+		err = bpf_map__update_elem(skel->maps.list, &i, sizeof(i), e,
+					   sizeof(*e), BPF_ANY);
 	}
+	free(e);
 	return err;
 }
 
@@ -409,6 +442,7 @@ static int lsm_load(struct kbconn *conn, const char *name,
 					  (i < 3 ? PF_HOOK_EXEC : PF_HOOK_OPEN));
 	bpf_map__set_max_entries(skel->maps.paths, l->n);
 	bpf_map__set_max_entries(skel->maps.inodes, l->n_ino ? l->n_ino : 1);
+	bpf_map__set_max_entries(skel->maps.list, l->n);
 	err = path_filter__load(skel);
 	if (err) {
 		bfctl_fail(BFCTL_ERR, what,

@@ -22,6 +22,9 @@ void bfctl_lsm_pin_path(char *buf, size_t len, const char *name);
 int bfctl_lsm_obj(const char *name);
 bool bfctl_lsm_attached(void);
 int bfctl_lsm_netns_cookie(u64 *cookie);
+int bfctl_lsm_filter_keys(struct kbconn *conn, unsigned long cmd,
+			  const char *name, char *const *path, u64 n,
+			  u64 *res);
 int bfctl_lsm_show(int argc, char **argv);
 int bfctl_lsm_log(int argc, char **argv);
 

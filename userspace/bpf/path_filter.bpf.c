@@ -63,6 +63,14 @@ struct {
 	__type(value, __u8);
 } inodes SEC(".maps");
 
+/* the list as attach resolved it, for bfctl lsm show; never read here */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pf_listed);
+} list SEC(".maps");
+
 /*
  * The path buffer: per task, not per CPU.  A sleepable program runs with
  * migration disabled but preemptible, so another task on the same CPU

@@ -65,6 +65,15 @@ struct pf_ino {
 	__u64 dev, ino;
 };
 
+/*
+ * one listed path, as attach resolved it: the array "list", which the
+ * programs never read; bfctl lsm show tests the paths against the filter
+ */
+struct pf_listed {
+	__u64 dev, ino;		/* 0, 0: did not exist at attach */
+	char path[PF_PATH_MAX + 8];	/* NUL terminated */
+};
+
 /* one ring buffer record */
 struct pf_event {
 	__u64 time_ns;		/* CLOCK_BOOTTIME (bpf_ktime_get_boot_ns) */
