@@ -673,6 +673,12 @@ static int lsm_detach(int argc, char **argv)
 
 	if (lsm_no_args(argc, argv))
 		return BFCTL_USAGE;
+	/*
+	 * no pin directory: nothing to wait for (as if this detach ran
+	 * before any attach in progress), and no lock file made for it
+	 */
+	if (access(LSM_DIR, F_OK))
+		return bfctl_fail(BFCTL_ABSENT, "lsm detach", "not attached");
 	lock = lsm_lock("lsm detach");
 	if (lock < 0)
 		return BFCTL_ERR;
