@@ -6,7 +6,14 @@
 # false positive) is allowed and counted; a new netns, even with a filter
 # of the same name, is no way around the list; audit mode denies nothing
 # and reports each hit; every refusal changes nothing; detach restores
-# everything and removes only what attach pinned.
+# everything and removes only what attach pinned.  Exec-only mode also
+# denies mapping a listed file's code (ld.so /listed, mmap/mprotect with
+# PROT_EXEC); another name of a listed file (hard link, bind mount in a
+# user+mount namespace, chroot, and a hard link on a block device's ext4,
+# whose kernel dev_t is not stat's st_dev) is denied by inode; a listed
+# path replaced or created after attach is denied by path; without a path
+# buffer (injected) enforce mode fails closed; concurrent attaches leave
+# one whole attachment; show warns when the filter lost listed paths.
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
 PINS=/sys/fs/bpf/kbloom/lsm
@@ -23,8 +30,39 @@ esac
 D=$TMP/fs
 mkdir -p "$D"
 mount -t tmpfs tmpfs "$D"
-trap '$B lsm detach 2> /dev/null; umount "$D"; rm -rf "$TMP"' EXIT
+trap '$B lsm detach 2> /dev/null; umount "$D"; umount "$E" 2> /dev/null; rm -rf "$TMP"' EXIT
 for f in deny1 deny2 allow; do cp /bin/true "$D/$f"; done
+LDSO=/lib64/ld-linux-x86-64.so.2
+# mapx.py MODE PATH: map PATH's first page, executable (mmap), readable
+# (read), or readable then mprotect()ed executable (mprotect)
+cat > "$TMP/mapx.py" << 'EOF'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_int, ctypes.c_long]
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+mode, path = sys.argv[1], sys.argv[2]
+fd = os.open(path, os.O_RDONLY)
+prot = 1 | (4 if mode == 'mmap' else 0)      # PROT_READ, PROT_EXEC
+a = libc.mmap(None, 4096, prot, 2, fd, 0)    # MAP_PRIVATE
+if a is None or a == 2**64 - 1:
+    sys.exit('mmap: ' + os.strerror(ctypes.get_errno()))
+if mode == 'mprotect' and libc.mprotect(a, 4096, 1 | 4):
+    print('mprotect: ' + os.strerror(ctypes.get_errno()), file=sys.stderr)
+    sys.exit(2)
+EOF
+# a block device's filesystem: its kernel dev_t (major << 20 | minor)
+# differs from glibc's st_dev encoding, unlike tmpfs's 0:N
+E=$TMP/ext4
+ext4=
+if modprobe loop 2> /dev/null && truncate -s 16M "$TMP/ext4.img" &&
+	mkfs.ext4 -q -F "$TMP/ext4.img" 2> /dev/null && mkdir "$E" &&
+	mount -o loop "$TMP/ext4.img" "$E" 2> /dev/null; then
+	ext4=1
+	cp /bin/true "$E/deny"
+	ln "$E/deny" "$E/link"
+fi
 ln -s "$D/deny1" "$D/link1"
 printf '%s\n' "$D/deny1" "$D/deny2" > "$TMP/list"
 : > "$TMP/empty"
@@ -51,12 +89,44 @@ expect 1 "the refused attaches added nothing" $B test pf "$D/deny1"
 check "and pinned nothing" test ! -e "$PINS"
 
 # ---- exec ----
-printf '%s\n' "$D/link1" "$D/deny2" > "$TMP/list_link"
+printf '%s\n' "$D/link1" "$D/deny2" "$D/later" > "$TMP/list_link"
+[ -n "$ext4" ] && echo "$E/deny" >> "$TMP/list_link"
 expect 0 "attach --exec" $B lsm attach pf -file "$TMP/list_link" --exec
 like "a listed symlink is listed as its real path" "$err" "link1: listed as $D/deny1"
-check "pinned under $PINS" test -e "$PINS/link_exec" -a -e "$PINS/config"
+like "a path that does not exist is a warning" "$err" "warning: $D/later: .*path only"
+check "pinned under $PINS" test -e "$PINS/link_exec" -a -e "$PINS/config" \
+	-a -e "$PINS/link_mmap" -a -e "$PINS/link_mprotect" -a -e "$PINS/inodes"
 check "no open link" test ! -e "$PINS/link_open"
 expect 0 "the paths are in the filter" $B test pf "$D/deny1" "$D/deny2"
+# ld.so runs a binary by mapping it, without exec'ing it
+expect 127 "ld.so cannot run a listed binary" $LDSO "$D/deny1"
+like "its code mapping is refused" "$err" "failed to map|not permitted"
+expect 0 "ld.so runs an unlisted one" $LDSO "$D/allow"
+expect 1 "mmap PROT_EXEC of a listed file is denied" python3 "$TMP/mapx.py" mmap "$D/deny2"
+like "with EPERM" "$err" "not permitted"
+expect 0 "mmap PROT_READ of a listed file works" python3 "$TMP/mapx.py" read "$D/deny2"
+expect 2 "mprotect adding PROT_EXEC to it is denied" python3 "$TMP/mapx.py" mprotect "$D/deny2"
+expect 0 "mmap PROT_EXEC of an unlisted file works" python3 "$TMP/mapx.py" mmap "$D/allow"
+expect 0 "mprotect PROT_EXEC of an unlisted file works" python3 "$TMP/mapx.py" mprotect "$D/allow"
+# other names of a listed file: denied by (dev, ino)
+ln "$D/deny1" "$D/hard"
+expect 126 "a hard link to a listed file is denied" "$D/hard"
+touch "$TMP/bind"
+expect 126 "a bind mount of it in a user+mount namespace is denied" \
+	unshare -rm sh -c "mount --bind $D/deny1 $TMP/bind && exec $TMP/bind"
+expect 126 "it is denied in a chroot" chroot "$D" /deny1
+like "with EPERM (not ENOENT: no loader in there)" "$err" "not permitted"
+if [ -n "$ext4" ]; then
+	expect 126 "a hard link on ext4 (loop device): the kernel's dev_t matches" "$E/link"
+else
+	ok "# SKIP no loop device for ext4"
+fi
+# a listed path whose file is new: denied by path
+rm "$D/deny2"
+cp /bin/true "$D/deny2"
+expect 126 "a listed file replaced after attach (new inode) is denied" "$D/deny2"
+cp /bin/true "$D/later"
+expect 126 "a listed path created after attach is denied" "$D/later"
 expect 126 "exec of a listed file is denied" "$D/deny1"
 like "with EPERM" "$err" "not permitted"
 expect 126 "exec through the symlink is denied" "$D/link1"
@@ -68,8 +138,11 @@ expect 126 "nor a new netns with its own empty filter of that name" \
 	unshare -n bash -c "$B create pf blocked --key-type str && exec $D/deny1"
 expect 3 "a second attach is refused" $B lsm attach pf -file "$TMP/list"
 expect 0 "show -j" $B -j lsm show
-json_check "show: filter, hooks, mode, paths" "$out" \
-	"j['filter']=='pf' and j['hooks']==['exec'] and j['mode']=='enforce' and j['paths']==2"
+json_check "show: filter, hooks, mode, paths, inodes" "$out" \
+	"j['filter']=='pf' and j['hooks']==['exec'] and j['mode']=='enforce' and j['paths']==3+${ext4:-0} and j['inodes']==2+${ext4:-0} and j['not_in_filter']==0"
+cookie=$(python3 -c 'import socket, struct; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); print(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])')
+json_check "show: the home netns by its cookie" "$out" "j['netns_cookie']==$cookie"
+json_check "show: aliases denied by inode" "$out" "j['stats']['inode_hits']>=3"
 json_check "show: hits counted, exact decisions in the other netns" "$out" \
 	"j['stats']['hits']>=5 and j['stats']['foreign_netns']>=2"
 json_check "show: the filter was asked in this netns, and answered" "$out" \
@@ -77,9 +150,49 @@ json_check "show: the filter was asked in this netns, and answered" "$out" \
 expect 0 "log --once" $B lsm log --once
 json_check "log: the denial of deny2 (exec)" "[${out//$'\n'/,}]" \
 	"any(e['path']=='$D/deny2' and e['hook']=='exec' and e['action']=='deny' for e in j)"
+json_check "log: mmap and mprotect denials, the hard link by inode" "[${out//$'\n'/,}]" \
+	"any(e['hook']=='mmap' for e in j) and any(e['hook']=='mprotect' and e['why']==['inode'] for e in j) and any(e['path']=='$D/hard' and e['why']==['inode'] for e in j)"
+# a flushed filter: the pre-check passes every path
+expect 0 "flush the filter" $B flush pf
+expect 0 "show -j after the flush" $B -j lsm show
+json_check "show: every listed path missing from the filter" "$out" "j['not_in_filter']==j['paths']"
+like "and warns" "$err" "WARNING: $((3 + ${ext4:-0})) of $((3 + ${ext4:-0})) listed paths are not in filter pf"
+expect 126 "a file listed by inode is still denied" "$D/deny1"
+expect 0 "a path-only entry is no longer denied here (as show warned)" "$D/later"
 expect 0 "detach" $B lsm detach
 expect 0 "after detach exec works" "$D/deny1"
 check "the pins are gone" test ! -e "$PINS"
+
+# ---- no path buffer (injected): enforce fails closed, audit reports ----
+KBLOOM_LSM_FAULT=no_buffer:$D/allow expect 0 "attach with no buffer for allow" \
+	$B lsm attach pf -file "$TMP/list" --exec
+expect 126 "enforce: an unlisted file without a path buffer is denied" "$D/allow"
+expect 0 "other unlisted files are allowed" /bin/true
+expect 0 "show -j" $B -j lsm show
+json_check "show: counted" "$out" "j['stats']['no_buffer']>=1"
+expect 0 "log --once" $B lsm log --once
+json_check "log: reported" "[${out//$'\n'/,}]" \
+	"any('no_buffer' in e['why'] and e['action']=='deny' for e in j)"
+expect 0 "detach" $B lsm detach
+KBLOOM_LSM_FAULT=no_buffer:$D/allow expect 0 "attach --audit, no buffer for allow" \
+	$B lsm attach pf -file "$TMP/list" --exec --audit
+expect 0 "audit: allowed without a buffer" "$D/allow"
+expect 0 "detach" $B lsm detach
+
+# ---- concurrent attaches: one wins whole, the other changes nothing ----
+$B lsm attach pf -file "$TMP/list" --exec --open 2> "$TMP/a1" & p1=$!
+$B lsm attach pf -file "$TMP/list" --exec --open 2> "$TMP/a2" & p2=$!
+r1=0; wait $p1 || r1=$?
+r2=0; wait $p2 || r2=$?
+check "two concurrent attaches: exactly one succeeds ($r1, $r2)" \
+	test $(( (r1 == 0) + (r2 == 0) )) = 1
+pins=0
+for p in link_exec link_mmap link_mprotect link_open paths inodes list stats events config; do
+	[ -e "$PINS/$p" ] && pins=$((pins + 1))
+done
+check "every pin of the winner is there ($pins of 10)" test $pins = 10
+expect 1 "the filter denies" cat "$D/deny1"
+expect 0 "detach" $B lsm detach
 
 # ---- open, and a false positive of the filter ----
 # a tiny filter with a high FPR: one key in 64 bits, one hash

@@ -82,7 +82,7 @@ bench-redis: $(UBUILD)/bfctl
 
 # ---- bfctl lsm: the path filter (userspace/bpf/path_filter.bpf.c) ----
 KB_BPF_PROGS += path_filter
-KB_LSM_OBJS := $(UBUILD)/bfctl.d/lsm.o $(UBUILD)/asan/bfctl-obj/lsm.o
+KB_LSM_OBJS := $(foreach o,lsm lsm_show,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)
 $(KB_LSM_OBJS): $(KB_BPF_OUT)/path_filter.skel.h
 $(KB_LSM_OBJS): KB_UCFLAGS += $(KB_BPF_USER_CFLAGS) -I$(CURDIR)/userspace/bpf
 $(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += $(KB_BPF_LIBS)

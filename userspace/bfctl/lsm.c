@@ -9,37 +9,36 @@
  * show reports them; log prints the ring buffer's reports as JSON lines.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <sodium/crypto_shorthash_siphash24.h>
 #include "kverbs.h"
 #include "kbdev.h"
+#include "lsm.h"
 #include "path_filter.h"
 #include "path_filter.skel.h"
 
-#define LSM_BPFFS	"/sys/fs/bpf"
-#define LSM_DIR		LSM_BPFFS "/kbloom/lsm"
-#define LSM_SECFS	"/sys/kernel/security"
-#define BPF_FS_MAGIC_	0xcafe4a11
-
-#define LSM_USAGE "attach NAME -file PATHS [--exec] [--open] [--audit] | detach | show | log [--once]"
-
 /* what attach pins (and detach removes): nothing else is touched */
 static const char *const lsm_pins[] = {
-	"link_exec", "link_open", "paths", "stats", "events", "config",
+	"link_exec", "link_mmap", "link_mprotect", "link_open", "paths",
+	"inodes", "list", "stats", "events", "config",
 };
 
-static int lsm_usage(const char *fmt, const char *arg)
+int bfctl_lsm_usage(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "bfctl: lsm: ");
 	fprintf(stderr, fmt, arg);
@@ -47,16 +46,16 @@ static int lsm_usage(const char *fmt, const char *arg)
 	return BFCTL_USAGE;
 }
 
-static void lsm_pin_path(char *buf, size_t len, const char *name)
+void bfctl_lsm_pin_path(char *buf, size_t len, const char *name)
 {
 	snprintf(buf, len, "%s/%s", LSM_DIR, name);
 }
 
-static bool lsm_attached(void)
+bool bfctl_lsm_attached(void)
 {
 	char p[PATH_MAX];
 
-	lsm_pin_path(p, sizeof(p), "config");
+	bfctl_lsm_pin_path(p, sizeof(p), "config");
 	return !access(p, F_OK);
 }
 
@@ -107,12 +106,49 @@ static int lsm_check_bpf_lsm(void)
 
 /* ---- attach ---- */
 
+struct lsm_entry {
+	char *path;
+	struct pf_ino id;	/* 0, 0: the path does not exist */
+};
+
 struct lsm_list {
-	char **path;
-	u64 n, cap;
+	struct lsm_entry *e;
+	u64 n, cap, n_ino;
 	bool quiet;
 	char err[PATH_MAX + 64];
 };
+
+/*
+ * The kernel's dev_t of the filesystem holding path's file, as the programs
+ * read it (inode->i_sb->s_dev: major << 20 | minor).  Not stat()'s
+ * st_dev: glibc encodes it differently (makedev()), and a filesystem's
+ * getattr may report another device than its superblock's (btrfs
+ * subvolumes).  /proc/self/mountinfo prints each mount's s_dev; statx()
+ * names the mount.  0 if it cannot be found.
+ */
+static u64 lsm_sb_dev(const char *path)
+{
+	char line[4096];
+	unsigned int id, parent, maj, min;
+	struct statx stx;
+	u64 dev = 0;
+	FILE *f;
+
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &stx) ||
+	    !(stx.stx_mask & STATX_MNT_ID))
+		return 0;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %u %u:%u", &id, &parent, &maj, &min) == 4 &&
+		    id == stx.stx_mnt_id) {
+			dev = ((u64)maj << 20) | min;
+			break;
+		}
+	fclose(f);
+	return dev;
+}
 
 /*
  * One listed path, as the hooks will see it: bpf_d_path() gives the path
@@ -124,6 +160,8 @@ static int lsm_list_key(const u8 *k, u32 len, u64 line, void *arg)
 {
 	struct lsm_list *l = arg;
 	char given[PF_PATH_MAX + 1], real[PATH_MAX], *p;
+	struct pf_ino id = { 0, 0 };
+	struct stat st;
 
 	memcpy(given, k, len);
 	given[len] = 0;
@@ -146,18 +184,29 @@ static int lsm_list_key(const u8 *k, u32 len, u64 line, void *arg)
 				given, real);
 		p = real;
 	}
+	if (!stat(p, &st)) {
+		id.ino = st.st_ino;
+		id.dev = lsm_sb_dev(p);
+		if (!id.dev)
+			id.dev = ((u64)major(st.st_dev) << 20) | minor(st.st_dev);
+		l->n_ino++;
+	} else if (!l->quiet) {
+		fprintf(stderr, "bfctl: lsm attach: warning: %s: %s: matched by this path only, not by its inode\n",
+			given, strerror(errno));
+	}
 	if (l->n == l->cap) {
-		char **np;
+		struct lsm_entry *ne;
 
 		l->cap = l->cap ? 2 * l->cap : 64;
-		np = realloc(l->path, l->cap * sizeof(*np));
-		if (!np)
+		ne = realloc(l->e, l->cap * sizeof(*ne));
+		if (!ne)
 			return -ENOMEM;
-		l->path = np;
+		l->e = ne;
 	}
-	l->path[l->n] = strdup(p);
-	if (!l->path[l->n])
+	l->e[l->n].path = strdup(p);
+	if (!l->e[l->n].path)
 		return -ENOMEM;
+	l->e[l->n].id = id;
 	l->n++;
 	return 0;
 }
@@ -167,8 +216,8 @@ static void lsm_list_free(struct lsm_list *l)
 	u64 i;
 
 	for (i = 0; i < l->n; i++)
-		free(l->path[i]);
-	free(l->path);
+		free(l->e[i].path);
+	free(l->e);
 }
 
 /* the same function as the program's, from libsodium (tested equal) */
@@ -186,63 +235,85 @@ static struct pf_hash lsm_hash(const char *path, const u8 key[16])
 	return h;
 }
 
-/* add the listed paths to the kernel filter, as bfctl add -file would */
-static int lsm_fill_filter(struct kbconn *conn, const char *name,
-			   const struct lsm_list *l)
+/*
+ * the listed paths to the kernel filter: cmd KB_IOC_ADD (as bfctl add
+ * -file would) or KB_IOC_TEST (res: one bit per path); -errno
+ */
+int bfctl_lsm_filter_keys(struct kbconn *conn, unsigned long cmd,
+			  const char *name, char *const *path, u64 n,
+			  u64 *res)
 {
 	struct bfctl_batch b;
 	const char *why = NULL;
 	u64 i, done = 0, bad = ~0ULL;
 	int ret = 0;
 
-	if (bfctl_batch_init(&b, l->n, 64 * 1024))
-		return bfctl_fail(BFCTL_ERR, "lsm attach", "%s", strerror(ENOMEM));
-	for (i = 0; i < l->n && !ret; i++)
-		if (bfctl_batch_push_text(&b, KB_KEY_STR, KBU_FMT_STR,
-					  l->path[i], strlen(l->path[i]), i,
-					  &why))
-			ret = bfctl_fail(BFCTL_ERR, "lsm attach", "%s: %s",
-					 l->path[i], why ? why : "bad key");
-	if (!ret) {
-		ret = kbconn_keys(conn, KB_IOC_ADD, name, b.buf, b.len,
-				  b.count, NULL, &done, &bad);
-		if (ret)
-			ret = bfctl_fail_err(conn, bfctl_verb_name("lsm attach", name), ret);
-	}
+	if (bfctl_batch_init(&b, n, 64 * 1024))
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++)
+		if (bfctl_batch_push_text(&b, KB_KEY_STR, KBU_FMT_STR, path[i],
+					  strlen(path[i]), i, &why))
+			ret = -EILSEQ;
+	if (!ret)
+		ret = kbconn_keys(conn, cmd, name, b.buf, b.len, b.count, res,
+				  &done, &bad);
 	bfctl_batch_free(&b);
 	return ret;
 }
 
-static int lsm_pin_all(struct path_filter *skel, struct bpf_link *le,
-		       struct bpf_link *lo)
+/* add the listed paths to the kernel filter, as bfctl add -file would */
+static int lsm_fill_filter(struct kbconn *conn, const char *name,
+			   const struct lsm_list *l)
+{
+	char **path = calloc(l->n, sizeof(*path));
+	u64 i;
+	int ret;
+
+	if (!path)
+		return bfctl_fail(BFCTL_ERR, "lsm attach", "%s", strerror(ENOMEM));
+	for (i = 0; i < l->n; i++)
+		path[i] = l->e[i].path;
+	ret = bfctl_lsm_filter_keys(conn, KB_IOC_ADD, name, path, l->n, NULL);
+	free(path);
+	if (ret == -EILSEQ)
+		return bfctl_fail(BFCTL_ERR, "lsm attach", "a path is not a valid str key");
+	if (ret)
+		return bfctl_fail_err(conn, bfctl_verb_name("lsm attach", name), ret);
+	return 0;
+}
+
+/* the programs --exec and --open attach, and the names of their pins */
+struct lsm_links {
+	struct bpf_link *link[4];
+};
+
+static const char *const lsm_link_pins[4] = {
+	"link_exec", "link_mmap", "link_mprotect", "link_open",
+};
+
+/* the directory is made by the caller (lsm_load()), which owns it */
+static int lsm_pin_all(struct path_filter *skel, const struct lsm_links *ls)
 {
 	struct { const char *name; struct bpf_map *map; } maps[] = {
-		{ "paths", skel->maps.paths }, { "stats", skel->maps.stats },
+		{ "paths", skel->maps.paths }, { "inodes", skel->maps.inodes },
+		{ "list", skel->maps.list }, { "stats", skel->maps.stats },
 		{ "events", skel->maps.events }, { "config", skel->maps.rodata },
 	};
 	char p[PATH_MAX];
 	size_t i;
 	int err;
 
-	if (mkdir(LSM_BPFFS "/kbloom", 0700) && errno != EEXIST)
-		return -errno;
-	if (mkdir(LSM_DIR, 0700))
-		return -errno;
-	if (le) {
-		lsm_pin_path(p, sizeof(p), "link_exec");
-		err = bpf_link__pin(le, p);
+	for (i = 0; i < ARRAY_SIZE(ls->link); i++) {
+		if (!ls->link[i])
+			continue;
+		bfctl_lsm_pin_path(p, sizeof(p), lsm_link_pins[i]);
+		err = bpf_link__pin(ls->link[i], p);
 		if (err)
 			return err;
 	}
-	if (lo) {
-		lsm_pin_path(p, sizeof(p), "link_open");
-		err = bpf_link__pin(lo, p);
-		if (err)
-			return err;
-	}
-	/* config last: it is what says "attached" (lsm_attached()) */
+	/* config last: it is what says "attached" (bfctl_lsm_attached()) */
 	for (i = 0; i < ARRAY_SIZE(maps); i++) {
-		lsm_pin_path(p, sizeof(p), maps[i].name);
+		bfctl_lsm_pin_path(p, sizeof(p), maps[i].name);
 		err = bpf_map__pin(maps[i].map, p);
 		if (err)
 			return err;
@@ -258,7 +329,7 @@ static int lsm_unpin_all(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(lsm_pins); i++) {
-		lsm_pin_path(p, sizeof(p), lsm_pins[i]);
+		bfctl_lsm_pin_path(p, sizeof(p), lsm_pins[i]);
 		if (!unlink(p))
 			removed++;
 	}
@@ -266,41 +337,112 @@ static int lsm_unpin_all(void)
 	return removed;
 }
 
+/* the cookie of bfctl's netns (SO_NETNS_COOKIE, 5.14): never reused */
+int bfctl_lsm_netns_cookie(u64 *cookie)
+{
+	socklen_t len = sizeof(*cookie);
+	int fd, err = 0;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* the exact set, the inode set and the list, before any hook runs */
+static int lsm_fill_maps(struct path_filter *skel, const struct lsm_list *l,
+			 const u8 key[16])
+{
+	struct pf_listed *e;
+	u8 one = 1;
+	u32 i;
+	int err = 0;
+
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < l->n && !err; i++) {
+		struct pf_hash h = lsm_hash(l->e[i].path, key);
+
+		err = bpf_map__update_elem(skel->maps.paths, &h, sizeof(h),
+					   &one, sizeof(one), BPF_ANY);
+		if (!err && l->e[i].id.ino)
+			err = bpf_map__update_elem(skel->maps.inodes,
+						   &l->e[i].id,
+						   sizeof(l->e[i].id), &one,
+						   sizeof(one), BPF_ANY);
+		if (err)
+			break;
+		memset(e, 0, sizeof(*e));
+		e->dev = l->e[i].id.dev;
+		e->ino = l->e[i].id.ino;
+		strncpy(e->path, l->e[i].path, sizeof(e->path) - 1);
+		err = bpf_map__update_elem(skel->maps.list, &i, sizeof(i), e,
+					   sizeof(*e), BPF_ANY);
+	}
+	free(e);
+	return err;
+}
+
 /*
  * Load, fill the exact set, add the paths to the filter, attach, pin; on
- * any failure before the add, nothing has changed.
+ * any failure before the add, nothing has changed.  The caller holds the
+ * lock (lsm_lock()) and has checked that nothing is attached.
  */
 static int lsm_load(struct kbconn *conn, const char *name,
 		    const struct lsm_list *l, u32 hooks, bool audit)
 {
-	struct bpf_link *le = NULL, *lo = NULL;
+	struct lsm_links ls = { { NULL } };
+	struct bpf_program *progs[4];
 	struct path_filter *skel;
 	const char *what = "lsm attach";
-	u8 key[16];
+	const char *fault = getenv("KBLOOM_LSM_FAULT");
 	struct stat st;
-	u64 i;
+	bool made_dir = false;
+	u8 key[16];
+	u64 cookie;
+	size_t i;
 	int err;
 
 	if (getrandom(key, sizeof(key), 0) != sizeof(key))
 		return bfctl_fail(BFCTL_ERR, what, "getrandom: %s", strerror(errno));
-	if (stat("/proc/self/ns/net", &st))
-		return bfctl_fail(BFCTL_ERR, what, "/proc/self/ns/net: %s",
-				  strerror(errno));
+	err = bfctl_lsm_netns_cookie(&cookie);
+	if (err)
+		return bfctl_fail(BFCTL_ERR, what, "the netns cookie (SO_NETNS_COOKIE): %s",
+				  strerror(-err));
 	skel = path_filter__open();
 	if (!skel)
 		return bfctl_fail(BFCTL_ERR, what, "open the BPF object: %s",
 				  strerror(errno));
+	progs[0] = skel->progs.pf_exec;
+	progs[1] = skel->progs.pf_mmap;
+	progs[2] = skel->progs.pf_mprotect;
+	progs[3] = skel->progs.pf_open;
 	kbdev_set_name((char *)skel->rodata->filter_name, name);
 	memcpy(&skel->rodata->sip_key[0], key, 8);
 	memcpy(&skel->rodata->sip_key[1], key + 8, 8);
 	skel->rodata->sip_key[0] = le64toh(skel->rodata->sip_key[0]);
 	skel->rodata->sip_key[1] = le64toh(skel->rodata->sip_key[1]);
-	skel->rodata->netns_ino = st.st_ino;
+	skel->rodata->netns_cookie = cookie;
 	skel->rodata->hooks = hooks;
 	skel->rodata->audit = audit;
-	bpf_program__set_autoload(skel->progs.pf_exec, hooks & PF_HOOK_EXEC);
-	bpf_program__set_autoload(skel->progs.pf_open, hooks & PF_HOOK_OPEN);
+	/*
+	 * fault injection for the selftest (bfctl_lsm.sh):
+	 * KBLOOM_LSM_FAULT=no_buffer:PATH, the programs act as if they had
+	 * no path buffer for PATH's inode
+	 */
+	if (fault && !strncmp(fault, "no_buffer:", 10) &&
+	    !stat(fault + 10, &st))
+		skel->rodata->fault_ino = st.st_ino;
+	for (i = 0; i < ARRAY_SIZE(progs); i++)
+		bpf_program__set_autoload(progs[i], hooks &
+					  (i < 3 ? PF_HOOK_EXEC : PF_HOOK_OPEN));
 	bpf_map__set_max_entries(skel->maps.paths, l->n);
+	bpf_map__set_max_entries(skel->maps.inodes, l->n_ino ? l->n_ino : 1);
+	bpf_map__set_max_entries(skel->maps.list, l->n);
 	err = path_filter__load(skel);
 	if (err) {
 		bfctl_fail(BFCTL_ERR, what,
@@ -308,47 +450,75 @@ static int lsm_load(struct kbconn *conn, const char *name,
 			   strerror(-err));
 		goto out;
 	}
-	/* the exact set before any hook runs: no window without it */
-	for (i = 0; i < l->n; i++) {
-		struct pf_hash h = lsm_hash(l->path[i], key);
-		u8 one = 1;
-
-		err = bpf_map__update_elem(skel->maps.paths, &h, sizeof(h),
-					   &one, sizeof(one), BPF_ANY);
-		if (err) {
-			bfctl_fail(BFCTL_ERR, what, "fill the exact set: %s",
-				   strerror(-err));
-			goto out;
-		}
-	}
+	err = lsm_fill_maps(skel, l, key);
 	memset(key, 0, sizeof(key));
+	if (err) {
+		bfctl_fail(BFCTL_ERR, what, "fill the maps: %s", strerror(-err));
+		goto out;
+	}
 	err = lsm_fill_filter(conn, name, l);
 	if (err)
 		goto out;
-	if (hooks & PF_HOOK_EXEC) {
-		le = bpf_program__attach_lsm(skel->progs.pf_exec);
-		err = le ? 0 : -errno;
-	}
-	if (!err && (hooks & PF_HOOK_OPEN)) {
-		lo = bpf_program__attach_lsm(skel->progs.pf_open);
-		err = lo ? 0 : -errno;
+	for (i = 0; i < ARRAY_SIZE(progs) && !err; i++) {
+		if (!(hooks & (i < 3 ? PF_HOOK_EXEC : PF_HOOK_OPEN)))
+			continue;
+		ls.link[i] = bpf_program__attach_lsm(progs[i]);
+		err = ls.link[i] ? 0 : -errno;
 	}
 	if (err) {
 		bfctl_fail(BFCTL_ERR, what, "attach: %s", strerror(-err));
 		goto out;
 	}
-	err = lsm_pin_all(skel, le, lo);
+	if (mkdir(LSM_BPFFS "/kbloom", 0700) && errno != EEXIST)
+		err = -errno;
+	else if (mkdir(LSM_DIR, 0700))
+		err = -errno;
+	else
+		made_dir = true;
+	if (!err)
+		err = lsm_pin_all(skel, &ls);
 	if (err) {
 		bfctl_fail(BFCTL_ERR, what, "pin under %s: %s", LSM_DIR,
 			   strerror(-err));
-		lsm_unpin_all();
+		/* only what this attach pinned, in the directory it made */
+		if (made_dir)
+			lsm_unpin_all();
 	}
 out:
 	/* the pinned links hold the programs; ours go */
-	bpf_link__destroy(le);
-	bpf_link__destroy(lo);
+	for (i = 0; i < ARRAY_SIZE(ls.link); i++)
+		bpf_link__destroy(ls.link[i]);
 	path_filter__destroy(skel);
 	return err ? BFCTL_ERR : BFCTL_OK;
+}
+
+/*
+ * attach and detach, one at a time: two attaches would both find nothing
+ * attached, and the loser's cleanup unpin the winner's programs; a detach
+ * racing an attach would unpin half of them.  The lock is an flock on a
+ * file of /run (a tmpfs: a stale lock cannot outlive a reboot, and the
+ * kernel drops it when its holder dies).  Returns the fd, or -1 (said).
+ */
+static int lsm_lock(const char *what)
+{
+	int fd;
+
+	if (mkdir(LSM_LOCK_DIR, 0700) && errno != EEXIST)
+		return bfctl_fail(BFCTL_ERR, what, "%s: %s", LSM_LOCK_DIR,
+				  strerror(errno)), -1;
+	fd = open(LSM_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return bfctl_fail(BFCTL_ERR, what, "%s: %s", LSM_LOCK,
+				  strerror(errno)), -1;
+	while (flock(fd, LOCK_EX)) {
+		if (errno != EINTR) {
+			bfctl_fail(BFCTL_ERR, what, "lock %s: %s", LSM_LOCK,
+				   strerror(errno));
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
 }
 
 static int lsm_attach(int argc, char **argv)
@@ -361,12 +531,12 @@ static int lsm_attach(int argc, char **argv)
 	bool audit = false;
 	char err[256];
 	u64 errline;
-	int i, ret;
+	int i, ret, lock = -1;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-file") || !strcmp(argv[i], "--file")) {
 			if (++i == argc)
-				return lsm_usage("%s needs a file", argv[i - 1]);
+				return bfctl_lsm_usage("%s needs a file", argv[i - 1]);
 			file = argv[i];
 		} else if (!strcmp(argv[i], "--exec")) {
 			hooks |= PF_HOOK_EXEC;
@@ -377,17 +547,17 @@ static int lsm_attach(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-q")) {
 			bfctl_quiet = l.quiet = true;
 		} else if (argv[i][0] == '-' || name) {
-			return lsm_usage("unexpected argument '%s'", argv[i]);
+			return bfctl_lsm_usage("unexpected argument '%s'", argv[i]);
 		} else {
 			name = argv[i];
 		}
 	}
 	if (!name)
-		return lsm_usage("%s", "attach needs a filter NAME");
+		return bfctl_lsm_usage("%s", "attach needs a filter NAME");
 	if (!kb_name_valid(name, strlen(name)))
-		return lsm_usage("bad filter name '%s'", name);
+		return bfctl_lsm_usage("bad filter name '%s'", name);
 	if (!file)
-		return lsm_usage("%s", "attach needs -file PATHS (the paths to deny)");
+		return bfctl_lsm_usage("%s", "attach needs -file PATHS (the paths to deny)");
 	if (!hooks)
 		hooks = PF_HOOK_EXEC;
 	ret = lsm_check_bpf_lsm();
@@ -421,7 +591,12 @@ static int lsm_attach(int argc, char **argv)
 	ret = lsm_bpffs();
 	if (ret)
 		goto out;
-	if (lsm_attached() || !access(LSM_DIR, F_OK)) {
+	lock = lsm_lock("lsm attach");
+	if (lock < 0) {
+		ret = BFCTL_ERR;
+		goto out;
+	}
+	if (bfctl_lsm_attached() || !access(LSM_DIR, F_OK)) {
 		ret = bfctl_fail(BFCTL_ERR, "lsm attach",
 				 "%s exists: already attached (bfctl lsm detach first)",
 				 LSM_DIR);
@@ -429,6 +604,8 @@ static int lsm_attach(int argc, char **argv)
 	}
 	ret = lsm_load(&conn, name, &l, hooks, audit);
 out:
+	if (lock >= 0)
+		close(lock);
 	lsm_list_free(&l);
 	kbconn_close(&conn);
 	return ret;
@@ -445,7 +622,7 @@ static int lsm_no_args(int argc, char **argv)
 		if (!strcmp(argv[i], "-q"))
 			bfctl_quiet = true;
 		else
-			return lsm_usage("unexpected argument '%s'", argv[i]);
+			return bfctl_lsm_usage("unexpected argument '%s'", argv[i]);
 	}
 	return 0;
 }
@@ -458,7 +635,7 @@ static u32 lsm_link_prog(const char *pin)
 	char p[PATH_MAX];
 	int fd;
 
-	lsm_pin_path(p, sizeof(p), pin);
+	bfctl_lsm_pin_path(p, sizeof(p), pin);
 	fd = bpf_obj_get(p);
 	if (fd < 0)
 		return 0;
@@ -490,208 +667,49 @@ static bool lsm_wait_prog_gone(u32 id)
 
 static int lsm_detach(int argc, char **argv)
 {
-	u32 exec_id, open_id;
+	u32 id[ARRAY_SIZE(lsm_link_pins)];
+	int lock, ret = BFCTL_OK;
+	size_t i;
 
 	if (lsm_no_args(argc, argv))
 		return BFCTL_USAGE;
-	exec_id = lsm_link_prog("link_exec");
-	open_id = lsm_link_prog("link_open");
-	if (!lsm_unpin_all())
+	/*
+	 * no pin directory: nothing to wait for (as if this detach ran
+	 * before any attach in progress), and no lock file made for it
+	 */
+	if (access(LSM_DIR, F_OK))
 		return bfctl_fail(BFCTL_ABSENT, "lsm detach", "not attached");
-	if (!lsm_wait_prog_gone(exec_id) || !lsm_wait_prog_gone(open_id))
-		return bfctl_fail(BFCTL_ERR, "lsm detach",
-				  "unpinned, but a program is still loaded after 30 s (held by another process?)");
-	return BFCTL_OK;
-}
-
-static int lsm_obj(const char *name)
-{
-	char p[PATH_MAX];
-
-	lsm_pin_path(p, sizeof(p), name);
-	return bpf_obj_get(p);
-}
-
-static const char *const lsm_stat_names[PF_STAT_NR] = {
-	[PF_STAT_CHECKED] = "checked",
-	[PF_STAT_MAYBE] = "maybe",
-	[PF_STAT_FALSE_POS] = "false_positives",
-	[PF_STAT_HIT] = "hits",
-	[PF_STAT_FOREIGN] = "foreign_netns",
-	[PF_STAT_NO_FILTER] = "filter_errors",
-	[PF_STAT_NO_BUF] = "no_buffer",
-	[PF_STAT_LOST] = "events_lost",
-};
-
-static int lsm_show(int argc, char **argv)
-{
-	struct path_filter__rodata cfg;
-	struct bpf_map_info mi = { 0 };
-	u32 mlen = sizeof(mi), k = 0;
-	u64 total[PF_STAT_NR] = { 0 }, *pc, npaths = 0;
-	struct pf_hash cur, next;
-	int cfd, sfd, pfd, ncpu, i, j, ret = BFCTL_ERR;
-	const char *mode;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-j"))
-			bfctl_json = true;
-		else if (!strcmp(argv[i], "-q"))
-			bfctl_quiet = true;
-		else
-			return lsm_usage("unexpected argument '%s'", argv[i]);
-	}
-	if (!lsm_attached())
-		return bfctl_fail(BFCTL_ABSENT, "lsm show", "not attached");
-	cfd = lsm_obj("config");
-	sfd = lsm_obj("stats");
-	pfd = lsm_obj("paths");
-	if (cfd < 0 || sfd < 0 || pfd < 0 ||
-	    bpf_obj_get_info_by_fd(cfd, &mi, &mlen) ||
-	    mi.value_size != sizeof(cfg) || bpf_map_lookup_elem(cfd, &k, &cfg)) {
-		bfctl_fail(BFCTL_ERR, "lsm show", "%s: unreadable: %s", LSM_DIR,
-			   strerror(errno));
+	lock = lsm_lock("lsm detach");
+	if (lock < 0)
+		return BFCTL_ERR;
+	for (i = 0; i < ARRAY_SIZE(id); i++)
+		id[i] = lsm_link_prog(lsm_link_pins[i]);
+	if (!lsm_unpin_all()) {
+		ret = bfctl_fail(BFCTL_ABSENT, "lsm detach", "not attached");
 		goto out;
 	}
-	ncpu = libbpf_num_possible_cpus();
-	pc = calloc(ncpu > 0 ? ncpu : 1, sizeof(*pc));
-	if (!pc || ncpu <= 0)
-		goto out;
-	for (k = 0; k < PF_STAT_NR; k++)
-		if (!bpf_map_lookup_elem(sfd, &k, pc))
-			for (j = 0; j < ncpu; j++)
-				total[k] += pc[j];
-	free(pc);
-	for (ret = bpf_map_get_next_key(pfd, NULL, &cur); !ret;
-	     ret = bpf_map_get_next_key(pfd, &cur, &next), cur = next)
-		npaths++;
-	mode = cfg.audit ? "audit" : "enforce";
-	if (bfctl_json) {
-		bfctl_json_open_obj(NULL);
-		bfctl_json_str("filter", (const char *)cfg.filter_name);
-		bfctl_json_open_arr("hooks");
-		if (cfg.hooks & PF_HOOK_EXEC)
-			bfctl_json_str(NULL, "exec");
-		if (cfg.hooks & PF_HOOK_OPEN)
-			bfctl_json_str(NULL, "open");
-		bfctl_json_close_arr();
-		bfctl_json_str("mode", mode);
-		bfctl_json_u64("paths", npaths);
-		bfctl_json_u64("netns_inode", cfg.netns_ino);
-		bfctl_json_open_obj("stats");
-		for (k = 0; k < PF_STAT_NR; k++)
-			bfctl_json_u64(lsm_stat_names[k], total[k]);
-		bfctl_json_close_obj();
-		bfctl_json_close_obj();
-		bfctl_json_end();
-	} else {
-		printf("filter %s hooks %s%s%s mode %s paths %llu\n",
-		       (const char *)cfg.filter_name,
-		       cfg.hooks & PF_HOOK_EXEC ? "exec" : "",
-		       cfg.hooks == (PF_HOOK_EXEC | PF_HOOK_OPEN) ? "," : "",
-		       cfg.hooks & PF_HOOK_OPEN ? "open" : "", mode,
-		       (unsigned long long)npaths);
-		for (k = 0; k < PF_STAT_NR; k++)
-			printf("%s%s %llu", k ? " " : "  ", lsm_stat_names[k],
-			       (unsigned long long)total[k]);
-		putchar('\n');
-	}
-	ret = BFCTL_OK;
+	for (i = 0; i < ARRAY_SIZE(id); i++)
+		if (!lsm_wait_prog_gone(id[i]))
+			ret = BFCTL_ERR;
+	if (ret)
+		bfctl_fail(BFCTL_ERR, "lsm detach",
+			   "unpinned, but a program is still loaded after 30 s (held by another process?)");
 out:
-	if (cfd >= 0)
-		close(cfd);
-	if (sfd >= 0)
-		close(sfd);
-	if (pfd >= 0)
-		close(pfd);
+	close(lock);
 	return ret;
-}
-
-/* ---- log ---- */
-
-static volatile sig_atomic_t lsm_stop;
-
-static void lsm_on_signal(int sig)
-{
-	(void)sig;
-	lsm_stop = 1;
-}
-
-static int lsm_event(void *ctx, void *data, size_t len)
-{
-	const struct pf_event *e = data;
-
-	(void)ctx;
-	if (len < sizeof(*e))
-		return 0;
-	bfctl_json_open_obj(NULL);
-	bfctl_json_u64("time_ns", e->time_ns);
-	bfctl_json_str("hook", e->hook == PF_HOOK_EXEC ? "exec" : "open");
-	bfctl_json_str("action", e->denied ? "deny" : "audit");
-	bfctl_json_strn("path", e->path, strnlen(e->path, sizeof(e->path)));
-	bfctl_json_u64("pid", e->tgid);
-	bfctl_json_u64("tid", e->pid);
-	bfctl_json_u64("uid", e->uid);
-	bfctl_json_u64("gid", e->gid);
-	bfctl_json_strn("comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
-	bfctl_json_close_obj();
-	bfctl_json_end();
-	return 0;
-}
-
-static int lsm_log(int argc, char **argv)
-{
-	struct ring_buffer *rb;
-	bool once = false;
-	int fd, i, ret = 0;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--once"))
-			once = true;
-		else if (!strcmp(argv[i], "-q"))
-			bfctl_quiet = true;
-		else
-			return lsm_usage("unexpected argument '%s'", argv[i]);
-	}
-	if (!lsm_attached())
-		return bfctl_fail(BFCTL_ABSENT, "lsm log", "not attached");
-	fd = lsm_obj("events");
-	if (fd < 0)
-		return bfctl_fail(BFCTL_ERR, "lsm log", "%s/events: %s", LSM_DIR,
-				  strerror(errno));
-	rb = ring_buffer__new(fd, lsm_event, NULL, NULL);
-	if (!rb) {
-		close(fd);
-		return bfctl_fail(BFCTL_ERR, "lsm log", "ring buffer: %s",
-				  strerror(errno));
-	}
-	signal(SIGINT, lsm_on_signal);
-	signal(SIGTERM, lsm_on_signal);
-	if (once)
-		ret = ring_buffer__consume(rb);
-	/* until a signal, or until detach removes the pins */
-	while (!once && !lsm_stop && ret >= 0 && lsm_attached())
-		ret = ring_buffer__poll(rb, 500);
-	if (ret == -EINTR)
-		ret = 0;
-	ring_buffer__free(rb);
-	close(fd);
-	if (ret < 0)
-		return bfctl_fail(BFCTL_ERR, "lsm log", "%s", strerror(-ret));
-	return BFCTL_OK;
 }
 
 int bfctl_lsm_main(int argc, char **argv)
 {
 	if (argc < 2)
-		return lsm_usage("%s", "which: attach, detach, show or log?");
+		return bfctl_lsm_usage("%s", "which: attach, detach, show or log?");
 	if (!strcmp(argv[1], "attach"))
 		return lsm_attach(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "detach"))
 		return lsm_detach(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "show"))
-		return lsm_show(argc - 1, argv + 1);
+		return bfctl_lsm_show(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "log"))
-		return lsm_log(argc - 1, argv + 1);
-	return lsm_usage("unknown lsm command '%s'", argv[1]);
+		return bfctl_lsm_log(argc - 1, argv + 1);
+	return bfctl_lsm_usage("unknown lsm command '%s'", argv[1]);
 }

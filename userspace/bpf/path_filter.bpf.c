@@ -12,6 +12,13 @@
  * cannot make up a path colliding with a listed one.  A false positive of
  * the filter costs one map lookup, never a denial.
  *
+ * A path is not a file's only name (bind mounts, chroots, hard links,
+ * other mount namespaces): the inode set, (dev, ino) of each listed file
+ * resolved at attach, denies the file by any path; the path check still
+ * denies a listed path whose file was replaced or created after attach.
+ * With --exec, mapping a listed file's code (mmap_file, file_mprotect
+ * with PROT_EXEC) is denied too: `ld.so /listed/binary` never execs it.
+ *
  * The filter is tested in the netns bfctl attached from (the kfunc finds
  * filters by the current task's netns): in any other netns, where NAME
  * may be another filter, or none, the exact set alone decides, so that a
@@ -31,9 +38,10 @@
 /* set by the loader before load; read-only to the programs */
 const volatile char filter_name[PF_NAME_MAX];
 const volatile __u64 sip_key[2];
-const volatile __u64 netns_ino;		/* the attaching netns */
+const volatile __u64 netns_cookie;	/* the attaching netns: net_cookie */
 const volatile __u32 hooks;		/* PF_HOOK_*, for bfctl lsm show */
 const volatile __u32 audit;		/* report, deny nothing */
+const volatile __u64 fault_ino;	/* tests: no buffer for this inode */
 
 /* the exact set; the loader sizes it to the list */
 struct {
@@ -42,6 +50,26 @@ struct {
 	__type(key, struct pf_hash);
 	__type(value, __u8);
 } paths SEC(".maps");
+
+/*
+ * the inode set: (dev, ino) of each listed file that existed at attach,
+ * whatever path (bind mount, chroot, hard link, other mount namespace)
+ * reaches it
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct pf_ino);
+	__type(value, __u8);
+} inodes SEC(".maps");
+
+/* the list as attach resolved it, for bfctl lsm show; never read here */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pf_listed);
+} list SEC(".maps");
 
 /*
  * The path buffer: per task, not per CPU.  A sleepable program runs with
@@ -80,7 +108,9 @@ static __always_inline void pf_count(__u32 i)
 		*v += 1;
 }
 
-static __always_inline void pf_report(const struct pf_buf *b, __u32 hook)
+/* b: the path (NUL terminated), or NULL: none */
+static __always_inline void pf_report(const struct pf_buf *b, __u32 hook,
+				      const struct pf_ino *id, __u32 why)
 {
 	struct pf_event *e;
 	__u64 ugid = bpf_get_current_uid_gid();
@@ -92,15 +122,22 @@ static __always_inline void pf_report(const struct pf_buf *b, __u32 hook)
 		return;
 	}
 	e->time_ns = bpf_ktime_get_boot_ns();
+	e->dev = id->dev;
+	e->ino = id->ino;
 	e->pid = (__u32)pt;
 	e->tgid = pt >> 32;
 	e->uid = (__u32)ugid;
 	e->gid = ugid >> 32;
 	e->hook = hook;
 	e->denied = !audit;
+	e->why = why;
+	e->pad = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	/* b holds the path and its NUL within PF_PATH_MAX + 1 bytes */
-	bpf_probe_read_kernel(e->path, sizeof(e->path), b->w);
+	if (b)
+		bpf_probe_read_kernel(e->path, sizeof(e->path), b->w);
+	else
+		e->path[0] = 0;
 	e->path[sizeof(e->path) - 1] = 0;
 	bpf_ringbuf_submit(e, 0);
 }
@@ -123,31 +160,54 @@ static __always_inline int pf_verdict(int deny)
 	return v;
 }
 
+/* is the file's inode listed?  id: its (dev, ino), for the report */
+static __always_inline bool pf_ino_listed(struct file *file,
+					  struct pf_ino *id)
+{
+	id->dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+	id->ino = BPF_CORE_READ(file, f_inode, i_ino);
+	return bpf_map_lookup_elem(&inodes, id);
+}
+
 /* nonzero: deny */
-static __always_inline int pf_check(struct path *path, __u32 hook)
+static __always_inline int pf_check(struct file *file, __u32 hook)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	char name[PF_NAME_MAX];
+	struct pf_ino id;
 	struct pf_hash h;
 	struct pf_buf *b;
-	bool maybe = false;
+	bool maybe = false, by_ino;
+	__u32 why = 0;
 	long len;
 	int i, r;
 
+	by_ino = pf_ino_listed(file, &id);
+	if (by_ino)
+		why = PF_WHY_INODE;
 	b = bpf_task_storage_get(&bufs, task, 0,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!b) {
+	if (!b || (fault_ino && id.ino == fault_ino)) {
+		/*
+		 * 6.1 answers NULL when its per-CPU task storage lock is
+		 * busy (a preempted holder on this CPU), or on ENOMEM.
+		 * Without the path the list cannot be judged: fail closed
+		 * (docs/bpf.md says why), count and report it.
+		 */
 		pf_count(PF_STAT_NO_BUF);
-		return 0;
+		pf_report(NULL, hook, &id, why | PF_WHY_NO_BUF);
+		return !audit;
 	}
 	/* the length with the NUL; longer than a str key: cannot be listed */
-	len = bpf_d_path(path, (char *)b->w, PF_PATH_MAX + 1);
-	if (len < 2 || len > PF_PATH_MAX + 1)
-		return 0;
+	len = bpf_d_path(&file->f_path, (char *)b->w, PF_PATH_MAX + 1);
+	if (len < 2 || len > PF_PATH_MAX + 1) {
+		b->w[0] = 0;
+		goto decide;
+	}
 	len--;
 	pf_count(PF_STAT_CHECKED);
 
-	if (BPF_CORE_READ(task, nsproxy, net_ns, ns.inum) != netns_ino) {
+	if (BPF_CORE_READ(task, nsproxy, net_ns, net_cookie) != netns_cookie) {
 		pf_count(PF_STAT_FOREIGN);
 	} else {
 		/*
@@ -160,7 +220,7 @@ static __always_inline int pf_check(struct path *path, __u32 hook)
 			name[i] = filter_name[i];
 		r = bpf_kbloom_test(name, sizeof(name), b->w, len);
 		if (!r)
-			return 0;	/* absent: the common case */
+			goto decide;	/* absent: the common case */
 		if (r == 1) {
 			maybe = true;
 			pf_count(PF_STAT_MAYBE);
@@ -170,13 +230,17 @@ static __always_inline int pf_check(struct path *path, __u32 hook)
 	}
 
 	h = pf_siphash128(b->w, len, sip_key[0], sip_key[1]);
-	if (!bpf_map_lookup_elem(&paths, &h)) {
-		if (maybe)
-			pf_count(PF_STAT_FALSE_POS);
+	if (bpf_map_lookup_elem(&paths, &h))
+		why |= PF_WHY_PATH;
+	else if (maybe)
+		pf_count(PF_STAT_FALSE_POS);
+decide:
+	if (!why)
 		return 0;
-	}
 	pf_count(PF_STAT_HIT);
-	pf_report(b, hook);
+	if (!(why & PF_WHY_PATH))
+		pf_count(PF_STAT_BY_INODE);
+	pf_report(b, hook, &id, why);
 	return !audit;
 }
 
@@ -185,7 +249,48 @@ int BPF_PROG(pf_exec, struct linux_binprm *bprm, int ret)
 {
 	if (ret)
 		return ret;	/* already denied */
-	return pf_verdict(pf_check(&bprm->file->f_path, PF_HOOK_EXEC));
+	return pf_verdict(pf_check(bprm->file, PF_HOOK_EXEC));
+}
+
+/*
+ * With --exec: code of a listed file mapped without exec'ing it (the
+ * dynamic loader run as a command, `ld.so /listed/binary`, or any
+ * program's own mmap with PROT_EXEC).
+ */
+SEC("lsm.s/mmap_file")
+int BPF_PROG(pf_mmap, struct file *file, unsigned long reqprot,
+	     unsigned long prot, unsigned long flags, int ret)
+{
+	if (ret)
+		return ret;
+	if (!file || !(prot & PF_PROT_EXEC))
+		return 0;
+	return pf_verdict(pf_check(file, PF_HOOK_MMAP));
+}
+
+/*
+ * ...or mapped readable, then made executable.  file_mprotect is not a
+ * sleepable hook on 6.1 (it runs under mmap_lock): no bpf_d_path(), so
+ * only the inode set decides here (docs/lsm.md).
+ */
+SEC("lsm/file_mprotect")
+int BPF_PROG(pf_mprotect, struct vm_area_struct *vma, unsigned long reqprot,
+	     unsigned long prot, int ret)
+{
+	struct file *file;
+	struct pf_ino id;
+
+	if (ret)
+		return ret;
+	if (!(prot & PF_PROT_EXEC))
+		return 0;
+	file = BPF_CORE_READ(vma, vm_file);
+	if (!file || !pf_ino_listed(file, &id))
+		return 0;
+	pf_count(PF_STAT_HIT);
+	pf_count(PF_STAT_BY_INODE);
+	pf_report(NULL, PF_HOOK_MPROTECT, &id, PF_WHY_INODE);
+	return pf_verdict(!audit);
 }
 
 SEC("lsm.s/file_open")
@@ -193,7 +298,7 @@ int BPF_PROG(pf_open, struct file *file, int ret)
 {
 	if (ret)
 		return ret;
-	return pf_verdict(pf_check(&file->f_path, PF_HOOK_OPEN));
+	return pf_verdict(pf_check(file, PF_HOOK_OPEN));
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -26,6 +26,16 @@
 /* the hooks (rodata hooks, event hook) */
 #define PF_HOOK_EXEC	(1u << 0)	/* bprm_check_security */
 #define PF_HOOK_OPEN	(1u << 1)	/* file_open */
+/* event hooks only: --exec also hooks these (code mapped without exec) */
+#define PF_HOOK_MMAP	(1u << 2)	/* mmap_file with PROT_EXEC */
+#define PF_HOOK_MPROTECT (1u << 3)	/* file_mprotect adding PROT_EXEC */
+
+#define PF_PROT_EXEC	0x4		/* PROT_EXEC */
+
+/* why an event's file was judged listed (pf_event.why) */
+#define PF_WHY_PATH	(1u << 0)	/* its path is in the exact set */
+#define PF_WHY_INODE	(1u << 1)	/* its (dev, ino) is in the inode set */
+#define PF_WHY_NO_BUF	(1u << 2)	/* no path buffer: failed closed */
 
 /* counters: the per-CPU array "stats", one slot each */
 enum pf_stat {
@@ -35,8 +45,9 @@ enum pf_stat {
 	PF_STAT_HIT,		/* in the exact set: denied, or audited */
 	PF_STAT_FOREIGN,	/* another netns: decided by the exact set */
 	PF_STAT_NO_FILTER,	/* the filter errored (destroyed): exact set */
-	PF_STAT_NO_BUF,		/* no path buffer (task storage): allowed */
+	PF_STAT_NO_BUF,		/* no path buffer (task storage): denied */
 	PF_STAT_LOST,		/* events the full ring buffer dropped */
+	PF_STAT_BY_INODE,	/* hits by (dev, ino) alone: another path */
 	PF_STAT_NR,
 };
 
@@ -45,13 +56,34 @@ struct pf_hash {
 	__u64 lo, hi;
 };
 
+/*
+ * a key of the inode set: a listed file as the kernel identifies it,
+ * inode->i_sb->s_dev (the kernel's dev_t: major << 20 | minor, not
+ * glibc's st_dev encoding) and inode->i_ino
+ */
+struct pf_ino {
+	__u64 dev, ino;
+};
+
+/*
+ * one listed path, as attach resolved it: the array "list", which the
+ * programs never read; bfctl lsm show tests the paths against the filter
+ */
+struct pf_listed {
+	__u64 dev, ino;		/* 0, 0: did not exist at attach */
+	char path[PF_PATH_MAX + 8];	/* NUL terminated */
+};
+
 /* one ring buffer record */
 struct pf_event {
 	__u64 time_ns;		/* CLOCK_BOOTTIME (bpf_ktime_get_boot_ns) */
+	__u64 dev, ino;		/* the file (struct pf_ino) */
 	__u32 pid, tgid;
 	__u32 uid, gid;
 	__u32 hook;		/* PF_HOOK_* */
 	__u32 denied;		/* 0: audit mode, or the filter says no */
+	__u32 why;		/* PF_WHY_* */
+	__u32 pad;
 	char comm[16];
 	char path[PF_PATH_MAX + 8];	/* NUL terminated */
 };

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bfctl lsm: what attach/detach (lsm.c) and show/log (lsm_show.c) share.
+ */
+#ifndef _BFCTL_LSM_H
+#define _BFCTL_LSM_H
+
+#include "kverbs.h"
+
+#define LSM_BPFFS	"/sys/fs/bpf"
+#define LSM_DIR		LSM_BPFFS "/kbloom/lsm"
+#define LSM_SECFS	"/sys/kernel/security"
+#define LSM_LOCK_DIR	"/run/kbloom"
+#define LSM_LOCK	LSM_LOCK_DIR "/lsm.lock"
+#define BPF_FS_MAGIC_	0xcafe4a11
+
+#define LSM_USAGE "attach NAME -file PATHS [--exec] [--open] [--audit] | detach | show | log [--once]"
+
+int bfctl_lsm_usage(const char *fmt, const char *arg);
+void bfctl_lsm_pin_path(char *buf, size_t len, const char *name);
+/* an fd of the pinned object NAME under LSM_DIR, or -1 (errno) */
+int bfctl_lsm_obj(const char *name);
+bool bfctl_lsm_attached(void);
+int bfctl_lsm_netns_cookie(u64 *cookie);
+int bfctl_lsm_filter_keys(struct kbconn *conn, unsigned long cmd,
+			  const char *name, char *const *path, u64 n,
+			  u64 *res);
+int bfctl_lsm_show(int argc, char **argv);
+int bfctl_lsm_log(int argc, char **argv);
+
+#endif /* _BFCTL_LSM_H */
