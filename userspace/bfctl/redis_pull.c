@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bfctl redis pull: a Redis value into a kernel filter, whole or not at
- * all.  The value (go-zero's raw bitmap, or a kbloom image that push
- * wrote) is read straight into the image that is uploaded: a gozero
- * value into the payload of an image whose header and CRC are then
- * written around it, so neither bfctl nor the server ever holds a second
- * copy of a large value.  Small values come in one GET; longer ones in
+ * all.  A gozero value going into the kernel is streamed: each piece is
+ * written into a transaction's staging payload as it arrives
+ * (KB_IOC_TXN_WRITE) and the transaction committed after the fence, so
+ * bfctl holds no copy of the value at all.  A kbloom image that push wrote
+ * (and any value pulled to a file with -o) is read straight into the
+ * image that is uploaded or written, its CRC checked, so neither bfctl nor
+ * the server ever holds a second copy.  Small values come in one GET;
+ * longer ones in
  * pipelined GETRANGE chunks, which the server answers at different
  * moments: a value changed between two chunks would give a torn filter,
  * missing keys.  So a chunked read is fenced:
@@ -36,7 +39,14 @@
 #include "redis.h"
 #include "savefmt.h"
 
-/* what a pull reads: the value's format and where its bytes go */
+/*
+ * What a pull reads: the value's format and where its bytes go: into an
+ * image in memory (a kbloom image, or -o), or, for a gozero value going
+ * into the kernel, straight into a transaction's staging payload
+ * (KB_IOC_TXN_WRITE) as each chunk arrives, so that bfctl never holds
+ * the value: the image's CRC is computed as it streams (watch's
+ * "unchanged") and the transaction committed after the fence.
+ */
 struct fetch {
 	bool gozero;
 	u64 bits;		/* gozero */
@@ -47,6 +57,13 @@ struct fetch {
 	u8 *dst;		/* where the value's bytes go in img */
 	u64 cap;		/* the longest value that fits */
 	u64 len;		/* bytes read */
+	/* streaming (gozero into the kernel) */
+	bool stream;
+	int dev;		/* /dev/kbloom, the transaction's file */
+	bool txn;		/* a transaction is open on dev */
+	u32 crc;		/* over the image's header and payload so far */
+	u8 last;		/* the value's byte at cap - 1 */
+	struct kb_params p;
 };
 
 static int pull_fail(struct bfctl_redis_pull *pl, const char *fmt, ...)
@@ -163,6 +180,66 @@ static int pull_expect(struct kbconn *kc, struct bfctl_redis_pull *pl,
 	return 0;
 }
 
+/*
+ * A fresh transaction for each read (a read restarted after a change
+ * starts from an empty payload), and the CRC of its image's header.
+ */
+static int stream_begin(struct bfctl_redis_pull *pl, struct fetch *fx,
+			u64 max)
+{
+	struct kb_ioc_create c = { .size = sizeof(c) };
+	struct kb_image_hdr h;
+	enum kb_img_err why;
+	int ret;
+
+	if (fx->txn) {
+		kbdev_txn_abort(fx->dev);
+		fx->txn = false;
+	}
+	if (kb_gozero_import(&fx->p, NULL, 0, fx->bits, max, &why))
+		return pull_fail(pl, "%llu bits: %s",
+				 (unsigned long long)fx->bits,
+				 kb_image_strerror(why));
+	fx->p.key_type = fx->have_key_type ? fx->key_type : KB_KEY_BYTES;
+	fx->cap = (fx->bits + 7) / 8;
+	fx->last = 0;
+	if (kbdev_set_name(c.name, pl->name))
+		return pull_fail(pl, "%s: not a filter name", pl->name);
+	c.kind = KB_KIND_GOZERO;
+	c.key_type = fx->p.key_type;
+	c.hash = KB_HASH_MURMUR3;
+	c.sizing = KB_SIZING_MK;
+	c.m = fx->bits;
+	c.k = KB_GOZERO_K;
+	ret = kbdev_txn_begin(fx->dev, &c);
+	if (ret)
+		return pull_fail(pl, "filter %s: %s", pl->name, strerror(-ret));
+	fx->txn = true;
+	kb_image_fill_header(&h, &fx->p, 0);
+	fx->crc = kb_image_crc_update(kb_image_crc_init(), &h, sizeof(h));
+	return 0;
+}
+
+/* n bytes of the value at off: into the image, or into the transaction */
+static int sink(struct bfctl_redis_pull *pl, struct fetch *fx, u64 off,
+		const void *buf, u64 n)
+{
+	int ret;
+
+	if (!fx->stream) {
+		memcpy(fx->dst + off, buf, n);
+		return 0;
+	}
+	ret = kbdev_txn_write(fx->dev, pl->name, off, buf, n);
+	if (ret)
+		return pull_fail(pl, "write into %s: %s", pl->name,
+				 strerror(-ret));
+	fx->crc = kb_image_crc_update(fx->crc, buf, n);
+	if (n && off + n == fx->cap)
+		fx->last = ((const u8 *)buf)[n - 1];
+	return 0;
+}
+
 /* the image buffer for a value of len bytes */
 static int fetch_alloc(struct bfctl_redis_pull *pl, struct fetch *fx, u64 len)
 {
@@ -172,6 +249,9 @@ static int fetch_alloc(struct bfctl_redis_pull *pl, struct fetch *fx, u64 len)
 	struct kb_params p;
 	enum kb_img_err why;
 
+	fx->stream = fx->gozero && fx->dev >= 0;
+	if (fx->stream)
+		return stream_begin(pl, fx, max);
 	if (fx->gozero) {
 		if (fx->img)	/* the same bits: the same buffer */
 			return 0;
@@ -199,9 +279,9 @@ static int fetch_alloc(struct bfctl_redis_pull *pl, struct fetch *fx, u64 len)
 	return 0;
 }
 
-/* a bulk reply of at most room bytes into dst; its length or -1 */
+/* a bulk reply of at most room bytes to value offset off; its length or -1 */
 static s64 take(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
-		u8 *dst, u64 room)
+		struct fetch *fx, u64 off, u64 room)
 {
 	redisReply *rep = bfctl_redis_reply(r);
 	s64 n;
@@ -216,8 +296,8 @@ static s64 take(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		return n;
 	}
 	n = (s64)rep->len;
-	if ((u64)n <= room)
-		memcpy(dst, rep->str, rep->len);
+	if ((u64)n <= room && sink(pl, fx, off, rep->str, rep->len))
+		n = -1;
 	freeReplyObject(rep);
 	return n;
 }
@@ -283,7 +363,7 @@ static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		}
 		{
 			u64 n = len - got < chunk ? len - got : chunk;
-			s64 m = take(r, pl, fx->dst + got, n);
+			s64 m = take(r, pl, fx, got, n);
 
 			/* replies still in flight: the connection is out of step */
 			if (m < 0) {
@@ -299,6 +379,19 @@ static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		}
 	}
 	return shortread;
+}
+
+/* the payload's zeros past the value (the kernel's are there): their CRC */
+static void stream_zeros(struct fetch *fx, u64 from)
+{
+	static const u8 zeros[4096];
+	u64 n;
+
+	for (; from < fx->cap; from += n) {
+		n = fx->cap - from < sizeof(zeros) ? fx->cap - from :
+		    sizeof(zeros);
+		fx->crc = kb_image_crc_update(fx->crc, zeros, n);
+	}
 }
 
 /* the value of pl->key into fx: 0, 1 (read again), BFCTL_ABSENT or -1 */
@@ -342,7 +435,7 @@ static int read_value(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		/* one GET is atomic; a value that grew since STRLEN: again */
 		if (redisAppendCommandArgv(r->c, 2, get, NULL) != REDIS_OK)
 			return pull_fail(pl, "out of memory"), -1;
-		n = take(r, pl, fx->dst, fx->cap);
+		n = take(r, pl, fx, 0, fx->cap);
 		if (n < 0)
 			return -1;
 		if ((u64)n > fx->cap || (!fx->gozero && (u64)n != fx->cap))
@@ -350,7 +443,9 @@ static int read_value(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		len = n;
 	}
 	/* zeros past the value: Redis reads missing bytes as 0 */
-	if (fx->gozero)
+	if (fx->stream)
+		stream_zeros(fx, (u64)len);
+	else if (fx->gozero)
 		memset(fx->dst + len, 0, fx->cap - (u64)len);
 	fx->len = (u64)len;
 	return 0;
@@ -421,6 +516,16 @@ static int make_image(struct bfctl_redis_pull *pl, struct fetch *fx)
 		return 0;
 	}
 	/* image import's check: the length and no bit past --bits */
+	if (fx->stream) {
+		/* the length was checked before the read; the last byte here */
+		if (fx->len == fx->cap && fx->bits % 8 &&
+		    (fx->last & (0xffU >> (fx->bits % 8))))
+			return pull_fail(pl, "%s: not the value of a go-zero filter of %llu bits: %s",
+					 pl->key, (unsigned long long)fx->bits,
+					 kb_image_strerror(KB_IMG_GOZERO_PAD));
+		pl->p = fx->p;
+		return 0;
+	}
 	if (kb_gozero_import(&p, fx->dst, fx->len, fx->bits, 0, &why))
 		return pull_fail(pl, "%s: not the value of a go-zero filter of %llu bits: %s",
 				 pl->key, (unsigned long long)fx->bits,
@@ -464,10 +569,33 @@ static int load_image(struct kbconn *kc, struct bfctl_redis_pull *pl,
 	return 0;
 }
 
+/*
+ * The streamed transaction: committed (the kernel checks the payload once
+ * more), or aborted when its image equals the last one loaded.
+ */
+static int stream_load(struct bfctl_redis_pull *pl, struct fetch *fx)
+{
+	u64 len = kb_image_size(&fx->p);
+	u32 crc = kb_image_crc_final(fx->crc);
+	int ret;
+
+	pl->unchanged = pl->last_len == len && pl->last_crc == crc;
+	fx->txn = false;
+	ret = pl->unchanged ? kbdev_txn_abort(fx->dev) :
+	      kbdev_txn_commit(fx->dev);
+	if (ret)
+		return pull_fail(pl, "load into %s: %s", pl->name,
+				 ret == -EINVAL ? "the kernel refused the payload (bits past --bits?)" :
+				 strerror(-ret));
+	pl->last_len = len;
+	pl->last_crc = crc;
+	return 0;
+}
+
 int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 			  struct kbconn *kc, struct bfctl_redis_pull *pl)
 {
-	struct fetch fx = { 0 };
+	struct fetch fx = { .dev = -1 };
 	u32 tries;
 	int ret;
 
@@ -477,6 +605,14 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 	pl->why[0] = 0;
 	if (pull_expect(kc, pl, &fx))
 		return BFCTL_ERR;
+	/* a gozero value into the kernel streams through a transaction */
+	if (pl->name && !pl->out) {
+		ret = kbconn_dev(kc);
+		if (ret < 0)
+			return pull_fail(pl, "%s", kc->extack[0] ? kc->extack :
+					 strerror(-ret));
+		fx.dev = kc->dev;
+	}
 	for (tries = 0; tries < BFCTL_REDIS_TRIES; tries++) {
 		ret = fence_begin(r, sub, pl);
 		if (!ret)
@@ -508,7 +644,10 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 		goto out;
 	}
 	pl->value_len = fx.len;
-	ret = make_image(pl, &fx) ?: load_image(kc, pl, fx.img, fx.img_len);
+	ret = make_image(pl, &fx);
+	if (!ret)
+		ret = fx.stream ? stream_load(pl, &fx) :
+		      load_image(kc, pl, fx.img, fx.img_len);
 	if (!ret)
 		pl->last_bits = fx.gozero ? fx.bits : 0;
 out:
@@ -519,6 +658,8 @@ out:
 		if (rep)
 			freeReplyObject(rep);
 	}
+	if (fx.txn)	/* the live filter serves on as it was */
+		kbdev_txn_abort(fx.dev);
 	free(fx.img);
 	return ret;
 }
