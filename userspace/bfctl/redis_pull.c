@@ -7,8 +7,8 @@
  * bfctl holds no copy of the value at all.  A kbloom image that push wrote
  * (and any value pulled to a file with -o) is read straight into the
  * image that is uploaded or written, its CRC checked, so neither bfctl nor
- * the server ever holds a second copy.  Small values come in one GET;
- * longer ones in
+ * the server ever holds a second copy.  Small values come in one bounded
+ * GETRANGE; longer ones in
  * pipelined GETRANGE chunks, which the server answers at different
  * moments: a value changed between two chunks would give a torn filter,
  * missing keys.  So a chunked read is fenced:
@@ -45,7 +45,9 @@
  * into the kernel, straight into a transaction's staging payload
  * (KB_IOC_TXN_WRITE) as each chunk arrives, so that bfctl never holds
  * the value: the image's CRC is computed as it streams (watch's
- * "unchanged") and the transaction committed after the fence.
+ * "unchanged") and the transaction committed after the fence.  -o naming
+ * a file (new or regular) streams the same way: header, value, zeros and
+ * CRC in order into a temporary file renamed over it after the fence.
  */
 struct fetch {
 	bool gozero;
@@ -57,14 +59,24 @@ struct fetch {
 	u8 *dst;		/* where the value's bytes go in img */
 	u64 cap;		/* the longest value that fits */
 	u64 len;		/* bytes read */
-	/* streaming (gozero into the kernel) */
+	/* streaming (gozero into the kernel or into a file) */
 	bool stream;
 	int dev;		/* /dev/kbloom, the transaction's file */
 	bool txn;		/* a transaction is open on dev */
+	bool dev_stream;	/* streaming into the kernel */
+	bool to_file;		/* -o names a file that can be replaced */
+	struct kbu_out out;	/* its temporary file while out.fd >= 0 */
+	u64 pos;		/* value bytes written to out */
 	u32 crc;		/* over the image's header and payload so far */
 	u8 last;		/* the value's byte at cap - 1 */
 	struct kb_params p;
 };
+
+/*
+ * A read's answer: the value changed under it, read it again (not 1,
+ * which is BFCTL_ABSENT: a value that grew or shrank is no missing key)
+ */
+#define PULL_AGAIN	2
 
 static int pull_fail(struct bfctl_redis_pull *pl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -196,6 +208,8 @@ static int stream_begin(struct bfctl_redis_pull *pl, struct fetch *fx,
 		kbdev_txn_abort(fx->dev);
 		fx->txn = false;
 	}
+	if (fx->out.fd >= 0)
+		kbu_out_abort(&fx->out);
 	if (kb_gozero_import(&fx->p, NULL, 0, fx->bits, max, &why))
 		return pull_fail(pl, "%llu bits: %s",
 				 (unsigned long long)fx->bits,
@@ -203,6 +217,18 @@ static int stream_begin(struct bfctl_redis_pull *pl, struct fetch *fx,
 	fx->p.key_type = fx->have_key_type ? fx->key_type : KB_KEY_BYTES;
 	fx->cap = (fx->bits + 7) / 8;
 	fx->last = 0;
+	kb_image_fill_header(&h, &fx->p, 0);
+	fx->crc = kb_image_crc_update(kb_image_crc_init(), &h, sizeof(h));
+	if (!fx->dev_stream) {
+		/* -o: header, value, zeros and CRC in order to a temporary */
+		fx->pos = 0;
+		ret = kbu_out_open(&fx->out, pl->out);
+		if (!ret)
+			ret = kbu_write_all(fx->out.fd, &h, sizeof(h));
+		if (ret)
+			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
+		return 0;
+	}
 	if (kbdev_set_name(c.name, pl->name))
 		return pull_fail(pl, "%s: not a filter name", pl->name);
 	c.kind = KB_KIND_GOZERO;
@@ -215,8 +241,6 @@ static int stream_begin(struct bfctl_redis_pull *pl, struct fetch *fx,
 	if (ret)
 		return pull_fail(pl, "filter %s: %s", pl->name, strerror(-ret));
 	fx->txn = true;
-	kb_image_fill_header(&h, &fx->p, 0);
-	fx->crc = kb_image_crc_update(kb_image_crc_init(), &h, sizeof(h));
 	return 0;
 }
 
@@ -230,10 +254,20 @@ static int sink(struct bfctl_redis_pull *pl, struct fetch *fx, u64 off,
 		memcpy(fx->dst + off, buf, n);
 		return 0;
 	}
-	ret = kbdev_txn_write(fx->dev, pl->name, off, buf, n);
-	if (ret)
-		return pull_fail(pl, "write into %s: %s", pl->name,
-				 strerror(-ret));
+	if (!fx->dev_stream) {
+		/* the replies come in order: the file is written in order */
+		if (off != fx->pos)
+			return pull_fail(pl, "%s: reply out of order", pl->key);
+		ret = kbu_write_all(fx->out.fd, buf, n);
+		if (ret)
+			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
+		fx->pos += n;
+	} else {
+		ret = kbdev_txn_write(fx->dev, pl->name, off, buf, n);
+		if (ret)
+			return pull_fail(pl, "write into %s: %s", pl->name,
+					 strerror(-ret));
+	}
 	fx->crc = kb_image_crc_update(fx->crc, buf, n);
 	if (n && off + n == fx->cap)
 		fx->last = ((const u8 *)buf)[n - 1];
@@ -249,9 +283,17 @@ static int fetch_alloc(struct bfctl_redis_pull *pl, struct fetch *fx, u64 len)
 	struct kb_params p;
 	enum kb_img_err why;
 
-	fx->stream = fx->gozero && fx->dev >= 0;
+	fx->dev_stream = fx->gozero && fx->dev >= 0;
+	fx->stream = fx->dev_stream || (fx->gozero && fx->to_file);
 	if (fx->stream)
 		return stream_begin(pl, fx, max);
+	/* the metadata turned a streamed pull into an image's: end it */
+	if (fx->txn) {
+		kbdev_txn_abort(fx->dev);
+		fx->txn = false;
+	}
+	if (fx->out.fd >= 0)
+		kbu_out_abort(&fx->out);
 	if (fx->gozero) {
 		if (fx->img)	/* the same bits: the same buffer */
 			return 0;
@@ -303,7 +345,8 @@ static s64 take(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 }
 
 /*
- * The deterministic pause of the tests: after chunk 1, with
+ * The deterministic pause of the tests: after chunk 1 (or, for a small
+ * value, between STRLEN and its read), with
  * BFCTL_REDIS_TEST_PAUSE naming a FIFO of ours, say so through it and
  * wait until the test has changed the value and closed it again.  A
  * handshake, not a command: the environment never makes bfctl run
@@ -337,8 +380,8 @@ static void test_pause(void)
 
 /*
  * Pipelined GETRANGE chunks of len bytes into fx->dst, at most
- * BFCTL_REDIS_WINDOW in flight.  0, 1 (a chunk came short: the value
- * shrank, read again) or -1.
+ * BFCTL_REDIS_WINDOW in flight.  0, PULL_AGAIN (a chunk came short: the
+ * value shrank) or -1.
  */
 static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		       struct fetch *fx, u64 len, bool first)
@@ -378,29 +421,38 @@ static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 			got += n;
 		}
 	}
-	return shortread;
+	return shortread ? PULL_AGAIN : 0;
 }
 
-/* the payload's zeros past the value (the kernel's are there): their CRC */
-static void stream_zeros(struct fetch *fx, u64 from)
+/* the payload's zeros past the value (the kernel's are there already) */
+static int stream_zeros(struct bfctl_redis_pull *pl, struct fetch *fx,
+			u64 from)
 {
 	static const u8 zeros[4096];
 	u64 n;
+	int ret;
 
 	for (; from < fx->cap; from += n) {
 		n = fx->cap - from < sizeof(zeros) ? fx->cap - from :
 		    sizeof(zeros);
 		fx->crc = kb_image_crc_update(fx->crc, zeros, n);
+		if (fx->dev_stream)
+			continue;
+		ret = kbu_write_all(fx->out.fd, zeros, n);
+		if (ret)
+			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
 	}
+	return 0;
 }
 
-/* the value of pl->key into fx: 0, 1 (read again), BFCTL_ABSENT or -1 */
+/* the value of pl->key into fx: 0, PULL_AGAIN, BFCTL_ABSENT or -1 */
 static int read_value(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		      struct fetch *fx, bool first)
 {
 	const char *slen[] = { "STRLEN", pl->key };
 	const char *ex[] = { "EXISTS", pl->key };
-	const char *get[] = { "GET", pl->key };
+	char lim[24];
+	const char *get[] = { "GETRANGE", pl->key, "0", lim };
 	redisReply *rep;
 	long long len;
 	s64 n;
@@ -432,20 +484,31 @@ static int read_value(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		if (n)
 			return (int)n;
 	} else {
-		/* one GET is atomic; a value that grew since STRLEN: again */
-		if (redisAppendCommandArgv(r->c, 2, get, NULL) != REDIS_OK)
+		/*
+		 * One GETRANGE is atomic, and bounded: a value that grew
+		 * since STRLEN comes back at most one chunk and a byte long
+		 * and is read again (then in chunks if it is that long now),
+		 * never as an unbounded reply.
+		 */
+		snprintf(lim, sizeof(lim), "%llu",
+			 (unsigned long long)r->o->chunk);
+		if (first)	/* the tests grow the value here */
+			test_pause();
+		if (redisAppendCommandArgv(r->c, 4, get, NULL) != REDIS_OK)
 			return pull_fail(pl, "out of memory"), -1;
 		n = take(r, pl, fx, 0, fx->cap);
 		if (n < 0)
 			return -1;
-		if ((u64)n > fx->cap || (!fx->gozero && (u64)n != fx->cap))
-			return 1;
+		if ((u64)n > fx->cap || (u64)n > r->o->chunk ||
+		    (!fx->gozero && (u64)n != fx->cap))
+			return PULL_AGAIN;
 		len = n;
 	}
 	/* zeros past the value: Redis reads missing bytes as 0 */
-	if (fx->stream)
-		stream_zeros(fx, (u64)len);
-	else if (fx->gozero)
+	if (fx->stream) {
+		if (stream_zeros(pl, fx, (u64)len))
+			return -1;
+	} else if (fx->gozero)
 		memset(fx->dst + len, 0, fx->cap - (u64)len);
 	fx->len = (u64)len;
 	return 0;
@@ -580,6 +643,19 @@ static int stream_load(struct bfctl_redis_pull *pl, struct fetch *fx)
 	int ret;
 
 	pl->unchanged = pl->last_len == len && pl->last_crc == crc;
+	if (!fx->dev_stream) {
+		u8 t[KB_IMAGE_TRAILER_LEN] = { crc, crc >> 8, crc >> 16,
+					       crc >> 24 };
+
+		ret = kbu_write_all(fx->out.fd, t, sizeof(t));
+		if (ret || pl->unchanged)
+			kbu_out_abort(&fx->out);
+		else
+			ret = kbu_out_commit(&fx->out);
+		if (ret)
+			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
+		goto done;
+	}
 	fx->txn = false;
 	ret = pl->unchanged ? kbdev_txn_abort(fx->dev) :
 	      kbdev_txn_commit(fx->dev);
@@ -587,6 +663,7 @@ static int stream_load(struct bfctl_redis_pull *pl, struct fetch *fx)
 		return pull_fail(pl, "load into %s: %s", pl->name,
 				 ret == -EINVAL ? "the kernel refused the payload (bits past --bits?)" :
 				 strerror(-ret));
+done:
 	pl->last_len = len;
 	pl->last_crc = crc;
 	return 0;
@@ -595,7 +672,8 @@ static int stream_load(struct bfctl_redis_pull *pl, struct fetch *fx)
 int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 			  struct kbconn *kc, struct bfctl_redis_pull *pl)
 {
-	struct fetch fx = { .dev = -1 };
+	struct fetch fx = { .dev = -1, .out.fd = -1 };
+	struct stat st;
 	u32 tries;
 	int ret;
 
@@ -613,6 +691,14 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 					 strerror(-ret));
 		fx.dev = kc->dev;
 	}
+	/*
+	 * -o streams into a temporary file renamed over it at the end; not
+	 * into stdout, a pipe or a device, where a restarted read could not
+	 * take back what it wrote.
+	 */
+	fx.to_file = pl->out && strcmp(pl->out, "-") &&
+		     (stat(pl->out, &st) ? errno == ENOENT :
+		      S_ISREG(st.st_mode));
 	for (tries = 0; tries < BFCTL_REDIS_TRIES; tries++) {
 		ret = fence_begin(r, sub, pl);
 		if (!ret)
@@ -660,6 +746,8 @@ out:
 	}
 	if (fx.txn)	/* the live filter serves on as it was */
 		kbdev_txn_abort(fx.dev);
+	if (fx.out.fd >= 0)
+		kbu_out_abort(&fx.out);
 	free(fx.img);
 	return ret;
 }
