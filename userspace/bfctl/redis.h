@@ -122,6 +122,16 @@ struct bfctl_redis_pull {
 	char why[320];		/* what failed */
 };
 
+/* redis_fence.c: the fence of a read (0, or BFCTL_ERR with pl->why) */
+int bfctl_redis_fence_begin(struct bfctl_redis *r, struct bfctl_redis *sub,
+			    struct bfctl_redis_pull *pl, long long *flushes);
+/* after the read: 0 unchanged, 1 changed (read again), -1 error */
+int bfctl_redis_fence_end(struct bfctl_redis *r, struct bfctl_redis *sub,
+			  struct bfctl_redis_pull *pl, bool gozero,
+			  long long flushes);
+int bfctl_redis_unwatch(struct bfctl_redis *r);
+void bfctl_redis_test_pause(void);
+
 /*
  * Read key (fenced by sub, if not NULL, else WATCH/EXEC), check it, and
  * load it whole into the kernel filter (or -o): BFCTL_OK, BFCTL_ABSENT

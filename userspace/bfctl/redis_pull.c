@@ -19,6 +19,10 @@
  *   read holds every bit the value had when the read began (a superset
  *   of it, a subset of the value now), which a later pull completes.
  *   Any other event (set, rename, del, setrange, ...) restarts the read.
+ *   FLUSHDB, FLUSHALL and SWAPDB publish no event for the key: the read
+ *   is also WATCHed and ends with an empty MULTI/EXEC; a failed EXEC with
+ *   setbit events only is accepted if those commands' call counts (INFO
+ *   commandstats) did not move.
  *
  *   events off: WATCH before the read, an empty MULTI/EXEC after it; EXEC
  *   fails if the key changed at all, and the read restarts.
@@ -67,6 +71,7 @@ struct fetch {
 	bool to_file;		/* -o names a file that can be replaced */
 	struct kbu_out out;	/* its temporary file while out.fd >= 0 */
 	u64 pos;		/* value bytes written to out */
+	long long flushes;	/* flush_calls() when the read began */
 	u32 crc;		/* over the image's header and payload so far */
 	u8 last;		/* the value's byte at cap - 1 */
 	struct kb_params p;
@@ -250,6 +255,8 @@ static int sink(struct bfctl_redis_pull *pl, struct fetch *fx, u64 off,
 {
 	int ret;
 
+	if (!n)
+		return 0;
 	if (!fx->stream) {
 		memcpy(fx->dst + off, buf, n);
 		return 0;
@@ -345,40 +352,6 @@ static s64 take(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 }
 
 /*
- * The deterministic pause of the tests: after chunk 1 (or, for a small
- * value, between STRLEN and its read), with
- * BFCTL_REDIS_TEST_PAUSE naming a FIFO of ours, say so through it and
- * wait until the test has changed the value and closed it again.  A
- * handshake, not a command: the environment never makes bfctl run
- * anything, and anything but our own FIFO is ignored.
- */
-static void test_pause(void)
-{
-	const char *path = getenv("BFCTL_REDIS_TEST_PAUSE");
-	struct stat st;
-	char c;
-	int fd;
-
-	if (!path || !*path || lstat(path, &st) || !S_ISFIFO(st.st_mode) ||
-	    st.st_uid != geteuid())
-		return;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (write(fd, "p\n", 2) != 2) {
-		close(fd);
-		return;
-	}
-	close(fd);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	while (read(fd, &c, 1) > 0)
-		;
-	close(fd);
-}
-
-/*
  * Pipelined GETRANGE chunks of len bytes into fx->dst, at most
  * BFCTL_REDIS_WINDOW in flight.  0, PULL_AGAIN (a chunk came short: the
  * value shrank) or -1.
@@ -406,7 +379,8 @@ static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		}
 		{
 			u64 n = len - got < chunk ? len - got : chunk;
-			s64 m = take(r, pl, fx, got, n);
+			/* after a short chunk nothing is kept: read again */
+			s64 m = take(r, pl, fx, got, shortread ? 0 : n);
 
 			/* replies still in flight: the connection is out of step */
 			if (m < 0) {
@@ -417,7 +391,7 @@ static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 			if ((u64)m != n)
 				shortread = true;
 			if (first && !got)
-				test_pause();
+				bfctl_redis_test_pause();
 			got += n;
 		}
 	}
@@ -493,7 +467,7 @@ static int read_value(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		snprintf(lim, sizeof(lim), "%llu",
 			 (unsigned long long)r->o->chunk);
 		if (first)	/* the tests grow the value here */
-			test_pause();
+			bfctl_redis_test_pause();
 		if (redisAppendCommandArgv(r->c, 4, get, NULL) != REDIS_OK)
 			return pull_fail(pl, "out of memory"), -1;
 		n = take(r, pl, fx, 0, fx->cap);
@@ -511,49 +485,6 @@ static int read_value(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 	} else if (fx->gozero)
 		memset(fx->dst + len, 0, fx->cap - (u64)len);
 	fx->len = (u64)len;
-	return 0;
-}
-
-/* after the read: did the value change meanwhile?  0 no, 1 yes, -1 */
-static int fence_end(struct bfctl_redis *r, struct bfctl_redis *sub,
-		     struct bfctl_redis_pull *pl, const struct fetch *fx)
-{
-	const char *multi[] = { "MULTI" }, *exec[] = { "EXEC" };
-	redisReply *rep;
-	int ev = 0, changed;
-
-	if (sub) {
-		if (bfctl_redis_sub_barrier(sub, &ev))
-			return redis_fail(pl, sub), -1;
-		pl->fence_ev = ev;
-		/* setbit on a kbloom image breaks its CRC: read again */
-		return (ev & RSUB_OTHER) || (!fx->gozero && ev) ? 1 : 0;
-	}
-	rep = bfctl_redis_cmd(r, 1, multi, NULL);
-	if (!rep)
-		return redis_fail(pl, r), -1;
-	freeReplyObject(rep);
-	rep = bfctl_redis_cmd(r, 1, exec, NULL);
-	if (!rep)
-		return redis_fail(pl, r), -1;
-	changed = rep->type == REDIS_REPLY_NIL;
-	freeReplyObject(rep);
-	return changed;
-}
-
-static int fence_begin(struct bfctl_redis *r, struct bfctl_redis *sub,
-		       struct bfctl_redis_pull *pl)
-{
-	const char *watch[] = { "WATCH", pl->key };
-	redisReply *rep;
-	int ev = 0;
-
-	if (sub)	/* what was published before the read does not count */
-		return bfctl_redis_sub_barrier(sub, &ev) ? redis_fail(pl, sub) : 0;
-	rep = bfctl_redis_cmd(r, 2, watch, NULL);
-	if (!rep)
-		return redis_fail(pl, r);
-	freeReplyObject(rep);
 	return 0;
 }
 
@@ -700,7 +631,7 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 		     (stat(pl->out, &st) ? errno == ENOENT :
 		      S_ISREG(st.st_mode));
 	for (tries = 0; tries < BFCTL_REDIS_TRIES; tries++) {
-		ret = fence_begin(r, sub, pl);
+		ret = bfctl_redis_fence_begin(r, sub, pl, &fx.flushes);
 		if (!ret)
 			ret = check_meta(r, pl, &fx);
 		if (ret)
@@ -715,7 +646,12 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 			goto out;
 		}
 		if (!ret)
-			ret = fence_end(r, sub, pl, &fx);
+			ret = bfctl_redis_fence_end(r, sub, pl, fx.gozero,
+						    fx.flushes);
+		else if (bfctl_redis_unwatch(r)) {	/* the next read WATCHes afresh */
+			ret = redis_fail(pl, r);
+			goto out;
+		}
 		if (ret < 0) {
 			ret = BFCTL_ERR;
 			goto out;
@@ -737,13 +673,8 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 	if (!ret)
 		pl->last_bits = fx.gozero ? fx.bits : 0;
 out:
-	if (ret && !sub && r->c && !r->io_err) {
-		const char *unwatch[] = { "UNWATCH" };
-		redisReply *rep = bfctl_redis_cmd(r, 1, unwatch, NULL);
-
-		if (rep)
-			freeReplyObject(rep);
-	}
+	if (ret && r->c && !r->io_err)
+		bfctl_redis_unwatch(r);
 	if (fx.txn)	/* the live filter serves on as it was */
 		kbdev_txn_abort(fx.dev);
 	if (fx.out.fd >= 0)
