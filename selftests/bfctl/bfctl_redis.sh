@@ -15,7 +15,8 @@
 # during a chunked pull is read again (the streamed transaction aborted,
 # the filter equal to the new value); a value with bits past --bits is
 # refused and the filter serves unchanged; a 32 MiB value is pulled with
-# a peak RSS under half its size (streamed into the kernel).
+# a peak RSS under half its size (streamed into the kernel); a kernel
+# filter flushed behind a watcher is loaded again by its next poll.
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
 U=$(dirname "$B")
@@ -279,5 +280,22 @@ expect 0 "the big filter is whole (info)" $N $B info -j rbig
 json_check "m = 2^28" "$out" "j['m'] == $((big * 8))"
 $N $B destroy rbig 2> /dev/null
 R DEL gzbig > /dev/null
+
+# ---- the kernel filter changed behind the watcher: the poll restores it ----
+R DEL gz > /dev/null
+add p1
+$N $B -j redis watch rw gz --debounce 0.1 --poll 1 --server $S \
+	> "$TMP/w.log" 2> "$TMP/w.err" &
+wpid=$!
+m0=0
+synced "a watcher with a 1 s poll"
+# (the flush is not checked to differ first: the poll may already have
+# restored it; the status line below says that it did)
+$N $B flush rw
+wait_for "the poll loads the value again after a flush" \
+	grep -q '"detail":"the kernel filter was changed outside' "$TMP/w.log"
+check "and the kernel answers as go-zero's Exists again" agree
+kill -TERM "$wpid"; wait "$wpid" 2> /dev/null
+wpid=
 
 done_testing

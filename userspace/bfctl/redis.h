@@ -118,6 +118,14 @@ struct bfctl_redis_pull {
 	u32 last_crc;		/* of the last image loaded (watch) */
 	u64 last_bits;		/* of the last pull, if a gozero value */
 	u64 last_len;
+	/*
+	 * The kernel filter as the last load left it (id, generation, bits
+	 * set, count): a filter changed since by someone else (a flush, an
+	 * add, an upload) is loaded again even if the value is unchanged.
+	 */
+	u64 kstate[4];
+	bool have_kstate;
+	bool diverged;		/* this pull found it changed */
 	struct kb_params p;	/* of the image loaded */
 	char why[320];		/* what failed */
 };

@@ -153,6 +153,35 @@ static int check_meta(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 	return 0;
 }
 
+static void kernel_state(const struct kb_ioc_info *i, u64 st[4])
+{
+	st[0] = i->id;
+	st[1] = i->generation;
+	st[2] = i->bits_set;
+	st[3] = i->count;
+}
+
+static bool kernel_state_is(const struct bfctl_redis_pull *pl,
+			    const struct kb_ioc_info *i)
+{
+	u64 st[4];
+
+	kernel_state(i, st);
+	return !memcmp(st, pl->kstate, sizeof(st));
+}
+
+/* after a load into the kernel: what the next pull compares with */
+static void kernel_state_note(struct kbconn *kc, struct bfctl_redis_pull *pl)
+{
+	struct kb_ioc_info info;
+
+	pl->have_kstate = false;
+	if (!pl->name || pl->out || kbconn_info(kc, pl->name, &info))
+		return;
+	kernel_state(&info, pl->kstate);
+	pl->have_kstate = true;
+}
+
 /*
  * What the pull expects: --bits (a gozero value), else the kernel filter's
  * kind and bits (a gozero filter takes the raw value), else what the last
@@ -194,6 +223,10 @@ static int pull_expect(struct kbconn *kc, struct bfctl_redis_pull *pl,
 	}
 	fx->key_type = info.key_type;
 	fx->have_key_type = true;
+	if (pl->have_kstate && !pl->out && !kernel_state_is(pl, &info)) {
+		pl->diverged = true;
+		pl->last_len = 0;	/* "unchanged" would keep the change */
+	}
 	return 0;
 }
 
@@ -611,6 +644,7 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 	pl->retries = 0;
 	pl->missing = false;
 	pl->unchanged = false;
+	pl->diverged = false;
 	pl->why[0] = 0;
 	if (pull_expect(kc, pl, &fx))
 		return BFCTL_ERR;
@@ -670,8 +704,10 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 	if (!ret)
 		ret = fx.stream ? stream_load(pl, &fx) :
 		      load_image(kc, pl, fx.img, fx.img_len);
-	if (!ret)
+	if (!ret) {
 		pl->last_bits = fx.gozero ? fx.bits : 0;
+		kernel_state_note(kc, pl);
+	}
 out:
 	if (ret && r->c && !r->io_err)
 		bfctl_redis_unwatch(r);
@@ -703,5 +739,7 @@ int bfctl_redis_pull_empty(struct kbconn *kc, struct bfctl_redis_pull *pl)
 	bfctl_image_finish(img, &f, 0);
 	ret = load_image(kc, pl, img, len);
 	free(img);
+	if (!ret)
+		kernel_state_note(kc, pl);
 	return ret;
 }
