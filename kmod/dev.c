@@ -181,6 +181,8 @@ static int kb_txn_keys(struct kb_file *kf, const char *name, enum kb_op op,
 	if (IS_ERR(t))
 		ret = -ENOENT;
 	else
+		ret = kb_txn_use(t, KB_TXN_KEYS);
+	if (!ret)
 		ret = kb_gen_keys(t->gen, op, keys, n, bits, bad, NULL);
 	mutex_unlock(&kf->lock);
 	return ret;
@@ -404,6 +406,7 @@ static const unsigned int kb_ioc_cmds[KB_IOC_NR_MAX + 1] = {
 	[_IOC_NR(KB_IOC_TXN_BEGIN)] = KB_IOC_TXN_BEGIN,
 	[_IOC_NR(KB_IOC_TXN_COMMIT)] = KB_IOC_TXN_COMMIT,
 	[_IOC_NR(KB_IOC_TXN_ABORT)] = KB_IOC_TXN_ABORT,
+	[_IOC_NR(KB_IOC_TXN_WRITE)] = KB_IOC_TXN_WRITE,
 };
 
 static bool kb_ioc_known(unsigned int cmd)
@@ -448,6 +451,8 @@ static long kb_dev_ioctl(struct file *file, unsigned int cmd,
 		return kb_ioc_txn_end(file, kf, u, true);
 	case KB_IOC_TXN_ABORT:
 		return kb_ioc_txn_end(file, kf, u, false);
+	case KB_IOC_TXN_WRITE:
+		return kb_ioc_txn_write(file, kf, u);
 	}
 	return -ENOTTY;
 }

@@ -32,5 +32,6 @@ struct kb_txn *kb_file_txn_find(struct kb_file *kf, const char *name);
 /* dev_image.c */
 long kb_ioc_upload(struct file *file, struct kb_file *kf, void __user *u);
 long kb_ioc_export(struct file *file, struct kb_file *kf, void __user *u);
+long kb_ioc_txn_write(struct file *file, struct kb_file *kf, void __user *u);
 
 #endif /* _KB_DEV_H */

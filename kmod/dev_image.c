@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kbloom: image upload and export through /dev/kbloom (uapi section 3).
+ * kbloom: image upload and export through /dev/kbloom (uapi section 3),
+ * and raw payload writes into a transaction.
  * Both copy in steps through a kernel buffer, and neither holds a lock or
  * a filter reference across a copy to or from user memory: an export
  * re-finds its filter by id for each step and answers EAGAIN if it
@@ -11,6 +12,7 @@
 #include <linux/uaccess.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
+#include <linux/overflow.h>
 
 #include "internal.h"
 #include "dev.h"
@@ -276,5 +278,70 @@ long kb_ioc_export(struct file *file, struct kb_file *kf, void __user *u)
 	ret = kb_image_out(&o, &a);
 	if ((!ret || ret == -ENOSPC) && kb_copy_out(u, &a, sizeof(a), usize))
 		return -EFAULT;
+	return ret;
+}
+
+/*
+ * KB_IOC_TXN_WRITE: raw payload bytes into the file's transaction, copied
+ * from the user a chunk at a time into a bounce buffer with no lock held,
+ * then stored under kf->lock (a transaction found again for each chunk:
+ * one ended meanwhile answers ENOENT).
+ */
+long kb_ioc_txn_write(struct file *file, struct kb_file *kf, void __user *u)
+{
+	struct kb_ioc_write a;
+	const u8 __user *src;
+	struct kb_txn *t;
+	u64 done, n, end;
+	u32 usize;
+	u8 *bounce;
+	long ret;
+
+	ret = kb_copy_in(&a, sizeof(a), KB_IOC_WRITE_SIZE_VER0, u, &usize);
+	if (ret)
+		return ret;
+	if (a.flags || !kb_zero(a.reserved, sizeof(a.reserved)) ||
+	    !kb_ioc_name_ok(a.name) || check_add_overflow(a.offset, a.len, &end))
+		return -EINVAL;
+	/* the bounds first: a bad write copies nothing */
+	if (mutex_lock_killable(&kf->lock))
+		return -EINTR;
+	t = kb_file_txn_find(kf, a.name);
+	if (IS_ERR(t))
+		ret = PTR_ERR(t);
+	else if (end > t->gen->f.bytes)
+		ret = -EINVAL;
+	else if (t->fill == KB_TXN_KEYS)
+		ret = -EBUSY;
+	mutex_unlock(&kf->lock);
+	if (ret || !a.len)
+		return ret;
+	bounce = kvmalloc(min_t(u64, a.len, KB_IMG_CHUNK), GFP_KERNEL);
+	if (!bounce)
+		return -ENOMEM;
+	src = u64_to_user_ptr(a.data);
+	for (done = 0; done < a.len; done += n) {
+		n = min_t(u64, a.len - done, KB_IMG_CHUNK);
+		if (copy_from_user(bounce, src + done, n)) {
+			ret = -EFAULT;
+			break;
+		}
+		if (mutex_lock_killable(&kf->lock)) {
+			ret = -EINTR;
+			break;
+		}
+		t = kb_file_txn_find(kf, a.name);
+		ret = IS_ERR(t) ? -ENOENT :
+		      kb_txn_write(t, a.offset + done, bounce, n);
+		mutex_unlock(&kf->lock);
+		if (ret)
+			break;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		cond_resched();
+	}
+	kvfree(bounce);
 	return ret;
 }

@@ -213,6 +213,20 @@ struct kb_txn {
 					 */
 	char name[KB_NAME_MAX];
 	struct kb_gen *gen;
+	u8 fill;			/* enum kb_txn_fill */
+};
+
+/*
+ * How a transaction's staging generation is filled: by key batches or an
+ * uploaded image (a bound, counted filter), or by raw payload bytes
+ * (KB_IOC_TXN_WRITE: checked, byte-swapped where needed and counted only at
+ * commit).  One or the other: a raw write into a bound payload would skip
+ * the commit's checks, a key into a raw one would be lost by its swap.
+ */
+enum kb_txn_fill {
+	KB_TXN_EMPTY,
+	KB_TXN_KEYS,
+	KB_TXN_RAW,
 };
 
 static inline struct kb_net *kb_net(const struct net *net)
@@ -316,6 +330,8 @@ struct kb_txn *kb_txn_begin(struct net *net, const char *name,
 			    struct netlink_ext_ack *extack);
 int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
 		   struct netlink_ext_ack *extack);
+int kb_txn_use(struct kb_txn *t, enum kb_txn_fill how);
+int kb_txn_write(struct kb_txn *t, u64 off, const void *buf, u64 len);
 int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack);
 void kb_txn_abort(struct kb_txn *t);
 

@@ -51,13 +51,67 @@ struct kb_txn *kb_txn_begin(struct net *net, const char *name,
 int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
 		   struct netlink_ext_ack *extack)
 {
+	int ret;
+
 	/* the staging generation has the filter's key type (begin checks) */
 	if (g->f.p.key_type != t->gen->f.p.key_type) {
 		NL_SET_ERR_MSG_MOD(extack, "the key type of a filter cannot change");
 		return -EINVAL;
 	}
+	ret = kb_txn_use(t, KB_TXN_KEYS);
+	if (ret)
+		return ret;
 	kb_gen_discard(t->gen);
 	t->gen = g;
+	return 0;
+}
+
+/* t is filled the way how from now on; EBUSY if it was the other way */
+int kb_txn_use(struct kb_txn *t, enum kb_txn_fill how)
+{
+	if (t->fill != KB_TXN_EMPTY && t->fill != how)
+		return -EBUSY;
+	t->fill = how;
+	return 0;
+}
+
+/*
+ * Raw payload bytes into the staging generation (its owner's lock held, a
+ * bounded piece: the caller copied it from the user without the lock).
+ * The bounds are checked here, against the generation of now: a begin
+ * after an abort between two pieces may have changed its size.
+ */
+int kb_txn_write(struct kb_txn *t, u64 off, const void *buf, u64 len)
+{
+	struct kb_gen *g = t->gen;
+	int ret;
+
+	if (off > g->f.bytes || len > g->f.bytes - off)
+		return -EINVAL;
+	ret = kb_txn_use(t, KB_TXN_RAW);
+	if (ret)
+		return ret;
+	memcpy((u8 *)g->f.payload + off, buf, len);
+	g->seq++;		/* an export of the transaction restarts */
+	return 0;
+}
+
+/*
+ * A raw-written payload is checked as an upload's (gozero: no bit past m;
+ * classic: its k byte), brought to CPU order, and counted for statistics.
+ */
+static int kb_txn_attach(struct kb_txn *t, struct netlink_ext_ack *extack)
+{
+	struct kb_gen *g = t->gen;
+	struct kb_params p = g->f.p;
+	int ret;
+
+	ret = kb_filter_attach(&g->f, &p, g->f.payload, g->f.bytes);
+	if (ret) {
+		NL_SET_ERR_MSG_MOD(extack, "the written payload is invalid");
+		return ret;
+	}
+	kb_gen_fill(g);
 	return 0;
 }
 
@@ -76,6 +130,11 @@ int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
 	int ret;
 
 	strscpy(name, t->name, sizeof(name));
+	if (t->fill == KB_TXN_RAW) {
+		ret = kb_txn_attach(t, extack);
+		if (ret)
+			goto out;
+	}
 	if (t->set_id) {
 		s = kb_set_find_id(t->net, t->set_id);
 		if (IS_ERR(s)) {
@@ -94,6 +153,7 @@ int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
 			mutex_unlock(&kn->lock);
 		}
 	}
+out:
 	if (ret)
 		kb_gen_discard(t->gen);
 	else

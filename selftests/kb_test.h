@@ -388,6 +388,20 @@ static inline int kbt_txn(int fd, unsigned long cmd)
 	return kbt_ioc(fd, cmd, &t);
 }
 
+static inline int kbt_txn_write(int fd, const char *name, __u64 off,
+				const void *data, __u64 len)
+{
+	struct kb_ioc_write w;
+
+	memset(&w, 0, sizeof(w));
+	w.size = sizeof(w);
+	kbt_name(w.name, name);
+	w.offset = off;
+	w.data = (uintptr_t)data;
+	w.len = len;
+	return kbt_ioc(fd, KB_IOC_TXN_WRITE, &w);
+}
+
 /* write a module parameter; returns 0 or -errno */
 static inline int kbt_param_write(const char *path, const char *val)
 {

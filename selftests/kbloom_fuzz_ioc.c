@@ -127,6 +127,7 @@ static const struct {
 	{ KB_IOC_TXN_BEGIN, sizeof(struct kb_ioc_create), "txn_begin", 0, 1 },
 	{ KB_IOC_TXN_COMMIT, sizeof(struct kb_ioc_txn), "txn_commit", 0, 1 },
 	{ KB_IOC_TXN_ABORT, sizeof(struct kb_ioc_txn), "txn_abort", 0, 1 },
+	{ KB_IOC_TXN_WRITE, sizeof(struct kb_ioc_write), "txn_write", 0, 1 },
 };
 #define NCMDS ((int)(sizeof(cmds) / sizeof(cmds[0])))
 

@@ -90,6 +90,7 @@ union pv_arg {
 	struct kb_ioc_keys k;
 	struct kb_ioc_image im;
 	struct kb_ioc_txn t;
+	struct kb_ioc_write w;
 };
 
 static char pv_key[2] = "a";
@@ -140,6 +141,12 @@ static unsigned long pv_ioc_arg(unsigned int nr, union pv_arg *a)
 		a->t.size = sizeof(a->t);
 		return nr == _IOC_NR(KB_IOC_TXN_COMMIT) ? KB_IOC_TXN_COMMIT :
 		       KB_IOC_TXN_ABORT;
+	case _IOC_NR(KB_IOC_TXN_WRITE):
+		a->w.size = sizeof(a->w);
+		kbt_name(a->w.name, PV_SIP);
+		a->w.data = (uintptr_t)pv_key;
+		a->w.len = 1;
+		return KB_IOC_TXN_WRITE;
 	}
 	return 0;
 }

@@ -215,6 +215,7 @@ static const struct { unsigned long cmd; unsigned int want; } sp_nrs[] = {
 	{ KB_IOC_TXN_BEGIN, 0x4078bf07U },
 	{ KB_IOC_TXN_COMMIT, 0x4008bf08U },
 	{ KB_IOC_TXN_ABORT, 0x4008bf09U },
+	{ KB_IOC_TXN_WRITE, 0x4060bf0aU },
 };
 _Static_assert(sizeof(sp_nrs) / sizeof(sp_nrs[0]) == KB_IOC_NR_MAX,
 	       "an ioctl without its fixed number here");

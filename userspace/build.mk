@@ -109,6 +109,13 @@ $(UBUILD)/bench/bench_core: $(UBUILD)/bench/bench_core.o \
 		$(UBUILD)/bench/ldb_shim.o $(KB_BENCH_CORE_OBJS)
 	$(CXX) -o $@ $^ -lleveldb -lbloom $(KB_ULIBS) -lm
 
+$(UBUILD)/bench/bench_gozero.o: userspace/bench/bench_gozero.c
+	@mkdir -p $(@D)
+	$(CC) $(KB_BENCH_CFLAGS) -c -o $@ $<
+
+$(UBUILD)/bench/bench_gozero: $(UBUILD)/bench/bench_gozero.o $(KB_BENCH_CORE_OBJS)
+	$(CC) -o $@ $^ $(KB_ULIBS) -lm
+
 .PHONY: bench-core
 bench-core: $(UBUILD)/bench/bench_core
 	$(UBUILD)/bench/bench_core $(if $(BENCH_SMALL),--small) \

@@ -389,7 +389,8 @@ struct kb_ioc_image {
  * staging generation invisible to lookups (a second begin on the same file
  * -> EBUSY; the key type of an existing filter cannot change -> EINVAL; a
  * name that does not exist yet is created at commit).  Fill it with
- * KB_KEYS_F_TXN batches or KB_IMAGE_F_TXN uploads, then KB_IOC_TXN_COMMIT
+ * KB_KEYS_F_TXN batches, KB_IMAGE_F_TXN uploads or KB_IOC_TXN_WRITE's
+ * raw bytes, then KB_IOC_TXN_COMMIT
  * publishes it with one pointer replacement (ENOENT if the filter was
  * destroyed meanwhile, EEXIST if a new name was taken); KB_IOC_TXN_ABORT or
  * closing the file discards it (ENOENT: no transaction).  The live filter
@@ -404,6 +405,32 @@ struct kb_ioc_txn {
 	__u32		flags;
 };
 #define KB_IOC_TXN_SIZE_VER0	8
+
+/*
+ * KB_IOC_TXN_WRITE: write len raw payload bytes from data at offset into
+ * this file's transaction's staging generation (begun under name), in the
+ * byte order of an image's payload, so that a payload can be streamed in
+ * pieces as it arrives (bfctl redis pull of a gozero filter: the Redis
+ * value is the payload) instead of being held whole for KB_IOC_UPLOAD.
+ * EINVAL: flags or reserved non-zero, bad name, offset + len past the
+ * payload (kb_ioc_info.bytes); ENOENT: no transaction (EINVAL: another
+ * name); EBUSY: the transaction was filled by key batches or an upload (a
+ * transaction takes raw writes or those, not both).  Bytes never written
+ * stay zero.  KB_IOC_TXN_COMMIT then checks the payload as an upload's
+ * (gozero: no bit set past m, EINVAL; classic: its trailing k byte) before
+ * publishing it; on failure the transaction ends and the live filter
+ * serves unchanged.  The bytes are copied with no lock held.
+ */
+struct kb_ioc_write {
+	__u32		size;
+	__u32		flags;		/* none yet: 0 */
+	char		name[KB_NAME_MAX];
+	__aligned_u64	offset;		/* into the payload */
+	__aligned_u64	data;		/* user pointer */
+	__aligned_u64	len;
+	__aligned_u64	reserved[4];
+};
+#define KB_IOC_WRITE_SIZE_VER0	96
 
 /*
  * The numbers encode the size of the first version of each struct (the
@@ -428,8 +455,10 @@ struct kb_ioc_txn {
 			       KB_IOC_TXN_SIZE_VER0)
 #define KB_IOC_TXN_ABORT _IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x09, \
 			      KB_IOC_TXN_SIZE_VER0)
+#define KB_IOC_TXN_WRITE _IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0a, \
+			      KB_IOC_WRITE_SIZE_VER0)
 /* the highest command number (_IOC_NR); 1..KB_IOC_NR_MAX are all used */
-#define KB_IOC_NR_MAX	0x09
+#define KB_IOC_NR_MAX	0x0a
 
 /* ---- 4. generic netlink family "kbloom" ------------------------------- */
 

@@ -80,6 +80,13 @@ BENCH_TARGETS += bench-redis
 bench-redis: $(UBUILD)/bfctl
 	$(CURDIR)/userspace/bench/bench-redis $(UBUILD)/bfctl $(BUILD)/bench-redis.json
 
+# ---- make bench-gozero: gozero lookups, core batched vs go-zero's Exists ----
+BENCH_TARGETS += bench-gozero
+.PHONY: bench-gozero
+bench-gozero: $(UBUILD)/bench/bench_gozero $(UBUILD)/tests/gozero-oracle
+	$(CURDIR)/userspace/bench/bench-gozero $(UBUILD)/bench/bench_gozero \
+		$(UBUILD)/tests/gozero-oracle $(BUILD)/bench-gozero.json
+
 # ---- bfctl lsm: the path filter (userspace/bpf/path_filter.bpf.c) ----
 KB_BPF_PROGS += path_filter
 KB_LSM_OBJS := $(foreach o,lsm lsm_show,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)

@@ -9,7 +9,8 @@
  *   bfctl redis watch NAME KEY --server URL [--poll S] [--debounce S]
  *         [--empty-on-delete] [-j]
  *
- * Common: --password-file F (else $BFCTL_REDIS_PASSWORD, $REDISCLI_AUTH),
+ * Common: --password-file F (else $CREDENTIALS_DIRECTORY/redis-password,
+ * $BFCTL_REDIS_PASSWORD, $REDISCLI_AUTH),
  * --timeout S.  The server may also come from $BFCTL_REDIS_SERVER.
  *
  * push writes like go-zero rebuilds: the value into a temporary key of the
@@ -44,7 +45,8 @@ static void redis_usage(FILE *f)
 		"common: [--password-file F] [--timeout S] [-q]\n"
 		"URL: redis://[user@]host[:port][/db] or unix:///path[?db=N]\n"
 		"(or $BFCTL_REDIS_SERVER); the password from --password-file,\n"
-		"$BFCTL_REDIS_PASSWORD or $REDISCLI_AUTH, never the command line\n");
+		"$CREDENTIALS_DIRECTORY/redis-password (systemd), $BFCTL_REDIS_PASSWORD\n"
+		"or $REDISCLI_AUTH, never the command line\n");
 }
 
 static int usage_err(const char *verb, const char *fmt, const char *arg)

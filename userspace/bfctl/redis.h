@@ -118,9 +118,27 @@ struct bfctl_redis_pull {
 	u32 last_crc;		/* of the last image loaded (watch) */
 	u64 last_bits;		/* of the last pull, if a gozero value */
 	u64 last_len;
+	/*
+	 * The kernel filter as the last load left it (id, generation, bits
+	 * set, count): a filter changed since by someone else (a flush, an
+	 * add, an upload) is loaded again even if the value is unchanged.
+	 */
+	u64 kstate[4];
+	bool have_kstate;
+	bool diverged;		/* this pull found it changed */
 	struct kb_params p;	/* of the image loaded */
 	char why[320];		/* what failed */
 };
+
+/* redis_fence.c: the fence of a read (0, or BFCTL_ERR with pl->why) */
+int bfctl_redis_fence_begin(struct bfctl_redis *r, struct bfctl_redis *sub,
+			    struct bfctl_redis_pull *pl, long long *flushes);
+/* after the read: 0 unchanged, 1 changed (read again), -1 error */
+int bfctl_redis_fence_end(struct bfctl_redis *r, struct bfctl_redis *sub,
+			  struct bfctl_redis_pull *pl, bool gozero,
+			  long long flushes);
+int bfctl_redis_unwatch(struct bfctl_redis *r);
+void bfctl_redis_test_pause(void);
 
 /*
  * Read key (fenced by sub, if not NULL, else WATCH/EXEC), check it, and

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "redis.h"
 
@@ -121,11 +122,15 @@ int bfctl_redis_parse_url(struct bfctl_redis_opts *o, const char *url,
 	return 0;
 }
 
-/* one line of a file, without its newline; a file for root alone */
-static int password_from_file(struct bfctl_redis_opts *o, char *err,
+/*
+ * One line of a file, without its newline; a file for root alone.  what
+ * names the source in messages; empty_ok: an empty file means no password
+ * (a systemd credential must exist even for a server that wants none).
+ */
+static int password_from_file(struct bfctl_redis_opts *o, const char *f,
+			      const char *what, bool empty_ok, char *err,
 			      size_t len)
 {
-	const char *f = o->password_file;
 	struct stat st;
 	size_t n = 0;
 	FILE *fp;
@@ -136,22 +141,24 @@ static int password_from_file(struct bfctl_redis_opts *o, char *err,
 
 		if (fp)
 			fclose(fp);
-		snprintf(err, len, "--password-file %s: %s", f, strerror(e));
+		snprintf(err, len, "%s %s: %s", what, f, strerror(e));
 		return -e;
 	}
 	/* a careless admin's world-readable password: refused, not used */
 	if (st.st_mode & 0077) {
 		fclose(fp);
-		snprintf(err, len, "--password-file %s: readable by others (mode %03o): chmod 600 it",
-			 f, (unsigned int)(st.st_mode & 0777));
+		snprintf(err, len, "%s %s: readable by others (mode %03o): chmod 600 it",
+			 what, f, (unsigned int)(st.st_mode & 0777));
 		return -EPERM;
 	}
 	if (fgets(o->password, sizeof(o->password), fp))
 		n = strcspn(o->password, "\r\n");
 	fclose(fp);
 	o->password[n] = 0;
+	if (!n && empty_ok)
+		return 0;
 	if (!n) {
-		snprintf(err, len, "--password-file %s: empty", f);
+		snprintf(err, len, "%s %s: empty", what, f);
 		return -EINVAL;
 	}
 	o->have_password = true;
@@ -162,9 +169,18 @@ int bfctl_redis_load_password(struct bfctl_redis_opts *o, char *err,
 			      size_t len)
 {
 	const char *env = getenv("BFCTL_REDIS_PASSWORD");
+	const char *cred = getenv("CREDENTIALS_DIRECTORY");
+	char path[4096];
 
 	if (o->password_file)
-		return password_from_file(o, err, len);
+		return password_from_file(o, o->password_file, "--password-file",
+					  false, err, len);
+	/* systemd's LoadCredential=redis-password:FILE (the watch unit) */
+	if (cred && *cred &&
+	    (size_t)snprintf(path, sizeof(path), "%s/redis-password", cred) <
+	    sizeof(path) && !access(path, F_OK))
+		return password_from_file(o, path, "credential", true, err,
+					  len);
 	if (!env || !*env)
 		env = getenv("REDISCLI_AUTH");
 	if (!env || !*env) {
@@ -256,6 +272,15 @@ int bfctl_redis_connect(struct bfctl_redis *r, const struct bfctl_redis_opts *o)
 	r->c = o->is_unix ? redisConnectUnixWithTimeout(o->path, tv) :
 			    redisConnectWithTimeout(o->host, o->port, tv);
 	if (!r->c || r->c->err || redisSetTimeout(r->c, tv) != REDIS_OK) {
+		set_io_err(r);
+		return -1;
+	}
+	/*
+	 * A watcher's subscription is idle for hours: keepalive finds a
+	 * peer that vanished (a host down, a NAT that forgot the flow)
+	 * instead of waiting on a dead socket until the next poll.
+	 */
+	if (!o->is_unix && redisEnableKeepAlive(r->c) != REDIS_OK) {
 		set_io_err(r);
 		return -1;
 	}

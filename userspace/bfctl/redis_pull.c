@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bfctl redis pull: a Redis value into a kernel filter, whole or not at
- * all.  The value (go-zero's raw bitmap, or a kbloom image that push
- * wrote) is read straight into the image that is uploaded: a gozero
- * value into the payload of an image whose header and CRC are then
- * written around it, so neither bfctl nor the server ever holds a second
- * copy of a large value.  Small values come in one GET; longer ones in
+ * all.  A gozero value going into the kernel is streamed: each piece is
+ * written into a transaction's staging payload as it arrives
+ * (KB_IOC_TXN_WRITE) and the transaction committed after the fence, so
+ * bfctl holds no copy of the value at all.  A kbloom image that push wrote
+ * (and any value pulled to a file with -o) is read straight into the
+ * image that is uploaded or written, its CRC checked, so neither bfctl nor
+ * the server ever holds a second copy.  Small values come in one bounded
+ * GETRANGE; longer ones in
  * pipelined GETRANGE chunks, which the server answers at different
  * moments: a value changed between two chunks would give a torn filter,
  * missing keys.  So a chunked read is fenced:
@@ -16,6 +19,10 @@
  *   read holds every bit the value had when the read began (a superset
  *   of it, a subset of the value now), which a later pull completes.
  *   Any other event (set, rename, del, setrange, ...) restarts the read.
+ *   FLUSHDB, FLUSHALL and SWAPDB publish no event for the key: the read
+ *   is also WATCHed and ends with an empty MULTI/EXEC; a failed EXEC with
+ *   setbit events only is accepted if those commands' call counts (INFO
+ *   commandstats) did not move.
  *
  *   events off: WATCH before the read, an empty MULTI/EXEC after it; EXEC
  *   fails if the key changed at all, and the read restarts.
@@ -36,7 +43,16 @@
 #include "redis.h"
 #include "savefmt.h"
 
-/* what a pull reads: the value's format and where its bytes go */
+/*
+ * What a pull reads: the value's format and where its bytes go: into an
+ * image in memory (a kbloom image, or -o), or, for a gozero value going
+ * into the kernel, straight into a transaction's staging payload
+ * (KB_IOC_TXN_WRITE) as each chunk arrives, so that bfctl never holds
+ * the value: the image's CRC is computed as it streams (watch's
+ * "unchanged") and the transaction committed after the fence.  -o naming
+ * a file (new or regular) streams the same way: header, value, zeros and
+ * CRC in order into a temporary file renamed over it after the fence.
+ */
 struct fetch {
 	bool gozero;
 	u64 bits;		/* gozero */
@@ -47,7 +63,25 @@ struct fetch {
 	u8 *dst;		/* where the value's bytes go in img */
 	u64 cap;		/* the longest value that fits */
 	u64 len;		/* bytes read */
+	/* streaming (gozero into the kernel or into a file) */
+	bool stream;
+	int dev;		/* /dev/kbloom, the transaction's file */
+	bool txn;		/* a transaction is open on dev */
+	bool dev_stream;	/* streaming into the kernel */
+	bool to_file;		/* -o names a file that can be replaced */
+	struct kbu_out out;	/* its temporary file while out.fd >= 0 */
+	u64 pos;		/* value bytes written to out */
+	long long flushes;	/* flush_calls() when the read began */
+	u32 crc;		/* over the image's header and payload so far */
+	u8 last;		/* the value's byte at cap - 1 */
+	struct kb_params p;
 };
+
+/*
+ * A read's answer: the value changed under it, read it again (not 1,
+ * which is BFCTL_ABSENT: a value that grew or shrank is no missing key)
+ */
+#define PULL_AGAIN	2
 
 static int pull_fail(struct bfctl_redis_pull *pl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -119,6 +153,35 @@ static int check_meta(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 	return 0;
 }
 
+static void kernel_state(const struct kb_ioc_info *i, u64 st[4])
+{
+	st[0] = i->id;
+	st[1] = i->generation;
+	st[2] = i->bits_set;
+	st[3] = i->count;
+}
+
+static bool kernel_state_is(const struct bfctl_redis_pull *pl,
+			    const struct kb_ioc_info *i)
+{
+	u64 st[4];
+
+	kernel_state(i, st);
+	return !memcmp(st, pl->kstate, sizeof(st));
+}
+
+/* after a load into the kernel: what the next pull compares with */
+static void kernel_state_note(struct kbconn *kc, struct bfctl_redis_pull *pl)
+{
+	struct kb_ioc_info info;
+
+	pl->have_kstate = false;
+	if (!pl->name || pl->out || kbconn_info(kc, pl->name, &info))
+		return;
+	kernel_state(&info, pl->kstate);
+	pl->have_kstate = true;
+}
+
 /*
  * What the pull expects: --bits (a gozero value), else the kernel filter's
  * kind and bits (a gozero filter takes the raw value), else what the last
@@ -160,6 +223,94 @@ static int pull_expect(struct kbconn *kc, struct bfctl_redis_pull *pl,
 	}
 	fx->key_type = info.key_type;
 	fx->have_key_type = true;
+	if (pl->have_kstate && !pl->out && !kernel_state_is(pl, &info)) {
+		pl->diverged = true;
+		pl->last_len = 0;	/* "unchanged" would keep the change */
+	}
+	return 0;
+}
+
+/*
+ * A fresh transaction for each read (a read restarted after a change
+ * starts from an empty payload), and the CRC of its image's header.
+ */
+static int stream_begin(struct bfctl_redis_pull *pl, struct fetch *fx,
+			u64 max)
+{
+	struct kb_ioc_create c = { .size = sizeof(c) };
+	struct kb_image_hdr h;
+	enum kb_img_err why;
+	int ret;
+
+	if (fx->txn) {
+		kbdev_txn_abort(fx->dev);
+		fx->txn = false;
+	}
+	if (fx->out.fd >= 0)
+		kbu_out_abort(&fx->out);
+	if (kb_gozero_import(&fx->p, NULL, 0, fx->bits, max, &why))
+		return pull_fail(pl, "%llu bits: %s",
+				 (unsigned long long)fx->bits,
+				 kb_image_strerror(why));
+	fx->p.key_type = fx->have_key_type ? fx->key_type : KB_KEY_BYTES;
+	fx->cap = (fx->bits + 7) / 8;
+	fx->last = 0;
+	kb_image_fill_header(&h, &fx->p, 0);
+	fx->crc = kb_image_crc_update(kb_image_crc_init(), &h, sizeof(h));
+	if (!fx->dev_stream) {
+		/* -o: header, value, zeros and CRC in order to a temporary */
+		fx->pos = 0;
+		ret = kbu_out_open(&fx->out, pl->out);
+		if (!ret)
+			ret = kbu_write_all(fx->out.fd, &h, sizeof(h));
+		if (ret)
+			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
+		return 0;
+	}
+	if (kbdev_set_name(c.name, pl->name))
+		return pull_fail(pl, "%s: not a filter name", pl->name);
+	c.kind = KB_KIND_GOZERO;
+	c.key_type = fx->p.key_type;
+	c.hash = KB_HASH_MURMUR3;
+	c.sizing = KB_SIZING_MK;
+	c.m = fx->bits;
+	c.k = KB_GOZERO_K;
+	ret = kbdev_txn_begin(fx->dev, &c);
+	if (ret)
+		return pull_fail(pl, "filter %s: %s", pl->name, strerror(-ret));
+	fx->txn = true;
+	return 0;
+}
+
+/* n bytes of the value at off: into the image, or into the transaction */
+static int sink(struct bfctl_redis_pull *pl, struct fetch *fx, u64 off,
+		const void *buf, u64 n)
+{
+	int ret;
+
+	if (!n)
+		return 0;
+	if (!fx->stream) {
+		memcpy(fx->dst + off, buf, n);
+		return 0;
+	}
+	if (!fx->dev_stream) {
+		/* the replies come in order: the file is written in order */
+		if (off != fx->pos)
+			return pull_fail(pl, "%s: reply out of order", pl->key);
+		ret = kbu_write_all(fx->out.fd, buf, n);
+		if (ret)
+			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
+		fx->pos += n;
+	} else {
+		ret = kbdev_txn_write(fx->dev, pl->name, off, buf, n);
+		if (ret)
+			return pull_fail(pl, "write into %s: %s", pl->name,
+					 strerror(-ret));
+	}
+	fx->crc = kb_image_crc_update(fx->crc, buf, n);
+	if (n && off + n == fx->cap)
+		fx->last = ((const u8 *)buf)[n - 1];
 	return 0;
 }
 
@@ -172,6 +323,17 @@ static int fetch_alloc(struct bfctl_redis_pull *pl, struct fetch *fx, u64 len)
 	struct kb_params p;
 	enum kb_img_err why;
 
+	fx->dev_stream = fx->gozero && fx->dev >= 0;
+	fx->stream = fx->dev_stream || (fx->gozero && fx->to_file);
+	if (fx->stream)
+		return stream_begin(pl, fx, max);
+	/* the metadata turned a streamed pull into an image's: end it */
+	if (fx->txn) {
+		kbdev_txn_abort(fx->dev);
+		fx->txn = false;
+	}
+	if (fx->out.fd >= 0)
+		kbu_out_abort(&fx->out);
 	if (fx->gozero) {
 		if (fx->img)	/* the same bits: the same buffer */
 			return 0;
@@ -199,9 +361,9 @@ static int fetch_alloc(struct bfctl_redis_pull *pl, struct fetch *fx, u64 len)
 	return 0;
 }
 
-/* a bulk reply of at most room bytes into dst; its length or -1 */
+/* a bulk reply of at most room bytes to value offset off; its length or -1 */
 static s64 take(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
-		u8 *dst, u64 room)
+		struct fetch *fx, u64 off, u64 room)
 {
 	redisReply *rep = bfctl_redis_reply(r);
 	s64 n;
@@ -216,49 +378,16 @@ static s64 take(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		return n;
 	}
 	n = (s64)rep->len;
-	if ((u64)n <= room)
-		memcpy(dst, rep->str, rep->len);
+	if ((u64)n <= room && sink(pl, fx, off, rep->str, rep->len))
+		n = -1;
 	freeReplyObject(rep);
 	return n;
 }
 
 /*
- * The deterministic pause of the tests: after chunk 1, with
- * BFCTL_REDIS_TEST_PAUSE naming a FIFO of ours, say so through it and
- * wait until the test has changed the value and closed it again.  A
- * handshake, not a command: the environment never makes bfctl run
- * anything, and anything but our own FIFO is ignored.
- */
-static void test_pause(void)
-{
-	const char *path = getenv("BFCTL_REDIS_TEST_PAUSE");
-	struct stat st;
-	char c;
-	int fd;
-
-	if (!path || !*path || lstat(path, &st) || !S_ISFIFO(st.st_mode) ||
-	    st.st_uid != geteuid())
-		return;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (write(fd, "p\n", 2) != 2) {
-		close(fd);
-		return;
-	}
-	close(fd);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	while (read(fd, &c, 1) > 0)
-		;
-	close(fd);
-}
-
-/*
  * Pipelined GETRANGE chunks of len bytes into fx->dst, at most
- * BFCTL_REDIS_WINDOW in flight.  0, 1 (a chunk came short: the value
- * shrank, read again) or -1.
+ * BFCTL_REDIS_WINDOW in flight.  0, PULL_AGAIN (a chunk came short: the
+ * value shrank) or -1.
  */
 static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		       struct fetch *fx, u64 len, bool first)
@@ -283,7 +412,8 @@ static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		}
 		{
 			u64 n = len - got < chunk ? len - got : chunk;
-			s64 m = take(r, pl, fx->dst + got, n);
+			/* after a short chunk nothing is kept: read again */
+			s64 m = take(r, pl, fx, got, shortread ? 0 : n);
 
 			/* replies still in flight: the connection is out of step */
 			if (m < 0) {
@@ -294,20 +424,42 @@ static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 			if ((u64)m != n)
 				shortread = true;
 			if (first && !got)
-				test_pause();
+				bfctl_redis_test_pause();
 			got += n;
 		}
 	}
-	return shortread;
+	return shortread ? PULL_AGAIN : 0;
 }
 
-/* the value of pl->key into fx: 0, 1 (read again), BFCTL_ABSENT or -1 */
+/* the payload's zeros past the value (the kernel's are there already) */
+static int stream_zeros(struct bfctl_redis_pull *pl, struct fetch *fx,
+			u64 from)
+{
+	static const u8 zeros[4096];
+	u64 n;
+	int ret;
+
+	for (; from < fx->cap; from += n) {
+		n = fx->cap - from < sizeof(zeros) ? fx->cap - from :
+		    sizeof(zeros);
+		fx->crc = kb_image_crc_update(fx->crc, zeros, n);
+		if (fx->dev_stream)
+			continue;
+		ret = kbu_write_all(fx->out.fd, zeros, n);
+		if (ret)
+			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
+	}
+	return 0;
+}
+
+/* the value of pl->key into fx: 0, PULL_AGAIN, BFCTL_ABSENT or -1 */
 static int read_value(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		      struct fetch *fx, bool first)
 {
 	const char *slen[] = { "STRLEN", pl->key };
 	const char *ex[] = { "EXISTS", pl->key };
-	const char *get[] = { "GET", pl->key };
+	char lim[24];
+	const char *get[] = { "GETRANGE", pl->key, "0", lim };
 	redisReply *rep;
 	long long len;
 	s64 n;
@@ -339,63 +491,33 @@ static int read_value(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		if (n)
 			return (int)n;
 	} else {
-		/* one GET is atomic; a value that grew since STRLEN: again */
-		if (redisAppendCommandArgv(r->c, 2, get, NULL) != REDIS_OK)
+		/*
+		 * One GETRANGE is atomic, and bounded: a value that grew
+		 * since STRLEN comes back at most one chunk and a byte long
+		 * and is read again (then in chunks if it is that long now),
+		 * never as an unbounded reply.
+		 */
+		snprintf(lim, sizeof(lim), "%llu",
+			 (unsigned long long)r->o->chunk);
+		if (first)	/* the tests grow the value here */
+			bfctl_redis_test_pause();
+		if (redisAppendCommandArgv(r->c, 4, get, NULL) != REDIS_OK)
 			return pull_fail(pl, "out of memory"), -1;
-		n = take(r, pl, fx->dst, fx->cap);
+		n = take(r, pl, fx, 0, fx->cap);
 		if (n < 0)
 			return -1;
-		if ((u64)n > fx->cap || (!fx->gozero && (u64)n != fx->cap))
-			return 1;
+		if ((u64)n > fx->cap || (u64)n > r->o->chunk ||
+		    (!fx->gozero && (u64)n != fx->cap))
+			return PULL_AGAIN;
 		len = n;
 	}
 	/* zeros past the value: Redis reads missing bytes as 0 */
-	if (fx->gozero)
+	if (fx->stream) {
+		if (stream_zeros(pl, fx, (u64)len))
+			return -1;
+	} else if (fx->gozero)
 		memset(fx->dst + len, 0, fx->cap - (u64)len);
 	fx->len = (u64)len;
-	return 0;
-}
-
-/* after the read: did the value change meanwhile?  0 no, 1 yes, -1 */
-static int fence_end(struct bfctl_redis *r, struct bfctl_redis *sub,
-		     struct bfctl_redis_pull *pl, const struct fetch *fx)
-{
-	const char *multi[] = { "MULTI" }, *exec[] = { "EXEC" };
-	redisReply *rep;
-	int ev = 0, changed;
-
-	if (sub) {
-		if (bfctl_redis_sub_barrier(sub, &ev))
-			return redis_fail(pl, sub), -1;
-		pl->fence_ev = ev;
-		/* setbit on a kbloom image breaks its CRC: read again */
-		return (ev & RSUB_OTHER) || (!fx->gozero && ev) ? 1 : 0;
-	}
-	rep = bfctl_redis_cmd(r, 1, multi, NULL);
-	if (!rep)
-		return redis_fail(pl, r), -1;
-	freeReplyObject(rep);
-	rep = bfctl_redis_cmd(r, 1, exec, NULL);
-	if (!rep)
-		return redis_fail(pl, r), -1;
-	changed = rep->type == REDIS_REPLY_NIL;
-	freeReplyObject(rep);
-	return changed;
-}
-
-static int fence_begin(struct bfctl_redis *r, struct bfctl_redis *sub,
-		       struct bfctl_redis_pull *pl)
-{
-	const char *watch[] = { "WATCH", pl->key };
-	redisReply *rep;
-	int ev = 0;
-
-	if (sub)	/* what was published before the read does not count */
-		return bfctl_redis_sub_barrier(sub, &ev) ? redis_fail(pl, sub) : 0;
-	rep = bfctl_redis_cmd(r, 2, watch, NULL);
-	if (!rep)
-		return redis_fail(pl, r);
-	freeReplyObject(rep);
 	return 0;
 }
 
@@ -421,6 +543,16 @@ static int make_image(struct bfctl_redis_pull *pl, struct fetch *fx)
 		return 0;
 	}
 	/* image import's check: the length and no bit past --bits */
+	if (fx->stream) {
+		/* the length was checked before the read; the last byte here */
+		if (fx->len == fx->cap && fx->bits % 8 &&
+		    (fx->last & (0xffU >> (fx->bits % 8))))
+			return pull_fail(pl, "%s: not the value of a go-zero filter of %llu bits: %s",
+					 pl->key, (unsigned long long)fx->bits,
+					 kb_image_strerror(KB_IMG_GOZERO_PAD));
+		pl->p = fx->p;
+		return 0;
+	}
 	if (kb_gozero_import(&p, fx->dst, fx->len, fx->bits, 0, &why))
 		return pull_fail(pl, "%s: not the value of a go-zero filter of %llu bits: %s",
 				 pl->key, (unsigned long long)fx->bits,
@@ -464,21 +596,76 @@ static int load_image(struct kbconn *kc, struct bfctl_redis_pull *pl,
 	return 0;
 }
 
+/*
+ * The streamed transaction: committed (the kernel checks the payload once
+ * more), or aborted when its image equals the last one loaded.
+ */
+static int stream_load(struct bfctl_redis_pull *pl, struct fetch *fx)
+{
+	u64 len = kb_image_size(&fx->p);
+	u32 crc = kb_image_crc_final(fx->crc);
+	int ret;
+
+	pl->unchanged = pl->last_len == len && pl->last_crc == crc;
+	if (!fx->dev_stream) {
+		u8 t[KB_IMAGE_TRAILER_LEN] = { crc, crc >> 8, crc >> 16,
+					       crc >> 24 };
+
+		ret = kbu_write_all(fx->out.fd, t, sizeof(t));
+		if (ret || pl->unchanged)
+			kbu_out_abort(&fx->out);
+		else
+			ret = kbu_out_commit(&fx->out);
+		if (ret)
+			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
+		goto done;
+	}
+	fx->txn = false;
+	ret = pl->unchanged ? kbdev_txn_abort(fx->dev) :
+	      kbdev_txn_commit(fx->dev);
+	if (ret)
+		return pull_fail(pl, "load into %s: %s", pl->name,
+				 ret == -EINVAL ? "the kernel refused the payload (bits past --bits?)" :
+				 strerror(-ret));
+done:
+	pl->last_len = len;
+	pl->last_crc = crc;
+	return 0;
+}
+
 int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 			  struct kbconn *kc, struct bfctl_redis_pull *pl)
 {
-	struct fetch fx = { 0 };
+	struct fetch fx = { .dev = -1, .out.fd = -1 };
+	struct stat st;
 	u32 tries;
 	int ret;
 
 	pl->retries = 0;
 	pl->missing = false;
 	pl->unchanged = false;
+	pl->diverged = false;
 	pl->why[0] = 0;
 	if (pull_expect(kc, pl, &fx))
 		return BFCTL_ERR;
+	/* a gozero value into the kernel streams through a transaction */
+	if (pl->name && !pl->out) {
+		ret = kbconn_dev(kc);
+		if (ret < 0)
+			return pull_fail(pl, "%s", kc->extack[0] ? kc->extack :
+					 strerror(-ret));
+		fx.dev = kc->dev;
+	}
+	/*
+	 * -o streams into a temporary file renamed over it at the end; not
+	 * into stdout, a pipe or a device, where a restarted read could not
+	 * take back what it wrote.
+	 */
+	fx.to_file = pl->out && strcmp(pl->out, "-") &&
+		     (stat(pl->out, &st) ? errno == ENOENT :
+		      S_ISREG(st.st_mode));
 	for (tries = 0; tries < BFCTL_REDIS_TRIES; tries++) {
-		ret = fence_begin(r, sub, pl);
+		ret = bfctl_redis_fence_begin(r, sub, pl, &fx.flushes);
 		if (!ret)
 			ret = check_meta(r, pl, &fx);
 		if (ret)
@@ -493,7 +680,12 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 			goto out;
 		}
 		if (!ret)
-			ret = fence_end(r, sub, pl, &fx);
+			ret = bfctl_redis_fence_end(r, sub, pl, fx.gozero,
+						    fx.flushes);
+		else if (bfctl_redis_unwatch(r)) {	/* the next read WATCHes afresh */
+			ret = redis_fail(pl, r);
+			goto out;
+		}
 		if (ret < 0) {
 			ret = BFCTL_ERR;
 			goto out;
@@ -508,17 +700,21 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 		goto out;
 	}
 	pl->value_len = fx.len;
-	ret = make_image(pl, &fx) ?: load_image(kc, pl, fx.img, fx.img_len);
+	ret = make_image(pl, &fx);
 	if (!ret)
+		ret = fx.stream ? stream_load(pl, &fx) :
+		      load_image(kc, pl, fx.img, fx.img_len);
+	if (!ret) {
 		pl->last_bits = fx.gozero ? fx.bits : 0;
-out:
-	if (ret && !sub && r->c && !r->io_err) {
-		const char *unwatch[] = { "UNWATCH" };
-		redisReply *rep = bfctl_redis_cmd(r, 1, unwatch, NULL);
-
-		if (rep)
-			freeReplyObject(rep);
+		kernel_state_note(kc, pl);
 	}
+out:
+	if (ret && r->c && !r->io_err)
+		bfctl_redis_unwatch(r);
+	if (fx.txn)	/* the live filter serves on as it was */
+		kbdev_txn_abort(fx.dev);
+	if (fx.out.fd >= 0)
+		kbu_out_abort(&fx.out);
 	free(fx.img);
 	return ret;
 }
@@ -543,5 +739,7 @@ int bfctl_redis_pull_empty(struct kbconn *kc, struct bfctl_redis_pull *pl)
 	bfctl_image_finish(img, &f, 0);
 	ret = load_image(kc, pl, img, len);
 	free(img);
+	if (!ret)
+		kernel_state_note(kc, pl);
 	return ret;
 }

@@ -12,7 +12,9 @@
  * does not reconnect in step when Redis restarts), re-subscribed, and
  * pulled again: events published while disconnected are lost.  A pull
  * also runs every --poll seconds, in case an event was lost anyway (or
- * the server publishes none).  A key that disappears leaves the filter as
+ * the server publishes none); it also compares the kernel filter with
+ * what the last pull left (its generation, bits set and count), and loads
+ * the value again if someone else flushed, added to or replaced it.  A key that disappears leaves the filter as
  * it was, reported "stale" (--empty-on-delete empties it).  A failed pull
  * (a value that is not one, a wrong --bits) leaves the filter serving
  * and is reported; the watcher goes on.  SIGTERM and SIGINT end it
@@ -163,7 +165,9 @@ static void pull(struct watch *s)
 	 */
 	s->backoff = BACKOFF_MIN;
 	if (ret == BFCTL_OK)
-		status(pl, pl->unchanged ? "unchanged" : "updated", NULL);
+		status(pl, pl->unchanged ? "unchanged" : "updated",
+		       pl->diverged ? "the kernel filter was changed outside the watcher: loaded again" :
+		       NULL);
 	else if (ret != BFCTL_ABSENT)
 		status(pl, "error", pl->why);
 	else if (!s->w->empty_on_delete || !pl->p.m)

@@ -147,3 +147,17 @@ int kbdev_txn_abort(int fd)
 {
 	return txn_cmd(fd, KB_IOC_TXN_ABORT);
 }
+
+int kbdev_txn_write(int fd, const char *name, u64 off, const void *data,
+		    u64 len)
+{
+	struct kb_ioc_write a = { .size = sizeof(a) };
+	int ret = kbdev_set_name(a.name, name);
+
+	if (ret)
+		return ret;
+	a.offset = off;
+	a.data = (u64)(uintptr_t)data;
+	a.len = len;
+	return ioc(fd, KB_IOC_TXN_WRITE, &a);
+}

@@ -38,6 +38,9 @@ int kbdev_export(int fd, u32 flags, const char *name, u8 **img, u64 *len);
 int kbdev_txn_begin(int fd, const struct kb_ioc_create *c);
 int kbdev_txn_commit(int fd);
 int kbdev_txn_abort(int fd);
+/* raw payload bytes at off into the transaction begun under name */
+int kbdev_txn_write(int fd, const char *name, u64 off, const void *data,
+		    u64 len);
 
 /* copy a name into a KB_NAME_MAX NUL-padded field; -EINVAL if invalid */
 int kbdev_set_name(char *dst, const char *name);

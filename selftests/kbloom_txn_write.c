@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KB_IOC_TXN_WRITE: raw payload bytes streamed into a transaction (bfctl
+ * redis pull), and every way it refuses: bounds, reserved fields, no
+ * transaction, mixing with key batches or uploads, bits past a gozero m,
+ * no CAP_NET_ADMIN.  Any failure leaves the live filter serving as it was.
+ */
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "kb_test.h"
+
+#define TW_NAME	"tw.gz"
+#define TW_M	1001		/* not a multiple of 8: a padded last byte */
+#define TW_LEN	126		/* ceil(TW_M / 8) */
+#define TW_HDR	128
+
+static struct kb_ioc_create tw_spec(__u32 kind, __u64 m)
+{
+	struct kb_ioc_create c = kbt_spec(TW_NAME, kind, KB_KEY_BYTES, 0, 0);
+
+	c.sizing = KB_SIZING_MK;
+	c.m = m;
+	c.k = kind == KB_KIND_GOZERO ? 14 : 3;
+	return c;
+}
+
+static int tw_begin(int fd, __u32 kind, __u64 m)
+{
+	struct kb_ioc_create c = tw_spec(kind, m);
+
+	return kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c);
+}
+
+/* the live filter's payload, as exported; NULL on failure */
+static unsigned char *tw_payload(int fd, long *len)
+{
+	void *img = NULL;
+	long n = kbt_export(fd, TW_NAME, 0, &img);
+
+	if (n < TW_HDR + 4) {
+		free(img);
+		return NULL;
+	}
+	*len = n - TW_HDR - 4;
+	memmove(img, (unsigned char *)img + TW_HDR, *len);
+	return img;
+}
+
+/* a live gozero filter holding a recognizable payload */
+static void tw_live(struct __test_metadata *_metadata, int fd,
+		    unsigned char *want)
+{
+	int i;
+
+	for (i = 0; i < TW_LEN; i++)
+		want[i] = (unsigned char)(i * 7 + 3);
+	want[TW_LEN - 1] = 0x80;	/* bit 1000: the last inside m */
+	kbt_destroy(fd, TW_NAME);
+	ASSERT_EQ(0, tw_begin(fd, KB_KIND_GOZERO, TW_M));
+	ASSERT_EQ(0, kbt_txn_write(fd, TW_NAME, 0, want, TW_LEN));
+	ASSERT_EQ(0, kbt_txn(fd, KB_IOC_TXN_COMMIT));
+}
+
+static void tw_unchanged(struct __test_metadata *_metadata, int fd,
+			 const unsigned char *want)
+{
+	unsigned char *now;
+	long len = 0;
+
+	now = tw_payload(fd, &len);
+	ASSERT_TRUE(now != NULL);
+	EXPECT_EQ(TW_LEN, len);
+	EXPECT_EQ(0, memcmp(now, want, TW_LEN));
+	free(now);
+}
+
+/* pieces in any order land where they are written; unwritten bytes are 0 */
+TEST(pieces_make_the_payload)
+{
+	unsigned char want[TW_LEN], buf[TW_LEN];
+	int fd = kbt_open();
+
+	ASSERT_LE(0, fd);
+	tw_live(_metadata, fd, want);
+	tw_unchanged(_metadata, fd, want);
+	memset(buf, 0, sizeof(buf));
+	buf[0] = 0xa5;
+	buf[64] = 0x5a;
+	ASSERT_EQ(0, tw_begin(fd, KB_KIND_GOZERO, TW_M));
+	EXPECT_EQ(0, kbt_txn_write(fd, TW_NAME, 64, buf + 64, 10));
+	EXPECT_EQ(0, kbt_txn_write(fd, TW_NAME, 0, buf, 1));
+	/* empty writes at the ends are fine */
+	EXPECT_EQ(0, kbt_txn_write(fd, TW_NAME, TW_LEN, buf, 0));
+	EXPECT_EQ(0, kbt_txn_write(fd, TW_NAME, 0, NULL, 0));
+	/* the live filter serves unchanged until commit */
+	tw_unchanged(_metadata, fd, want);
+	ASSERT_EQ(0, kbt_txn(fd, KB_IOC_TXN_COMMIT));
+	tw_unchanged(_metadata, fd, buf);
+	EXPECT_EQ(0, kbt_destroy(fd, TW_NAME));
+	close(fd);
+}
+
+/* a new name is created at commit, from raw bytes alone */
+TEST(creates_at_commit)
+{
+	unsigned char want[TW_LEN];
+	int fd = kbt_open();
+
+	ASSERT_LE(0, fd);
+	tw_live(_metadata, fd, want);
+	tw_unchanged(_metadata, fd, want);
+	EXPECT_EQ(0, kbt_destroy(fd, TW_NAME));
+	close(fd);
+}
+
+TEST(bad_arguments_change_nothing)
+{
+	unsigned char want[TW_LEN], buf[2 * TW_LEN];
+	struct kb_ioc_write w;
+	int fd = kbt_open();
+
+	ASSERT_LE(0, fd);
+	tw_live(_metadata, fd, want);
+	memset(buf, 0xff, sizeof(buf));
+	/* no transaction */
+	EXPECT_EQ(-ENOENT, kbt_txn_write(fd, TW_NAME, 0, buf, 1));
+	ASSERT_EQ(0, tw_begin(fd, KB_KIND_GOZERO, TW_M));
+	/* offsets and lengths past the payload, overflowing sums */
+	EXPECT_EQ(-EINVAL, kbt_txn_write(fd, TW_NAME, TW_LEN + 1, buf, 0));
+	EXPECT_EQ(-EINVAL, kbt_txn_write(fd, TW_NAME, TW_LEN, buf, 1));
+	EXPECT_EQ(-EINVAL, kbt_txn_write(fd, TW_NAME, TW_LEN - 10, buf, 11));
+	EXPECT_EQ(-EINVAL, kbt_txn_write(fd, TW_NAME, 0, buf, TW_LEN + 1));
+	EXPECT_EQ(-EINVAL, kbt_txn_write(fd, TW_NAME, ~0ULL, buf, 2));
+	EXPECT_EQ(-EINVAL, kbt_txn_write(fd, TW_NAME, 1, buf, ~0ULL));
+	/* another name than the transaction's */
+	EXPECT_EQ(-EINVAL, kbt_txn_write(fd, "tw.other", 0, buf, 1));
+	/* reserved fields, flags, short struct, bad name padding */
+	memset(&w, 0, sizeof(w));
+	w.size = sizeof(w);
+	kbt_name(w.name, TW_NAME);
+	w.data = (uintptr_t)buf;
+	w.len = 1;
+	w.reserved[3] = 1;
+	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_WRITE, &w));
+	w.reserved[3] = 0;
+	w.flags = 1;
+	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_WRITE, &w));
+	w.flags = 0;
+	w.size = KB_IOC_WRITE_SIZE_VER0 - 8;
+	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_WRITE, &w));
+	w.size = sizeof(w);
+	w.name[sizeof(w.name) - 1] = 'x';
+	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_WRITE, &w));
+	/* a bad pointer faults */
+	EXPECT_EQ(-EFAULT, kbt_txn_write(fd, TW_NAME, 0, (void *)8, 4));
+	/* nothing above wrote a byte: commit publishes zeros */
+	ASSERT_EQ(0, kbt_txn(fd, KB_IOC_TXN_COMMIT));
+	memset(buf, 0, sizeof(buf));
+	tw_unchanged(_metadata, fd, buf);
+	EXPECT_EQ(0, kbt_destroy(fd, TW_NAME));
+	close(fd);
+}
+
+/* bits past a gozero m are refused at commit; the old filter serves */
+TEST(gozero_pad_refused_at_commit)
+{
+	unsigned char want[TW_LEN], buf[TW_LEN];
+	int fd = kbt_open();
+
+	ASSERT_LE(0, fd);
+	tw_live(_metadata, fd, want);
+	memset(buf, 0, sizeof(buf));
+	buf[TW_LEN - 1] = 0x40;		/* bit 1001: past m */
+	ASSERT_EQ(0, tw_begin(fd, KB_KIND_GOZERO, TW_M));
+	EXPECT_EQ(0, kbt_txn_write(fd, TW_NAME, 0, buf, TW_LEN));
+	EXPECT_EQ(-EINVAL, kbt_txn(fd, KB_IOC_TXN_COMMIT));
+	/* the transaction ended with the failed commit */
+	EXPECT_EQ(-ENOENT, kbt_txn(fd, KB_IOC_TXN_ABORT));
+	tw_unchanged(_metadata, fd, want);
+	EXPECT_EQ(0, kbt_destroy(fd, TW_NAME));
+	close(fd);
+}
+
+/* a classic payload written without its trailing k byte is refused */
+TEST(classic_k_byte_checked)
+{
+	unsigned char want[TW_LEN], buf[64 / 8 + 1];
+	int fd = kbt_open();
+
+	ASSERT_LE(0, fd);
+	tw_live(_metadata, fd, want);
+	memset(buf, 0, sizeof(buf));
+	/* another kind over a filter of the same key type is a rebuild */
+	ASSERT_EQ(0, tw_begin(fd, KB_KIND_CLASSIC, 64));
+	EXPECT_EQ(0, kbt_txn_write(fd, TW_NAME, 0, buf, sizeof(buf)));
+	EXPECT_EQ(-EINVAL, kbt_txn(fd, KB_IOC_TXN_COMMIT));
+	tw_unchanged(_metadata, fd, want);
+	EXPECT_EQ(0, kbt_destroy(fd, TW_NAME));
+	close(fd);
+}
+
+TEST(abort_leaves_old_filter)
+{
+	unsigned char want[TW_LEN], buf[TW_LEN];
+	int fd = kbt_open(), fd2 = kbt_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, fd2);
+	tw_live(_metadata, fd, want);
+	memset(buf, 0x11, sizeof(buf));
+	buf[TW_LEN - 1] = 0;
+	ASSERT_EQ(0, tw_begin(fd, KB_KIND_GOZERO, TW_M));
+	EXPECT_EQ(0, kbt_txn_write(fd, TW_NAME, 0, buf, TW_LEN));
+	EXPECT_EQ(0, kbt_txn(fd, KB_IOC_TXN_ABORT));
+	EXPECT_EQ(-ENOENT, kbt_txn_write(fd, TW_NAME, 0, buf, 1));
+	tw_unchanged(_metadata, fd, want);
+	/* closing the file aborts too */
+	ASSERT_EQ(0, tw_begin(fd2, KB_KIND_GOZERO, TW_M));
+	EXPECT_EQ(0, kbt_txn_write(fd2, TW_NAME, 0, buf, TW_LEN));
+	close(fd2);
+	tw_unchanged(_metadata, fd, want);
+	/* another file's transaction is not this one's */
+	fd2 = kbt_open();
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, tw_begin(fd2, KB_KIND_GOZERO, TW_M));
+	EXPECT_EQ(-ENOENT, kbt_txn_write(fd, TW_NAME, 0, buf, 1));
+	close(fd2);
+	EXPECT_EQ(0, kbt_destroy(fd, TW_NAME));
+	close(fd);
+}
+
+/* raw bytes and keys or uploads do not mix in one transaction */
+TEST(no_mixing_with_keys_or_uploads)
+{
+	unsigned char want[TW_LEN], key[16] = { 1 };
+	void *img = NULL;
+	long len;
+	int fd = kbt_open();
+
+	ASSERT_LE(0, fd);
+	tw_live(_metadata, fd, want);
+	len = kbt_export(fd, TW_NAME, 0, &img);
+	ASSERT_LT(0, len);
+	/* keys first, then a write */
+	ASSERT_EQ(0, tw_begin(fd, KB_KIND_GOZERO, TW_M));
+	EXPECT_EQ(0, kbt_keys(fd, KB_IOC_ADD, TW_NAME, KB_KEYS_F_TXN, key,
+			      16, 1, NULL, NULL));
+	EXPECT_EQ(-EBUSY, kbt_txn_write(fd, TW_NAME, 0, want, 1));
+	EXPECT_EQ(0, kbt_txn(fd, KB_IOC_TXN_ABORT));
+	/* a write, then keys or an upload */
+	ASSERT_EQ(0, tw_begin(fd, KB_KIND_GOZERO, TW_M));
+	EXPECT_EQ(0, kbt_txn_write(fd, TW_NAME, 0, want, 1));
+	EXPECT_EQ(-EBUSY, kbt_keys(fd, KB_IOC_ADD, TW_NAME, KB_KEYS_F_TXN,
+				   key, 16, 1, NULL, NULL));
+	EXPECT_EQ(-EBUSY, kbt_upload(fd, TW_NAME, KB_IMAGE_F_TXN, img, len,
+				     NULL));
+	EXPECT_EQ(0, kbt_txn(fd, KB_IOC_TXN_ABORT));
+	/* an upload, then a write */
+	ASSERT_EQ(0, tw_begin(fd, KB_KIND_GOZERO, TW_M));
+	EXPECT_EQ(0, kbt_upload(fd, TW_NAME, KB_IMAGE_F_TXN, img, len, NULL));
+	EXPECT_EQ(-EBUSY, kbt_txn_write(fd, TW_NAME, 0, want, 1));
+	EXPECT_EQ(0, kbt_txn(fd, KB_IOC_TXN_ABORT));
+	tw_unchanged(_metadata, fd, want);
+	EXPECT_EQ(0, kbt_destroy(fd, TW_NAME));
+	free(img);
+	close(fd);
+}
+
+/*
+ * Without CAP_NET_ADMIN: EPERM.  The capability is the opener's (as for
+ * every ioctl), so the child opens its own file after dropping it.
+ */
+TEST(needs_net_admin)
+{
+	unsigned char want[TW_LEN];
+	int fd = kbt_open(), st;
+	pid_t pid;
+
+	ASSERT_LE(0, fd);
+	tw_live(_metadata, fd, want);
+	ASSERT_EQ(0, tw_begin(fd, KB_KIND_GOZERO, TW_M));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		unsigned char z[TW_LEN] = { 0 };
+		int fd2;
+
+		if (kbt_drop_net_admin())
+			_exit(2);
+		fd2 = open(KB_DEV, O_RDWR | O_CLOEXEC);
+		if (fd2 < 0)
+			_exit(3);
+		_exit(kbt_txn_write(fd2, TW_NAME, 0, z, TW_LEN) == -EPERM ?
+		      0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(0, kbt_txn(fd, KB_IOC_TXN_ABORT));
+	tw_unchanged(_metadata, fd, want);
+	EXPECT_EQ(0, kbt_destroy(fd, TW_NAME));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
