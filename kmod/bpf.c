@@ -64,22 +64,32 @@ MODULE_PARM_DESC(kfuncs, "BPF kfuncs registered: \"yes\", or \"no (why)\" (read-
 /* ---- the common part of every kfunc ------------------------------------ */
 
 /*
- * The name argument (the bytes up to the first NUL within sz, or all sz
- * bytes) into buf, NUL-terminated: false if it is no valid filter name.
- * name is program memory of sz bytes, checked by the verifier.
+ * The length of the name argument: the bytes up to the first NUL within
+ * sz, or all sz bytes; 0 if that cannot be a name (empty, or no NUL in
+ * KB_NAME_MAX bytes).  name is program memory of sz bytes, checked by the
+ * verifier.  The bytes are looked up in place, with no copy: only a miss
+ * checks the characters (kb_bpf_miss()), since every indexed name is
+ * valid.
  */
-static bool kb_bpf_name(char *buf, const char *name, u32 sz)
+static u32 kb_bpf_name_len(const char *name, u32 sz)
 {
 	size_t len;
 
 	if (!name || !sz)
-		return false;
+		return 0;
 	len = strnlen(name, min_t(u32, sz, KB_NAME_MAX));
-	if (len >= KB_NAME_MAX || !kb_name_valid(name, len))
-		return false;
-	memcpy(buf, name, len);
-	buf[len] = '\0';
-	return true;
+	return len < KB_NAME_MAX ? len : 0;
+}
+
+/* what a by-name lookup that found nothing answers */
+static int kb_bpf_miss(const char *name, u32 len)
+{
+	return kb_name_valid(name, len) ? -ENOENT : -EINVAL;
+}
+
+static bool kb_bpf_addr_ok(const void *addr, u32 sz)
+{
+	return addr && (sz == 4 || sz == 16);
 }
 
 /* one test on s; RCU held */
@@ -99,19 +109,56 @@ static int kb_bpf_test_set(struct kb_set *s, const void *key, u32 sz,
 static int kb_bpf_test_name(struct net *net, const char *name, u32 name_sz,
 			    const void *key, u32 sz, bool addr)
 {
-	char buf[KB_NAME_MAX];
+	u32 len = kb_bpf_name_len(name, name_sz);
 	struct kb_set *s;
 	int ret;
 
-	if (!kb_bpf_name(buf, name, name_sz))
+	if (!len || (addr && !kb_bpf_addr_ok(key, sz)))
 		return -EINVAL;
-	if (addr && (!key || (sz != 4 && sz != 16)))
+	if (!net)
+		return kb_bpf_miss(name, len);
+	rcu_read_lock();
+	s = kb_set_find_len_rcu(net, name, len);
+	ret = s ? kb_bpf_test_set(s, key, sz, addr) : kb_bpf_miss(name, len);
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
+ * By id: one hash of a u64 and a short chain of the netns's own filters
+ * (an id of another netns is not in it), no name at all.
+ */
+static int kb_bpf_test_id(struct net *net, u64 id, const void *key, u32 sz,
+			  bool addr)
+{
+	struct kb_set *s;
+	int ret;
+
+	if (addr && !kb_bpf_addr_ok(key, sz))
 		return -EINVAL;
 	if (!net)
 		return -ENOENT;
 	rcu_read_lock();
-	s = kb_set_find_rcu(net, buf);
+	s = kb_set_find_id_rcu(net, id);
 	ret = s ? kb_bpf_test_set(s, key, sz, addr) : -ENOENT;
+	rcu_read_unlock();
+	return ret;
+}
+
+/* the id of the filter named name, for the by-id tests */
+static s64 kb_bpf_id(struct net *net, const char *name, u32 name_sz)
+{
+	u32 len = kb_bpf_name_len(name, name_sz);
+	struct kb_set *s;
+	s64 ret;
+
+	if (!len)
+		return -EINVAL;
+	if (!net)
+		return kb_bpf_miss(name, len);
+	rcu_read_lock();
+	s = kb_set_find_len_rcu(net, name, len);
+	ret = s && !READ_ONCE(s->dead) ? (s64)s->id : kb_bpf_miss(name, len);
 	rcu_read_unlock();
 	return ret;
 }
@@ -119,13 +166,13 @@ static int kb_bpf_test_name(struct net *net, const char *name, u32 name_sz,
 static struct kbloom_bpf_ref *kb_bpf_get(struct net *net, const char *name,
 					 u32 name_sz)
 {
-	char buf[KB_NAME_MAX];
+	u32 len = kb_bpf_name_len(name, name_sz);
 	struct kb_set *s;
 
-	if (!net || !kb_bpf_name(buf, name, name_sz))
+	if (!net || !len)
 		return NULL;
 	rcu_read_lock();
-	s = kb_set_get_rcu(kb_set_find_rcu(net, buf));
+	s = kb_set_get_rcu(kb_set_find_len_rcu(net, name, len));
 	rcu_read_unlock();
 	return s ? &s->bpf : NULL;
 }
@@ -190,6 +237,24 @@ __bpf_kfunc struct kbloom_bpf_ref *bpf_kbloom_xdp_get(struct xdp_md *ctx,
 	return kb_bpf_get(kb_bpf_xdp_net(ctx), name, name__sz);
 }
 
+__bpf_kfunc s64 bpf_kbloom_xdp_id(struct xdp_md *ctx, const char *name,
+				  u32 name__sz)
+{
+	return kb_bpf_id(kb_bpf_xdp_net(ctx), name, name__sz);
+}
+
+__bpf_kfunc int bpf_kbloom_xdp_test_id(struct xdp_md *ctx, u64 id,
+				       const void *key, u32 key__sz)
+{
+	return kb_bpf_test_id(kb_bpf_xdp_net(ctx), id, key, key__sz, false);
+}
+
+__bpf_kfunc int bpf_kbloom_xdp_test_addr_id(struct xdp_md *ctx, u64 id,
+					    const void *addr, u32 addr__sz)
+{
+	return kb_bpf_test_id(kb_bpf_xdp_net(ctx), id, addr, addr__sz, true);
+}
+
 __bpf_kfunc int bpf_kbloom_skb_test(struct __sk_buff *ctx, const char *name,
 				    u32 name__sz, const void *key, u32 key__sz)
 {
@@ -212,6 +277,24 @@ __bpf_kfunc struct kbloom_bpf_ref *bpf_kbloom_skb_get(struct __sk_buff *ctx,
 	return kb_bpf_get(kb_bpf_skb_net(ctx), name, name__sz);
 }
 
+__bpf_kfunc s64 bpf_kbloom_skb_id(struct __sk_buff *ctx, const char *name,
+				  u32 name__sz)
+{
+	return kb_bpf_id(kb_bpf_skb_net(ctx), name, name__sz);
+}
+
+__bpf_kfunc int bpf_kbloom_skb_test_id(struct __sk_buff *ctx, u64 id,
+				       const void *key, u32 key__sz)
+{
+	return kb_bpf_test_id(kb_bpf_skb_net(ctx), id, key, key__sz, false);
+}
+
+__bpf_kfunc int bpf_kbloom_skb_test_addr_id(struct __sk_buff *ctx, u64 id,
+					    const void *addr, u32 addr__sz)
+{
+	return kb_bpf_test_id(kb_bpf_skb_net(ctx), id, addr, addr__sz, true);
+}
+
 __bpf_kfunc int bpf_kbloom_test(const char *name, u32 name__sz,
 				const void *key, u32 key__sz)
 {
@@ -230,6 +313,22 @@ __bpf_kfunc struct kbloom_bpf_ref *bpf_kbloom_get(const char *name,
 						  u32 name__sz)
 {
 	return kb_bpf_get(kb_bpf_task_net(), name, name__sz);
+}
+
+__bpf_kfunc s64 bpf_kbloom_id(const char *name, u32 name__sz)
+{
+	return kb_bpf_id(kb_bpf_task_net(), name, name__sz);
+}
+
+__bpf_kfunc int bpf_kbloom_test_id(u64 id, const void *key, u32 key__sz)
+{
+	return kb_bpf_test_id(kb_bpf_task_net(), id, key, key__sz, false);
+}
+
+__bpf_kfunc int bpf_kbloom_test_addr_id(u64 id, const void *addr,
+					u32 addr__sz)
+{
+	return kb_bpf_test_id(kb_bpf_task_net(), id, addr, addr__sz, true);
 }
 
 /* ref: what a get returned (KF_TRUSTED_ARGS: the verifier checks it) */
@@ -254,7 +353,7 @@ __bpf_kfunc int bpf_kbloom_ref_test_addr(struct kbloom_bpf_ref *ref,
 	struct kb_set *s;
 	int ret;
 
-	if (!ref || !addr || (addr__sz != 4 && addr__sz != 16))
+	if (!ref || !kb_bpf_addr_ok(addr, addr__sz))
 		return -EINVAL;
 	s = container_of(ref, struct kb_set, bpf);
 	rcu_read_lock();
@@ -275,6 +374,9 @@ KB_KFUNCS_START(kb_bpf_xdp_ids)
 BTF_ID_FLAGS(func, bpf_kbloom_xdp_test)
 BTF_ID_FLAGS(func, bpf_kbloom_xdp_test_addr)
 BTF_ID_FLAGS(func, bpf_kbloom_xdp_get, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_kbloom_xdp_id)
+BTF_ID_FLAGS(func, bpf_kbloom_xdp_test_id)
+BTF_ID_FLAGS(func, bpf_kbloom_xdp_test_addr_id)
 BTF_ID_FLAGS(func, bpf_kbloom_ref_test, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_kbloom_ref_test_addr, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_kbloom_put, KF_RELEASE)
@@ -284,6 +386,9 @@ KB_KFUNCS_START(kb_bpf_skb_ids)
 BTF_ID_FLAGS(func, bpf_kbloom_skb_test)
 BTF_ID_FLAGS(func, bpf_kbloom_skb_test_addr)
 BTF_ID_FLAGS(func, bpf_kbloom_skb_get, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_kbloom_skb_id)
+BTF_ID_FLAGS(func, bpf_kbloom_skb_test_id)
+BTF_ID_FLAGS(func, bpf_kbloom_skb_test_addr_id)
 BTF_ID_FLAGS(func, bpf_kbloom_ref_test, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_kbloom_ref_test_addr, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_kbloom_put, KF_RELEASE)
@@ -294,6 +399,9 @@ KB_KFUNCS_START(kb_bpf_task_ids)
 BTF_ID_FLAGS(func, bpf_kbloom_test)
 BTF_ID_FLAGS(func, bpf_kbloom_test_addr)
 BTF_ID_FLAGS(func, bpf_kbloom_get, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_kbloom_id)
+BTF_ID_FLAGS(func, bpf_kbloom_test_id)
+BTF_ID_FLAGS(func, bpf_kbloom_test_addr_id)
 BTF_ID_FLAGS(func, bpf_kbloom_ref_test, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_kbloom_ref_test_addr, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_kbloom_put, KF_RELEASE)

@@ -32,6 +32,19 @@ int bpf_kbloom_test(const char *name, u32 name__sz, const void *key,
 int bpf_kbloom_test_addr(const char *name, u32 name__sz, const void *addr,
 			 u32 addr__sz);
 struct kbloom_bpf_ref *bpf_kbloom_get(const char *name, u32 name__sz);
+s64 bpf_kbloom_xdp_id(struct xdp_md *ctx, const char *name, u32 name__sz);
+int bpf_kbloom_xdp_test_id(struct xdp_md *ctx, u64 id, const void *key,
+			   u32 key__sz);
+int bpf_kbloom_xdp_test_addr_id(struct xdp_md *ctx, u64 id, const void *addr,
+				u32 addr__sz);
+s64 bpf_kbloom_skb_id(struct __sk_buff *ctx, const char *name, u32 name__sz);
+int bpf_kbloom_skb_test_id(struct __sk_buff *ctx, u64 id, const void *key,
+			   u32 key__sz);
+int bpf_kbloom_skb_test_addr_id(struct __sk_buff *ctx, u64 id,
+				const void *addr, u32 addr__sz);
+s64 bpf_kbloom_id(const char *name, u32 name__sz);
+int bpf_kbloom_test_id(u64 id, const void *key, u32 key__sz);
+int bpf_kbloom_test_addr_id(u64 id, const void *addr, u32 addr__sz);
 int bpf_kbloom_ref_test(struct kbloom_bpf_ref *ref, const void *key,
 			u32 key__sz);
 int bpf_kbloom_ref_test_addr(struct kbloom_bpf_ref *ref, const void *addr,

@@ -87,6 +87,7 @@ struct kb_acct {
 struct kb_name {
 	struct hlist_node node;		/* kb_net.names */
 	struct kb_set *set;
+	u32 len;			/* strlen(name) */
 	char name[KB_NAME_MAX];		/* zero-padded */
 	struct rcu_head rcu;
 };
@@ -270,6 +271,7 @@ struct kb_set *kb_set_find_id(struct net *net, u64 id);
  * (NULL if it is being destroyed).
  */
 struct kb_set *kb_set_find_rcu(struct net *net, const char *name);
+struct kb_set *kb_set_find_len_rcu(struct net *net, const char *name, u32 len);
 struct kb_set *kb_set_find_id_rcu(struct net *net, u64 id);
 struct kb_set *kb_set_get_rcu(struct kb_set *s);
 /* the filter's current name into buf (KB_NAME_MAX bytes) */

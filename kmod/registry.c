@@ -34,9 +34,14 @@ bool kb_name_ok(const char *name, struct netlink_ext_ack *extack)
 
 /* ---- the index (internal.h: struct kb_name) ---------------------------- */
 
-static struct hlist_head *kb_name_chain(struct kb_net *kn, const char *padded)
+/*
+ * A name hashes as its bytes and length, not padded: a by-name kfunc hashes
+ * the program's bytes in place, with no copy to pad.
+ */
+static struct hlist_head *kb_name_chain(struct kb_net *kn, const char *name,
+					u32 len)
 {
-	u32 h = jhash(padded, KB_NAME_MAX, kn->seed);
+	u32 h = jhash(name, len, kn->seed);
 
 	return &kn->names[hash_32(h, KB_NET_HASH_BITS)];
 }
@@ -46,14 +51,12 @@ static struct hlist_head *kb_id_chain(struct kb_net *kn, u64 id)
 	return &kn->ids[hash_64(id, KB_NET_HASH_BITS)];
 }
 
-/* the filter named name in kn; RCU or kn->lock */
-static struct kb_set *kb_index_name(struct kb_net *kn, const char *name)
+/* the filter named name[0..len) in kn; RCU or kn->lock */
+static struct kb_set *kb_index_name(struct kb_net *kn, const char *name,
+				    u32 len)
 {
-	char key[KB_NAME_MAX];
 	struct kb_name *e;
 
-	if (strscpy_pad(key, name, sizeof(key)) < 0)
-		return NULL;
 	/*
 	 * Pairs with the smp_wmb() of a rename (new name in, then old name
 	 * out): a reader that missed the old name in an earlier lookup sees
@@ -61,9 +64,9 @@ static struct kb_set *kb_index_name(struct kb_net *kn, const char *name)
 	 * on it, and the two chains are independent (free on x86).
 	 */
 	smp_rmb();
-	hlist_for_each_entry_rcu(e, kb_name_chain(kn, key), node,
+	hlist_for_each_entry_rcu(e, kb_name_chain(kn, name, len), node,
 				 lockdep_is_held(&kn->lock))
-		if (!memcmp(e->name, key, KB_NAME_MAX))
+		if (e->len == len && !memcmp(e->name, name, len))
 			return e->set;
 	return NULL;
 }
@@ -75,13 +78,25 @@ static struct kb_name *kb_name_new(struct kb_set *s, const char *name)
 	if (e) {
 		e->set = s;
 		strscpy_pad(e->name, name, KB_NAME_MAX);
+		e->len = strnlen(e->name, KB_NAME_MAX);
 	}
 	return e;
 }
 
+/* name: NUL-terminated; a longer one than KB_NAME_MAX - 1 names nothing */
 struct kb_set *kb_set_find_rcu(struct net *net, const char *name)
 {
-	return kb_index_name(kb_net(net), name);
+	size_t len = strnlen(name, KB_NAME_MAX);
+
+	return len < KB_NAME_MAX ? kb_index_name(kb_net(net), name, len) : NULL;
+}
+
+/* name[0..len), no NUL needed; len 1..KB_NAME_MAX - 1 (else nothing) */
+struct kb_set *kb_set_find_len_rcu(struct net *net, const char *name, u32 len)
+{
+	if (!len || len >= KB_NAME_MAX)
+		return NULL;
+	return kb_index_name(kb_net(net), name, len);
 }
 
 struct kb_set *kb_set_find_id_rcu(struct net *net, u64 id)
@@ -122,8 +137,10 @@ void kb_set_name(struct kb_set *s, char *buf)
 
 static struct kb_set *kb_set_lookup(struct kb_net *kn, const char *name)
 {
+	size_t len = strnlen(name, KB_NAME_MAX);
+
 	lockdep_assert_held(&kn->lock);
-	return kb_index_name(kn, name);
+	return len < KB_NAME_MAX ? kb_index_name(kn, name, len) : NULL;
 }
 
 /*
@@ -324,7 +341,7 @@ int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
 	list_add_tail(&s->node, &kn->sets);
 	/* published last: lockless readers find a complete filter */
 	hlist_add_head_rcu(&s->id_node, kb_id_chain(kn, s->id));
-	hlist_add_head_rcu(&nm->node, kb_name_chain(kn, nm->name));
+	hlist_add_head_rcu(&nm->node, kb_name_chain(kn, nm->name, nm->len));
 	kn->nsets++;
 	kn->reg_gen++;
 	return 0;
@@ -614,7 +631,8 @@ int kb_reg_rename(struct net *net, const char *from, const char *to,
 		old = rcu_dereference_protected(s->nm,
 						lockdep_is_held(&kn->lock));
 		nm->set = s;
-		hlist_add_head_rcu(&nm->node, kb_name_chain(kn, nm->name));
+		hlist_add_head_rcu(&nm->node,
+				   kb_name_chain(kn, nm->name, nm->len));
 		/* the new name visible to all before the old one goes */
 		smp_wmb();
 		hlist_del_rcu(&old->node);

@@ -4,11 +4,13 @@
  * (selftests/bpf/kb_kfunc.bpf.c):
  *  - XDP and tc programs run by BPF_PROG_TEST_RUN on crafted IPv4 and IPv6
  *    packets against filters of the test's netns: hits, misses, a net4
- *    prefix, by name and by reference, -ENOENT, -EINVAL sizes and names;
+ *    prefix, by name, by reference and by id (a cached id re-resolved
+ *    from the name after a destroy and re-create), -ENOENT, -EINVAL sizes
+ *    and names;
  *  - a TRACING program (tp_btf/sys_enter, on the test thread's getppid())
  *    by name and with get/ref_test/put, and holding its reference while
  *    the test destroys the filter: safe, and -ENOENT afterwards;
- *  - programs in another netns do not see the filter;
+ *  - programs in another netns do not see the filter, by name or by id;
  *  - the verifier refuses a program that leaks a reference and one that
  *    forges one;
  *  - rmmod kbloom fails while a program using the kfuncs is loaded and
@@ -30,6 +32,7 @@
 
 #define KFUNCS_PARAM	"/sys/module/kbloom/parameters/kfuncs"
 #define NONE		(-1000)
+#define NRES		9	/* res[] of kb_kfunc.bpf.c */
 
 /* $KB_KO: kbloom.ko, to load it back after rmmod_while_loaded */
 
@@ -118,8 +121,9 @@ static int run(struct bpf_program *prog, struct kb_kfunc *sk, int family,
 	LIBBPF_OPTS(bpf_test_run_opts, o);
 	int i;
 
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < NRES; i++)
 		sk->bss->res[i] = NONE;
+	sk->bss->rid = NONE;
 	o.data_in = pkt;
 	o.data_size_in = frame(pkt, family, src);
 	o.repeat = 1;
@@ -178,18 +182,27 @@ static void packets(struct __test_metadata *_metadata, struct kb_kfunc *sk,
 		    struct bpf_program *prog, int ret_hit, int ret_pass, int fd)
 {
 	unsigned char a4[4] = { 10, 1, 2, 3 };
-	struct kb_ioc_info info;
+	struct kb_ioc_info info, info6, again;
 
-	/* IPv4 hit, by name and by reference; the raw key too */
+	ASSERT_EQ(0, kbt_info(fd, "v4", &info));
+	ASSERT_EQ(0, kbt_info(fd, "v6", &info6));
+	/* IPv4 hit, by name, by reference and by id; the raw key too */
 	set_name(sk, "v4", 3);
 	set_key(sk, a4, 4);
+	sk->bss->tid = info.id;
+	sk->bss->cid = 0;		/* no filter: resolved at the first run */
 	EXPECT_EQ(ret_hit, run(prog, sk, AF_INET, "10.1.2.3"));
 	EXPECT_EQ(1, sk->bss->res[0]);
 	EXPECT_EQ(1, sk->bss->res[1]);
 	EXPECT_EQ(1, sk->bss->res[2]);
 	EXPECT_EQ(1, sk->bss->res[3]);
 	EXPECT_EQ(1, sk->bss->res[4]);
-	ASSERT_EQ(0, kbt_info(fd, "v4", &info));
+	EXPECT_EQ(1, sk->bss->res[5]);
+	EXPECT_EQ(1, sk->bss->res[6]);
+	EXPECT_EQ(1, sk->bss->res[7]);
+	EXPECT_EQ(1, sk->bss->res[8]);
+	EXPECT_EQ((__s64)info.id, sk->bss->rid);
+	EXPECT_EQ(info.id, sk->bss->cid);
 	EXPECT_EQ(info.id, sk->bss->ref_id);
 	EXPECT_EQ(KB_KEY_IPV4, sk->bss->ref_key_type);
 	EXPECT_EQ(KB_KIND_BLOCKED, sk->bss->ref_kind);
@@ -198,9 +211,27 @@ static void packets(struct __test_metadata *_metadata, struct kb_kfunc *sk,
 	EXPECT_EQ(ret_pass, run(prog, sk, AF_INET, "10.1.2.4"));
 	EXPECT_EQ(0, sk->bss->res[0]);
 	EXPECT_EQ(0, sk->bss->res[1]);
+	EXPECT_EQ(0, sk->bss->res[5]);
+	EXPECT_EQ(0, sk->bss->res[8]);
+	EXPECT_EQ((__s64)info.id, sk->bss->rid);
 	/* an IPv6 packet against an ipv4 filter: absent */
 	EXPECT_EQ(ret_pass, run(prog, sk, AF_INET6, "2001:db8::66"));
 	EXPECT_EQ(0, sk->bss->res[0]);
+	EXPECT_EQ(0, sk->bss->res[5]);
+	/* by id, the name does not matter: v6's id finds v6 */
+	sk->bss->tid = info6.id;
+	EXPECT_EQ(ret_pass, run(prog, sk, AF_INET6, "2001:db8::66"));
+	EXPECT_EQ(1, sk->bss->res[5]);
+	EXPECT_EQ(-EINVAL, sk->bss->res[6]);	/* 4 bytes for ipv6 */
+	/* an id no filter has */
+	sk->bss->tid = info.id + 1000000;
+	run(prog, sk, AF_INET, "10.1.2.3");
+	EXPECT_EQ(-ENOENT, sk->bss->res[5]);
+	EXPECT_EQ(-ENOENT, sk->bss->res[6]);
+	sk->bss->tid = 0;
+	run(prog, sk, AF_INET, "10.1.2.3");
+	EXPECT_EQ(-ENOENT, sk->bss->res[5]);
+	sk->bss->tid = info.id;
 	/* IPv6 hit and miss */
 	set_name(sk, "v6", 32);
 	EXPECT_EQ(ret_hit, run(prog, sk, AF_INET6, "2001:db8::66"));
@@ -226,34 +257,61 @@ static void packets(struct __test_metadata *_metadata, struct kb_kfunc *sk,
 	run(prog, sk, AF_INET, "10.1.2.3");
 	EXPECT_EQ(1, sk->bss->res[2]);
 	EXPECT_EQ(1, sk->bss->res[4]);
-	/* address sizes other than 4 and 16: -EINVAL */
+	/* address sizes other than 4 and 16: -EINVAL, by name and by id */
 	EXPECT_EQ(-EINVAL, sk->bss->res[3]);
+	EXPECT_EQ(-EINVAL, sk->bss->res[7]);
+	EXPECT_EQ(-EINVAL, sk->bss->res[6]);	/* 5 bytes for ipv4 */
 	set_key(sk, "hellohellohello", 15);
 	run(prog, sk, AF_INET, "10.1.2.3");
 	EXPECT_EQ(-EINVAL, sk->bss->res[3]);
+	EXPECT_EQ(-EINVAL, sk->bss->res[7]);
 	EXPECT_EQ(0, sk->bss->res[2]);
+	set_key(sk, a4, 4);
 	/* no such filter; a bad name; a 32-byte name without NUL */
 	set_name(sk, "nope", 5);
 	EXPECT_EQ(ret_pass, run(prog, sk, AF_INET, "10.1.2.3"));
 	EXPECT_EQ(-ENOENT, sk->bss->res[0]);
 	EXPECT_EQ(-ENOENT, sk->bss->res[1]);
 	EXPECT_EQ(-ENOENT, sk->bss->res[2]);
+	EXPECT_EQ(-ENOENT, sk->bss->rid);
+	EXPECT_EQ(1, sk->bss->res[5]);		/* the id still finds v4 */
 	set_name(sk, "v 4", 4);
 	run(prog, sk, AF_INET, "10.1.2.3");
 	EXPECT_EQ(-EINVAL, sk->bss->res[0]);
 	EXPECT_EQ(-ENOENT, sk->bss->res[1]);	/* get: NULL */
+	EXPECT_EQ(-EINVAL, sk->bss->rid);
 	memset(sk->bss->fname, 'a', 32);
 	sk->bss->fname_sz = 32;
 	run(prog, sk, AF_INET, "10.1.2.3");
 	EXPECT_EQ(-EINVAL, sk->bss->res[0]);
-	/* a rename is followed at the next call; a destroy gives -ENOENT */
+	EXPECT_EQ(-EINVAL, sk->bss->rid);
+	/* a rename is followed at the next call (the id stays) */
 	ASSERT_EQ(0, kbt_name2(fd, KB_CMD_RENAME, "v4", "w4"));
 	set_name(sk, "w4", 3);
 	EXPECT_EQ(ret_hit, run(prog, sk, AF_INET, "10.1.2.3"));
 	EXPECT_EQ(1, sk->bss->res[0]);
+	EXPECT_EQ(1, sk->bss->res[5]);
+	EXPECT_EQ(1, sk->bss->res[8]);
+	EXPECT_EQ((__s64)info.id, sk->bss->rid);
+	/* a destroy gives -ENOENT, by name and by id */
 	ASSERT_EQ(0, kbt_destroy(fd, "w4"));
 	EXPECT_EQ(ret_pass, run(prog, sk, AF_INET, "10.1.2.3"));
 	EXPECT_EQ(-ENOENT, sk->bss->res[0]);
+	EXPECT_EQ(-ENOENT, sk->bss->res[5]);
+	EXPECT_EQ(-ENOENT, sk->bss->res[8]);
+	EXPECT_EQ(-ENOENT, sk->bss->rid);
+	EXPECT_EQ(info.id, sk->bss->cid);
+	/* re-created: a new id; the old one stays dead, the fallback finds it */
+	ASSERT_EQ(0, kbt_create(fd, "w4", KB_KIND_CLASSIC, KB_KEY_IPV4, 1000));
+	ASSERT_EQ(0, add(fd, "w4", AF_INET, "10.1.2.3", -1));
+	ASSERT_EQ(0, kbt_info(fd, "w4", &again));
+	EXPECT_NE(info.id, again.id);
+	EXPECT_EQ(ret_hit, run(prog, sk, AF_INET, "10.1.2.3"));
+	EXPECT_EQ(1, sk->bss->res[0]);
+	EXPECT_EQ(-ENOENT, sk->bss->res[5]);
+	EXPECT_EQ(1, sk->bss->res[8]);
+	EXPECT_EQ(again.id, sk->bss->cid);
+	EXPECT_EQ((__s64)again.id, sk->bss->rid);
 }
 
 TEST_F(kf, xdp)
@@ -273,18 +331,25 @@ TEST_F(kf, tc)
 TEST_F(kf, swap)
 {
 	struct kb_kfunc *sk = self->sk;
+	struct kb_ioc_info info;
 
 	NEED_SK();
 
 	ASSERT_EQ(0, kbt_create(self->fd, "v4b", KB_KIND_CLASSIC, KB_KEY_IPV4, 1000));
 	ASSERT_EQ(0, add(self->fd, "v4b", AF_INET, "10.9.9.9", -1));
+	ASSERT_EQ(0, kbt_info(self->fd, "v4", &info));
 	set_name(sk, "v4", 3);
 	set_key(sk, "x", 1);
+	sk->bss->tid = info.id;
 	EXPECT_EQ(XDP_PASS, run(sk->progs.kb_xdp, sk, AF_INET, "10.9.9.9"));
 	EXPECT_EQ(0, sk->bss->res[0]);
+	EXPECT_EQ(0, sk->bss->res[5]);
 	ASSERT_EQ(0, kbt_name2(self->fd, KB_CMD_SWAP, "v4", "v4b"));
 	EXPECT_EQ(XDP_DROP, run(sk->progs.kb_xdp, sk, AF_INET, "10.9.9.9"));
 	EXPECT_EQ(1, sk->bss->res[0]);
+	/* the id stays with the name: it sees the swapped-in contents */
+	EXPECT_EQ(1, sk->bss->res[5]);
+	EXPECT_EQ((__s64)info.id, sk->bss->rid);
 	EXPECT_EQ(KB_KIND_CLASSIC, sk->bss->ref_kind);
 	EXPECT_EQ(XDP_PASS, run(sk->progs.kb_xdp, sk, AF_INET, "10.1.2.3"));
 	EXPECT_EQ(0, sk->bss->res[0]);
@@ -295,8 +360,9 @@ static void trig(struct kb_kfunc *sk)
 {
 	int i;
 
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < NRES; i++)
 		sk->bss->res[i] = NONE;
+	sk->bss->rid = NONE;
 	sk->bss->target_tid = syscall(SYS_gettid);
 	sk->bss->trig_nr = SYS_getppid;
 	syscall(SYS_getppid);
@@ -306,13 +372,17 @@ TEST_F(kf, tracing)
 {
 	unsigned char a4[4] = { 10, 1, 2, 3 };
 	struct kb_kfunc *sk = self->sk;
+	struct kb_ioc_info info;
 	__u64 runs;
 
 	NEED_SK();
 
+	ASSERT_EQ(0, kbt_info(self->fd, "v4", &info));
 	ASSERT_EQ(0, kb_kfunc__attach(sk));
 	set_name(sk, "v4", 3);
 	set_key(sk, a4, 4);
+	sk->bss->tid = info.id;
+	sk->bss->cid = 0;
 	runs = sk->bss->runs;
 	trig(sk);
 	EXPECT_EQ(runs + 1, sk->bss->runs);
@@ -320,6 +390,11 @@ TEST_F(kf, tracing)
 	EXPECT_EQ(1, sk->bss->res[1]);
 	EXPECT_EQ(1, sk->bss->res[2]);
 	EXPECT_EQ(1, sk->bss->res[4]);
+	EXPECT_EQ(1, sk->bss->res[5]);
+	EXPECT_EQ(1, sk->bss->res[6]);
+	EXPECT_EQ(1, sk->bss->res[8]);
+	EXPECT_EQ((__s64)info.id, sk->bss->rid);
+	EXPECT_EQ(info.id, sk->bss->cid);
 	a4[3] = 4;
 	set_key(sk, a4, 4);
 	trig(sk);
@@ -327,17 +402,22 @@ TEST_F(kf, tracing)
 	EXPECT_EQ(0, sk->bss->res[1]);
 	EXPECT_EQ(0, sk->bss->res[2]);
 	EXPECT_EQ(0, sk->bss->res[4]);
+	EXPECT_EQ(0, sk->bss->res[5]);
+	EXPECT_EQ(0, sk->bss->res[6]);
 	set_key(sk, a4, 3);
 	trig(sk);
 	EXPECT_EQ(-EINVAL, sk->bss->res[0]);
 	EXPECT_EQ(-EINVAL, sk->bss->res[2]);
 	EXPECT_EQ(-EINVAL, sk->bss->res[4]);
+	EXPECT_EQ(-EINVAL, sk->bss->res[5]);
+	EXPECT_EQ(-EINVAL, sk->bss->res[6]);
 	set_key(sk, a4, 4);
 	set_name(sk, "nope", 4);
 	trig(sk);
 	EXPECT_EQ(-ENOENT, sk->bss->res[0]);
 	EXPECT_EQ(-ENOENT, sk->bss->res[1]);
 	EXPECT_EQ(-ENOENT, sk->bss->res[2]);
+	EXPECT_EQ(-ENOENT, sk->bss->rid);
 }
 
 static void *hold_thread(void *arg)
@@ -385,13 +465,18 @@ TEST_F(kf, other_netns)
 {
 	unsigned char a4[4] = { 10, 1, 2, 3 };
 	struct kb_kfunc *sk = self->sk;
+	struct kb_ioc_info info;
 	int status;
 	pid_t pid;
 
 	NEED_SK();
 
+	ASSERT_EQ(0, kbt_info(self->fd, "v4", &info));
 	set_name(sk, "v4", 3);
 	set_key(sk, a4, 4);
+	/* an id of this netns, tested by id and as the cached id */
+	sk->bss->tid = info.id;
+	sk->bss->cid = info.id;
 	ASSERT_EQ(0, kb_kfunc__attach(sk));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -404,15 +489,24 @@ TEST_F(kf, other_netns)
 		bad |= sk->bss->res[0] != -ENOENT;
 		bad |= run(sk->progs.kb_tc, sk, AF_INET, "10.1.2.3") != 0;
 		bad |= (sk->bss->res[0] != -ENOENT) << 1;
+		/* the other netns's id does not resolve here */
+		bad |= (sk->bss->res[5] != -ENOENT || sk->bss->res[8] != -ENOENT ||
+			sk->bss->rid != -ENOENT) << 5;
 		trig(sk);
 		bad |= (sk->bss->res[0] != -ENOENT) << 2;
+		bad |= (sk->bss->res[5] != -ENOENT) << 6;
 		/* a filter of the same name here is this netns's */
 		fd = kbt_open();
 		if (fd < 0 || kbt_create(fd, "v4", KB_KIND_BLOCKED, KB_KEY_IPV4, 10))
 			_exit(11);
 		bad |= (run(sk->progs.kb_xdp, sk, AF_INET, "10.1.2.3") != XDP_PASS) << 3;
 		bad |= (sk->bss->res[0] != 0) << 4;
-		_exit(bad ? 20 + bad : 0);
+		/* still not by the old id; the fallback finds this one's */
+		bad |= (sk->bss->res[5] != -ENOENT || sk->bss->res[8] != 0 ||
+			sk->bss->cid == info.id || sk->bss->rid <= 0) << 7;
+		if (bad)
+			fprintf(stderr, "other_netns: failed checks %#x\n", bad);
+		_exit(bad ? 20 : 0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));

@@ -148,7 +148,9 @@ r.update({
     "mem_ratio_vs_bpf_bloom_at_equal_fpr": ratio(r["bpf_bloom_memlock_bytes"], $kb_bytes_eq),
     "fpr_kbloom": r["kbloom_false_positives"] / n_abs,
     "fpr_bpf_bloom": r["bpf_bloom_false_positives"] / n_abs,
+    # kb: the per-packet fast path, by id; by name for comparison
     "xdp_pkt_cost_ratio_vs_bpf_bloom": ratio(bloom, kb),
+    "xdp_pkt_cost_ratio_vs_bpf_bloom_by_name": ratio(bloom, r.get("xdp_kbloom_name_ns")),
     # the lookups alone: each program less the one without a lookup
     "xdp_lookup_cost_ratio_vs_bpf_bloom":
         ratio(bloom - base, kb - base) if kb and kb > base and bloom > base else None,

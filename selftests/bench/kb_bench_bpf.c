@@ -8,8 +8,9 @@
  *	load time (map create + one BPF_MAP_UPDATE_ELEM per key: the map has
  *	no batch op), memory (fdinfo memlock), measured FPR over --absent
  *	(BPF_MAP_LOOKUP_ELEM answers 0 or -ENOENT); then the per-packet cost
- *	of three XDP programs of one shape (kb_bench_xdp.h): no lookup, the
- *	bloom map, and kbloom filter NAME through bpf_kbloom_xdp_test_addr(),
+ *	of four XDP programs of one shape (kb_bench_xdp.h): no lookup, the
+ *	bloom map, and kbloom filter NAME by name (bpf_kbloom_xdp_test_addr())
+ *	and by id (bpf_kbloom_xdp_test_addr_id(), the name resolved once),
  *	by BPF_PROG_TEST_RUN with repeat over packets whose sources are
  *	present and absent; and kbloom's measured FPR, each --absent address
  *	a packet through the kbloom program (one test run each; the count
@@ -43,7 +44,7 @@
 #include "kb_bench_kbloom.skel.h"
 
 #define NSRC 32			/* packets of each kind: present, absent */
-#define NPROG 3
+#define NPROG 4
 
 struct bb_addrs {
 	__u32 *a;		/* network byte order */
@@ -181,7 +182,9 @@ static int bb_load_kbloom(const char *name, struct kb_bench_kbloom **out)
 
 static int bb_measure(struct bb_opts *o)
 {
-	static const char * const prog_name[NPROG] = { "base", "bloom", "kbloom" };
+	static const char * const prog_name[NPROG] = {
+		"base", "bloom", "kbloom", "kbloom_id"
+	};
 	unsigned char pkt[NSRC * 2][14 + 20 + 8 + 16];
 	double best[NPROG], load_ms, t0;
 	struct kb_bench_kbloom *kb = NULL;
@@ -248,8 +251,11 @@ static int bb_measure(struct bb_opts *o)
 	prog[0] = bpf_program__fd(bl->progs.xdp_base);
 	prog[1] = bpf_program__fd(bl->progs.xdp_bloom);
 	prog[2] = -1;
-	if (!bb_load_kbloom(o->name, &kb))
+	prog[3] = -1;
+	if (!bb_load_kbloom(o->name, &kb)) {
 		prog[2] = bpf_program__fd(kb->progs.xdp_kbloom);
+		prog[3] = bpf_program__fd(kb->progs.xdp_kbloom_id);
+	}
 
 	if (prog[2] >= 0) {
 		kb_fp = 0;
@@ -316,8 +322,8 @@ static int bb_measure(struct bb_opts *o)
 				best[q] = sum;
 		}
 	}
-	printf("XDP ns per packet: base %.1f, bloom map %.1f, kbloom %.1f\n",
-	       best[0], best[1], best[2]);
+	printf("XDP ns per packet: base %.1f, bloom map %.1f, kbloom by name %.1f, by id %.1f\n",
+	       best[0], best[1], best[2], best[3]);
 
 	js = fopen(o->json, "w");
 	if (!js) {
@@ -332,10 +338,11 @@ static int bb_measure(struct bb_opts *o)
 		" \"xdp_base_ns\": %.2f, \"xdp_bloom_ns\": %.2f, ",
 		ips.n, absent.n, o->fpr, k, bits, load_ms, memlock, fp,
 		npkt, nabs, o->reps, o->repeat, best[0], best[1]);
-	if (best[2] >= 0)
-		fprintf(js, "\"xdp_kbloom_ns\": %.2f,\n \"kbloom_false_positives\": %lld,\n"
+	if (best[2] >= 0 && best[3] >= 0)
+		fprintf(js, "\"xdp_kbloom_name_ns\": %.2f, \"xdp_kbloom_ns\": %.2f,\n"
+			" \"kbloom_false_positives\": %lld,\n"
 			" \"kbloom_check_n\": %d, \"kbloom_check_false_positives\": %lld}\n",
-			best[2], kb_fp, o->check, kb_fp_check);
+			best[2], best[3], kb_fp, o->check, kb_fp_check);
 	else
 		fprintf(js, "\"xdp_kbloom_ns\": null, \"xdp_kbloom_error\": \"the kbloom program does not load\"}\n");
 	fclose(js);

@@ -149,6 +149,15 @@ check "late: created in kbxd, it is used at the next packet" blocked 10.98.0.3 1
 check "late: 10.98.0.2 passes (not in late)" passes 10.98.0.2 10.98.0.1
 nsd $B destroy late
 check "late: destroyed, the blocklist fails open again" passes 10.98.0.3 10.98.0.1
+# by id: a re-created filter (a new id) is found again through its name
+nsd $B create late blocked --key-type ip
+nsd $B add late 10.98.0.3 > /dev/null
+check "late: re-created, used again at the next packet" blocked 10.98.0.3 10.98.0.1
+# the id stays with a renamed filter (bfctl.8: replace with swap)
+nsd $B rename late late2
+check "late: renamed, the blocklist follows it" blocked 10.98.0.3 10.98.0.1
+nsd $B destroy late2
+check "late: renamed and destroyed, it fails open" passes 10.98.0.3 10.98.0.1
 expect 0 "detach" nsd $B xdp detach veth-d
 
 # ---- a foreign XDP program is never replaced or removed without --force ----

@@ -3,10 +3,11 @@
  * The kbloom kfuncs from each program type (selftests/kbloom_bpf.c runs
  * them): an XDP and a tc program (BPF_PROG_TEST_RUN on crafted packets)
  * and a TRACING program on the test thread's getppid().  Each tests the
- * packet's (or key[]'s) address by name, by reference, and key[] as a raw
- * key, and leaves every answer in res[] for the test to check.  The test
- * sets the filter name (fname, fname_sz: not necessarily NUL-terminated)
- * and key/key_sz through the skeleton's globals.
+ * packet's (or key[]'s) address by name, by reference, by id (and by a
+ * cached id with the name as fallback), and key[] as a raw key, and leaves
+ * every answer in res[] for the test to check.  The test sets the filter
+ * name (fname, fname_sz: not necessarily NUL-terminated), key/key_sz and
+ * the ids tid/cid through the skeleton's globals.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -31,8 +32,17 @@ __u32 key_sz;
  * res[2] test (raw key[]/key_sz) by name
  * res[3] test_addr by name on key[] with key_sz (the size checks)
  * res[4] ref_test on key[]/key_sz
+ * res[5] test_addr_id by tid on the packet's source (key[] for TRACING)
+ * res[6] test_id by tid on key[]/key_sz (raw)
+ * res[7] test_addr_id by tid on key[] with key_sz (the size checks)
+ * res[8] test_addr_id by cid on the source, re-resolving fname into cid
+ *        on -ENOENT (the fallback docs/bpf.md shows)
+ * rid is the id fname resolves to (or -ENOENT, -EINVAL).
  */
-int res[5];
+int res[9];
+__u64 tid;
+__u64 cid;
+__s64 rid;
 __u64 ref_id;
 __u32 ref_key_type;
 __u32 ref_kind;
@@ -115,6 +125,19 @@ int kb_xdp(struct xdp_md *ctx)
 	}
 	res[2] = bpf_kbloom_xdp_test(ctx, fname, nsz, key, ksz);
 	res[3] = bpf_kbloom_xdp_test_addr(ctx, fname, nsz, key, ksz);
+	rid = bpf_kbloom_xdp_id(ctx, fname, nsz);
+	res[5] = bpf_kbloom_xdp_test_addr_id(ctx, tid, a, alen);
+	res[6] = bpf_kbloom_xdp_test_id(ctx, tid, key, ksz);
+	res[7] = bpf_kbloom_xdp_test_addr_id(ctx, tid, key, ksz);
+	res[8] = bpf_kbloom_xdp_test_addr_id(ctx, cid, a, alen);
+	if (res[8] == -ENOENT) {
+		__s64 id = bpf_kbloom_xdp_id(ctx, fname, nsz);
+
+		if (id > 0) {
+			cid = id;
+			res[8] = bpf_kbloom_xdp_test_addr_id(ctx, id, a, alen);
+		}
+	}
 	return res[0] == 1 ? XDP_DROP : XDP_PASS;
 }
 
@@ -143,6 +166,19 @@ int kb_tc(struct __sk_buff *ctx)
 	}
 	res[2] = bpf_kbloom_skb_test(ctx, fname, nsz, key, ksz);
 	res[3] = bpf_kbloom_skb_test_addr(ctx, fname, nsz, key, ksz);
+	rid = bpf_kbloom_skb_id(ctx, fname, nsz);
+	res[5] = bpf_kbloom_skb_test_addr_id(ctx, tid, a, alen);
+	res[6] = bpf_kbloom_skb_test_id(ctx, tid, key, ksz);
+	res[7] = bpf_kbloom_skb_test_addr_id(ctx, tid, key, ksz);
+	res[8] = bpf_kbloom_skb_test_addr_id(ctx, cid, a, alen);
+	if (res[8] == -ENOENT) {
+		__s64 id = bpf_kbloom_skb_id(ctx, fname, nsz);
+
+		if (id > 0) {
+			cid = id;
+			res[8] = bpf_kbloom_skb_test_addr_id(ctx, id, a, alen);
+		}
+	}
 	return res[0] == 1 ? 2 /* TC_ACT_SHOT */ : 0 /* TC_ACT_OK */;
 }
 
@@ -166,6 +202,19 @@ int BPF_PROG(kb_sys, struct pt_regs *regs, long id)
 	res[0] = bpf_kbloom_test_addr(fname, nsz, key, ksz);
 	res[2] = bpf_kbloom_test(fname, nsz, key, ksz);
 	res[3] = res[0];
+	rid = bpf_kbloom_id(fname, nsz);
+	res[5] = bpf_kbloom_test_addr_id(tid, key, ksz);
+	res[6] = bpf_kbloom_test_id(tid, key, ksz);
+	res[7] = res[5];
+	res[8] = bpf_kbloom_test_addr_id(cid, key, ksz);
+	if (res[8] == -ENOENT) {
+		__s64 nid = bpf_kbloom_id(fname, nsz);
+
+		if (nid > 0) {
+			cid = nid;
+			res[8] = bpf_kbloom_test_addr_id(nid, key, ksz);
+		}
+	}
 	res[1] = -ENOENT;
 	res[4] = -ENOENT;
 	ref = bpf_kbloom_get(fname, nsz);

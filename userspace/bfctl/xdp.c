@@ -376,8 +376,12 @@ static int parse_opts(int argc, char **argv, const char *verb, bool attach,
 	return BFCTL_OK;
 }
 
-/* the filter the blocklist will test: refuse what cannot serve it */
-static int check_filter(const char *what, const char *name, bool force)
+/*
+ * The filter the blocklist will test: refuse what cannot serve it.  *id:
+ * its id (0 if it does not exist yet), the program's first guess.
+ */
+static int check_filter(const char *what, const char *name, bool force,
+			u64 *id)
 {
 	struct kb_ioc_info i;
 	struct kbconn conn;
@@ -404,6 +408,7 @@ static int check_filter(const char *what, const char *name, bool force)
 		return ret;
 	}
 	kbconn_close(&conn);
+	*id = i.id;
 	switch (i.key_type) {
 	case KB_KEY_IPV4:
 	case KB_KEY_IPV6:
@@ -425,7 +430,7 @@ static int check_filter(const char *what, const char *name, bool force)
  * then holds the program, its maps with it).
  */
 static int load_prog(struct xdp_blocklist **skelp, const struct xopts *o,
-		     int ifindex, const char *name)
+		     int ifindex, const char *name, u64 id)
 {
 	struct xdp_blocklist *skel;
 	bool tc = o->mode == KB_XDP_MODE_TC;
@@ -441,6 +446,7 @@ static int load_prog(struct xdp_blocklist **skelp, const struct xopts *o,
 	skel->rodata->kb_conf.mode = o->mode < 0 ? KB_XDP_MODE_AUTO : o->mode;
 	skel->rodata->kb_conf.ifindex = ifindex;
 	snprintf(skel->bss->kb_name, sizeof(skel->bss->kb_name), "%s", name);
+	skel->data_kb_id->kb_id = id;
 	/* the other program would need the other hook's kfuncs verified too */
 	bpf_program__set_autoload(tc ? skel->progs.kbloom_xdp : skel->progs.kbloom_tc,
 				  false);
@@ -527,6 +533,7 @@ static int xdp_attach(int argc, char **argv)
 	struct xopts o;
 	struct blk *same, *other;
 	int ifindex, ret, fd;
+	u64 id = 0;
 
 	ret = parse_opts(argc, argv, what, true, &o);
 	if (ret)
@@ -544,7 +551,7 @@ static int xdp_attach(int argc, char **argv)
 		ret = dev_ether(what, dev);
 	if (ret)
 		return ret;
-	ret = check_filter(bfctl_verb_name(what, dev), name, o.force);
+	ret = check_filter(bfctl_verb_name(what, dev), name, o.force, &id);
 	if (ret)
 		return ret;
 	libbpf_set_print(libbpf_print);
@@ -585,7 +592,7 @@ static int xdp_attach(int argc, char **argv)
 				   dev, mode_name(same), dev);
 		goto out;
 	}
-	fd = load_prog(&skel, &o, ifindex, name);
+	fd = load_prog(&skel, &o, ifindex, name, id);
 	if (fd < 0) {
 		char why[128];
 

@@ -8,8 +8,9 @@
  * Which kfuncs a program may call depends on its type:
  *   XDP               bpf_kbloom_xdp_*,  bpf_kbloom_ref_*,  bpf_kbloom_put
  *   tc (SCHED_CLS)    bpf_kbloom_skb_*,  bpf_kbloom_ref_*,  bpf_kbloom_put
- *   TRACING and LSM   bpf_kbloom_test*,  bpf_kbloom_get,  bpf_kbloom_ref_*,
- *                     bpf_kbloom_put  (sleepable LSM programs too)
+ *   TRACING and LSM   bpf_kbloom_test*,  bpf_kbloom_get,  bpf_kbloom_id,
+ *                     bpf_kbloom_ref_*,  bpf_kbloom_put  (sleepable LSM
+ *                     programs too)
  *
  * Filters are per network namespace: XDP programs see the filters of the
  * receiving device's netns, tc programs those of skb->dev's (or, without
@@ -46,7 +47,15 @@
  * bpf_kbloom_put() on every path: a program that may leak a reference does
  * not load.  A reference pins the filter's memory, not the filter: destroy
  * still succeeds, and tests on the reference then answer -ENOENT.  Swaps and
- * rebuilds are seen by the next test on the reference.  A loaded program
+ * rebuilds are seen by the next test on the reference.
+ * The per-packet fast path is by id: bpf_kbloom_*id() resolves a name to
+ * the filter's id (> 0; -ENOENT, -EINVAL as above), which stays the same
+ * across renames, swaps and rebuilds and is never reused while the module
+ * is loaded; bpf_kbloom_*test*_id() tests by id without touching a name
+ * (an id of another netns answers -ENOENT).  Resolve once (or let
+ * userspace resolve with bfctl info and pass the id in a map), test by id,
+ * and on -ENOENT (the filter was destroyed, maybe re-created under its
+ * name with a new id) resolve the name again: see docs/bpf.md.  A loaded program
  * that uses any kfunc here pins the kbloom module (rmmod fails until the
  * program is gone).
  */
@@ -88,6 +97,14 @@ extern struct kbloom_bpf_ref *bpf_kbloom_xdp_get(struct xdp_md *ctx,
 						 const char *name,
 						 __u32 name__sz) __ksym;
 
+extern __s64 bpf_kbloom_xdp_id(struct xdp_md *ctx, const char *name,
+				__u32 name__sz) __ksym;
+extern int bpf_kbloom_xdp_test_id(struct xdp_md *ctx, __u64 id,
+				  const void *key, __u32 key__sz) __ksym;
+extern int bpf_kbloom_xdp_test_addr_id(struct xdp_md *ctx, __u64 id,
+				       const void *addr,
+				       __u32 addr__sz) __ksym;
+
 /* tc (SCHED_CLS) */
 extern int bpf_kbloom_skb_test(struct __sk_buff *ctx, const char *name,
 			       __u32 name__sz, const void *key,
@@ -99,6 +116,14 @@ extern struct kbloom_bpf_ref *bpf_kbloom_skb_get(struct __sk_buff *ctx,
 						 const char *name,
 						 __u32 name__sz) __ksym;
 
+extern __s64 bpf_kbloom_skb_id(struct __sk_buff *ctx, const char *name,
+				__u32 name__sz) __ksym;
+extern int bpf_kbloom_skb_test_id(struct __sk_buff *ctx, __u64 id,
+				  const void *key, __u32 key__sz) __ksym;
+extern int bpf_kbloom_skb_test_addr_id(struct __sk_buff *ctx, __u64 id,
+				       const void *addr,
+				       __u32 addr__sz) __ksym;
+
 /* TRACING and LSM: the current task's netns */
 extern int bpf_kbloom_test(const char *name, __u32 name__sz,
 			   const void *key, __u32 key__sz) __ksym;
@@ -106,6 +131,12 @@ extern int bpf_kbloom_test_addr(const char *name, __u32 name__sz,
 				const void *addr, __u32 addr__sz) __ksym;
 extern struct kbloom_bpf_ref *bpf_kbloom_get(const char *name,
 					     __u32 name__sz) __ksym;
+
+extern __s64 bpf_kbloom_id(const char *name, __u32 name__sz) __ksym;
+extern int bpf_kbloom_test_id(__u64 id, const void *key,
+			      __u32 key__sz) __ksym;
+extern int bpf_kbloom_test_addr_id(__u64 id, const void *addr,
+				   __u32 addr__sz) __ksym;
 
 /* every type: tests on a reference, and its release */
 extern int bpf_kbloom_ref_test(struct kbloom_bpf_ref *ref, const void *key,

@@ -6,9 +6,12 @@
  * generic) and kbloom_tc (tc ingress, SCHED_CLS); bfctl loads the one it
  * attaches (`bfctl xdp attach`, userspace/bfctl/xdp.c).
  *
- * The filter is looked up by name at every packet (the kfuncs' RCU index),
- * so a rebuild, a swap or a rename is seen at the next packet and the
- * program holds no reference that would keep a destroyed filter alive.
+ * The filter is looked up at every packet by its id (the kfuncs' RCU
+ * index; bfctl resolves it at attach), so a rebuild, a swap or a rename is
+ * seen at the next packet and the program holds no reference that would
+ * keep a destroyed filter alive.  When the id answers -ENOENT (the filter
+ * was destroyed, or did not exist at attach) the name is resolved again
+ * and the new id kept: a filter re-created under the name is found.
  * A filter that does not exist (-ENOENT) or refuses the address (-EINVAL)
  * fails open: the packet passes and counts as KB_XDP_NOFILTER, as an
  * ipset rule whose set is gone matches nothing; bfctl refuses to attach to
@@ -44,6 +47,13 @@ const volatile struct kb_xdp_conf kb_conf = {};
  * refuses a pointer into a frozen, read-only map.
  */
 char kb_name[KB_XDP_NAME_LEN];
+
+/*
+ * The filter's id, 0 for none yet; rewritten by the program when the name
+ * resolves to a new one.  In a section of its own: bfctl xdp show reads
+ * .bss as the name alone.
+ */
+__u64 kb_id SEC(".data.kb_id");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -119,6 +129,47 @@ static __always_inline bool kb_verdict(int ret)
 	return false;
 }
 
+/*
+ * By id; on -ENOENT resolve the name to a new id (racing CPUs store the
+ * same value).  A constant address size at each call: the verifier checks
+ * addr against it.
+ */
+static __always_inline int kb_xdp_test(struct xdp_md *ctx, const __u8 *addr,
+				       int len)
+{
+	__s64 id;
+	int ret;
+
+	ret = len == 4 ? bpf_kbloom_xdp_test_addr_id(ctx, kb_id, addr, 4) :
+			 bpf_kbloom_xdp_test_addr_id(ctx, kb_id, addr, 16);
+	if (ret != -ENOENT)
+		return ret;
+	id = bpf_kbloom_xdp_id(ctx, kb_name, sizeof(kb_name));
+	if (id <= 0)
+		return id;
+	kb_id = id;
+	return len == 4 ? bpf_kbloom_xdp_test_addr_id(ctx, id, addr, 4) :
+			  bpf_kbloom_xdp_test_addr_id(ctx, id, addr, 16);
+}
+
+static __always_inline int kb_skb_test(struct __sk_buff *skb,
+				       const __u8 *addr, int len)
+{
+	__s64 id;
+	int ret;
+
+	ret = len == 4 ? bpf_kbloom_skb_test_addr_id(skb, kb_id, addr, 4) :
+			 bpf_kbloom_skb_test_addr_id(skb, kb_id, addr, 16);
+	if (ret != -ENOENT)
+		return ret;
+	id = bpf_kbloom_skb_id(skb, kb_name, sizeof(kb_name));
+	if (id <= 0)
+		return id;
+	kb_id = id;
+	return len == 4 ? bpf_kbloom_skb_test_addr_id(skb, id, addr, 4) :
+			  bpf_kbloom_skb_test_addr_id(skb, id, addr, 16);
+}
+
 SEC("xdp")
 int kbloom_xdp(struct xdp_md *ctx)
 {
@@ -132,13 +183,7 @@ int kbloom_xdp(struct xdp_md *ctx)
 		kb_count(KB_XDP_NONIP);
 		return XDP_PASS;
 	}
-	/* a constant size at each call: the verifier checks addr against it */
-	if (len == 4)
-		ret = bpf_kbloom_xdp_test_addr(ctx, kb_name, sizeof(kb_name),
-					       addr, 4);
-	else
-		ret = bpf_kbloom_xdp_test_addr(ctx, kb_name, sizeof(kb_name),
-					       addr, 16);
+	ret = kb_xdp_test(ctx, addr, len);
 	return kb_verdict(ret) ? XDP_DROP : XDP_PASS;
 }
 
@@ -163,12 +208,7 @@ int kbloom_tc(struct __sk_buff *skb)
 		kb_count(KB_XDP_NONIP);
 		return KB_TC_ACT_UNSPEC;
 	}
-	if (len == 4)
-		ret = bpf_kbloom_skb_test_addr(skb, kb_name, sizeof(kb_name),
-					       addr, 4);
-	else
-		ret = bpf_kbloom_skb_test_addr(skb, kb_name, sizeof(kb_name),
-					       addr, 16);
+	ret = kb_skb_test(skb, addr, len);
 	/* UNSPEC, not OK: a passed packet goes on to the hook's other filters */
 	return kb_verdict(ret) ? KB_TC_ACT_SHOT : KB_TC_ACT_UNSPEC;
 }
