@@ -110,6 +110,53 @@ mode_test() {	# MODE
 mode_test native
 mode_test generic
 mode_test tc
+
+# ---- VLAN tags: one (802.1Q), two (QinQ: 802.1ad, then 802.1Q), three ----
+# without the sender's VLAN tx offload the kernel writes every tag into
+# the frame (not into the skb's metadata, which XDP on veth would not see)
+vlan() {	# NS LOWER NAME ID [PROTO]
+	ip -n "$1" link add link "$2" name "$3" type vlan \
+		protocol "${5:-802.1Q}" id "$4" && ip -n "$1" link set "$3" up
+}
+nss ethtool -K veth-s txvlan off tx-vlan-stag-hw-insert off > /dev/null
+ok=$?
+for n in $S $D; do
+	l=veth-${n#kbx}
+	vlan $n $l v10 10 && vlan $n $l v100 100 802.1ad &&
+		vlan $n v100 v120 20 && vlan $n v120 v130 30 || ok=1
+done
+for t in 10:v10 20:v120 30:v130; do
+	ip -n $D addr add 10.98.${t%:*}.1/24 dev ${t#*:} &&
+		ip -n $S addr add 10.98.${t%:*}.2/24 dev ${t#*:} &&
+		ip -n $S addr add 10.98.${t%:*}.3/24 dev ${t#*:} || ok=1
+done
+ip -n $D addr add fd00:98:20::1/64 dev v120 nodad &&
+	ip -n $S addr add fd00:98:20::2/64 dev v120 nodad &&
+	ip -n $S addr add fd00:98:20::3/64 dev v120 nodad || ok=1
+check "stacked vlan devices on both sides" test $ok = 0
+for p in "10.98.10.2 10.98.10.1" "10.98.20.2 10.98.20.1" \
+	"10.98.30.2 10.98.30.1" "fd00:98:20::2 fd00:98:20::1"; do
+	ping1 $p || ping1 $p
+	check "vlan: without a blocklist $p answers" ping1 $p
+done
+nsd $B add bl 10.98.10.2 10.98.20.2 10.98.30.2 fd00:98:20::2 > /dev/null
+vlan_test() {	# MODE
+	local m=$1 n
+	expect 0 "$m vlan: attach" nsd $B xdp attach veth-d bl --mode $m
+	check "$m vlan: 802.1Q, 10.98.10.2 (listed) is dropped" blocked 10.98.10.2 10.98.10.1
+	check "$m vlan: 802.1Q, 10.98.10.3 passes" passes 10.98.10.3 10.98.10.1
+	check "$m vlan: QinQ, 10.98.20.2 (listed) is dropped" blocked 10.98.20.2 10.98.20.1
+	check "$m vlan: QinQ, 10.98.20.3 passes" passes 10.98.20.3 10.98.20.1
+	check "$m vlan: QinQ, fd00:98:20::2 (listed) is dropped" blocked fd00:98:20::2 fd00:98:20::1
+	check "$m vlan: QinQ, fd00:98:20::3 passes" passes fd00:98:20::3 fd00:98:20::1
+	n=$(counter nonip)
+	check "$m vlan: three tags, 10.98.30.2 (listed) passes" passes 10.98.30.2 10.98.30.1
+	check "$m vlan: counted as nonip" test "$(counter nonip)" -gt "$n"
+	expect 0 "$m vlan: detach" nsd $B xdp detach veth-d
+}
+vlan_test native
+vlan_test generic
+vlan_test tc
 check "no clsact filter left by tc detach" \
 	bash -c "! tc -n $D filter show dev veth-d ingress | grep -q kbloom"
 
