@@ -103,6 +103,7 @@ static int do_names(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	const char *v = a->verb;
 	bool two = !strcmp(v, "swap") || !strcmp(v, "rename");
+	struct kb_ioc_info info;
 	char what[96];
 	int ret;
 
@@ -115,6 +116,12 @@ static int do_names(struct kbconn *conn, struct bfctl_kargs *a)
 		ret = bfctl_check_name(a, a->pos[1]);
 	if (ret)
 		return ret;
+	/* a blocklist bfctl attached would fail open: refused like EBUSY */
+	if (!strcmp(v, "destroy") && !kbconn_info(conn, a->pos[0], &info)) {
+		ret = bfctl_in_use_guard(v, a->pos[0], a->force);
+		if (ret)
+			return ret;
+	}
 	if (!strcmp(v, "destroy"))
 		ret = kbconn_destroy(conn, a->pos[0]);
 	else if (!strcmp(v, "flush"))
@@ -771,7 +778,7 @@ static const struct {
 	u32 opts;	/* the option classes it takes besides KO_GLOBAL */
 } kverbs[] = {
 	{ "create", do_create, KO_SPEC | KO_EXIST },
-	{ "destroy", do_names, 0 },
+	{ "destroy", do_names, KO_FORCE },
 	{ "flush", do_names, 0 },
 	{ "swap", do_names, 0 },
 	{ "rename", do_names, 0 },
