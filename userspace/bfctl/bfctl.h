@@ -108,9 +108,14 @@ int bfctl_size_refuse(const struct kb_ioc_create *c, u64 max,
 
 /*
  * whether BPF programs can call kbloom's kfuncs (module parameter and
- * module BTF); if not, why (kernel.c)
+ * module BTF): all of them; only some hooks' (why: "xdp tc; tracing:
+ * -EINVAL", the hooks that have them, then the failures); or none (why)
+ * (kernel.c)
  */
-bool bfctl_kfuncs_state(char *why, size_t len);
+enum bfctl_kf { BFCTL_KF_NO, BFCTL_KF_YES, BFCTL_KF_PARTIAL };
+enum bfctl_kf bfctl_kfuncs_state(char *why, size_t len);
+/* "no", "yes" or "partial" */
+const char *bfctl_kfuncs_word(enum bfctl_kf kf);
 
 /* print "bfctl: what: strerror[: extack]", return BFCTL_ERR */
 int bfctl_fail_err(struct kbconn *c, const char *what, int err);

@@ -588,10 +588,12 @@ static int xdp_attach(int argc, char **argv)
 	fd = load_prog(&skel, &o, ifindex, name);
 	if (fd < 0) {
 		char why[128];
+		enum bfctl_kf kf = bfctl_kfuncs_state(why, sizeof(why));
 
 		fail_sys("attach", dev, "loading the program", fd);
-		if (!bfctl_kfuncs_state(why, sizeof(why)))
-			fprintf(stderr, "bfctl: kbloom's kfuncs are unavailable: %s (bfctl version)\n",
+		if (kf != BFCTL_KF_YES)
+			fprintf(stderr, "bfctl: kbloom's kfuncs are %s: %s (bfctl version)\n",
+				kf == BFCTL_KF_PARTIAL ? "partly registered" : "unavailable",
 				why);
 		goto out;
 	}
