@@ -59,7 +59,7 @@ static const struct kernel_param_ops kb_bpf_state_ops = {
 };
 
 module_param_cb(kfuncs, &kb_bpf_state_ops, NULL, 0444);
-MODULE_PARM_DESC(kfuncs, "BPF kfuncs registered: \"yes\", or \"no (why)\" (read-only)");
+MODULE_PARM_DESC(kfuncs, "BPF kfuncs registered: \"yes\", \"partial (hooks; failed)\" or \"no (why)\" (read-only)");
 
 /* ---- the common part of every kfunc ------------------------------------ */
 
@@ -441,29 +441,48 @@ static const char *kb_bpf_missing(void)
 	return NULL;
 }
 
+/*
+ * One registration per hook, each on its own: a kernel may refuse one
+ * (and a registered set cannot be taken back), so the state says which
+ * hooks have the kfuncs, e.g. "partial (xdp tc; tracing: -EINVAL)".
+ */
 void kb_bpf_init(void)
 {
+	static const char *const hook[] = { "xdp", "tc", "tracing" };
+	static const struct btf_kfunc_id_set *const set[] = {
+		&kb_bpf_xdp_set, &kb_bpf_skb_set, &kb_bpf_task_set,
+	};
+	static const enum bpf_prog_type type[] = {
+		BPF_PROG_TYPE_XDP, BPF_PROG_TYPE_SCHED_CLS, BPF_PROG_TYPE_TRACING,
+	};
 	const char *why = kb_bpf_missing();
-	int ret;
+	char ok[32] = "", bad[80] = "";
+	int i, ret, nok = 0;
 
 	if (why) {
 		pr_warn("no module BTF: BPF kfuncs unavailable (%s)\n", why);
 		snprintf(kb_bpf_state, sizeof(kb_bpf_state), "no (%s)", why);
 		return;
 	}
-	ret = register_btf_kfunc_id_set(BPF_PROG_TYPE_XDP, &kb_bpf_xdp_set);
-	if (!ret)
-		ret = register_btf_kfunc_id_set(BPF_PROG_TYPE_SCHED_CLS,
-						&kb_bpf_skb_set);
-	if (!ret)
-		ret = register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING,
-						&kb_bpf_task_set);
-	if (ret) {
-		pr_warn("BPF kfuncs unavailable (registration failed: %d)\n",
-			ret);
-		snprintf(kb_bpf_state, sizeof(kb_bpf_state),
-			 "no (registration failed: %d)", ret);
-		return;
+	for (i = 0; i < ARRAY_SIZE(type); i++) {
+		ret = register_btf_kfunc_id_set(type[i], set[i]);
+		if (ret) {
+			pr_warn("BPF kfuncs for %s programs unavailable (registration failed: %pe)\n",
+				hook[i], ERR_PTR(ret));
+			scnprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
+				  "%s%s: %pe", bad[0] ? ", " : "", hook[i],
+				  ERR_PTR(ret));
+			continue;
+		}
+		scnprintf(ok + strlen(ok), sizeof(ok) - strlen(ok), "%s%s",
+			  nok++ ? " " : "", hook[i]);
 	}
-	strscpy(kb_bpf_state, "yes", sizeof(kb_bpf_state));
+	if (nok == ARRAY_SIZE(type))
+		strscpy(kb_bpf_state, "yes", sizeof(kb_bpf_state));
+	else if (nok)
+		snprintf(kb_bpf_state, sizeof(kb_bpf_state), "partial (%s; %s)",
+			 ok, bad);
+	else
+		snprintf(kb_bpf_state, sizeof(kb_bpf_state),
+			 "no (registration failed: %s)", bad);
 }

@@ -147,6 +147,11 @@ json_check "show: hits counted, exact decisions in the other netns" "$out" \
 	"j['stats']['hits']>=5 and j['stats']['foreign_netns']>=2"
 json_check "show: the filter was asked in this netns, and answered" "$out" \
 	"j['stats']['maybe']>=3 and j['stats']['filter_errors']==0"
+expect 3 "destroy of its filter is refused" $B destroy pf
+like "in use by the LSM path filter" "$err" "in use by a kernel component: the LSM path filter.*--force"
+expect 0 "the filter is still there" $B info pf
+expect 0 "another netns's pf is not the one in use" \
+	unshare -n bash -c "$B create pf blocked --key-type str && $B destroy pf"
 expect 0 "log --once" $B lsm log --once
 json_check "log: the denial of deny2 (exec)" "[${out//$'\n'/,}]" \
 	"any(e['path']=='$D/deny2' and e['hook']=='exec' and e['action']=='deny' for e in j)"

@@ -193,12 +193,32 @@ like "version names the module" "$out" 'kbloom module'
 kf=$(cat /sys/module/kbloom/parameters/kfuncs)
 case $kf in
 yes) like "version: kfuncs yes as the module says" "$out" '^kfuncs: yes$' ;;
+partial*) like "version: kfuncs partial as the module says" "$out" "^kfuncs: ${kf//[()]/.}\$" ;;
 *) like "version: kfuncs no (reason) as the module says" "$out" '^kfuncs: no \(.+\)$' ;;
 esac
 expect 0 "version -j" $B -j version
 json_ok "version -j parses" "$out"
 json_check "version -j: kfuncs is a boolean matching the module" "$out" \
 	"j['kfuncs'] == ('$kf' == 'yes') and ('kfuncs_reason' in j) != j['kfuncs']"
+# a module that registered some hooks' kfuncs only (kmod/bpf.c): bfctl
+# shows which, from the parameter (faked in a private mount namespace)
+# (bfctl says no without the module's BTF in /sys/kernel/btf, whatever
+# the parameter says)
+echo "partial (xdp tc; tracing: -EINVAL)" > "$TMP/kf"
+if [ ! -e /sys/kernel/btf/kbloom ]; then
+	ok "version: partial kfuncs # SKIP the module has no BTF"
+elif unshare -m sh -c "mount --bind '$TMP/kf' /sys/module/kbloom/parameters/kfuncs &&
+	exec $B version > '$TMP/kf.out'" 2> "$TMP/kf.err"; then
+	like "version: a partial registration names the hooks and the failure" \
+		"$(cat "$TMP/kf.out")" '^kfuncs: partial \(xdp tc; tracing: -EINVAL\)$'
+	unshare -m sh -c "mount --bind '$TMP/kf' /sys/module/kbloom/parameters/kfuncs &&
+		exec $B -j version" > "$TMP/kf.json"
+	json_check "version -j: partial is not yes, and says why" "$(cat "$TMP/kf.json")" \
+		"j['kfuncs'] is False and j['kfuncs_partial'] is True and j['kfuncs_reason']=='xdp tc; tracing: -EINVAL'"
+else
+	nok "bind-mount a fake kfuncs parameter"
+	diag "$(cat "$TMP/kf.err")"
+fi
 
 # ---- netlink: list all, -j, extack ----
 if have_netlink; then

@@ -4,7 +4,9 @@
 # joined by veth; the blocklist on the receiving side (kbxd) drops pings
 # from listed IPv4/IPv6 sources and from a listed net4 prefix, in XDP
 # native and generic mode and as a tc filter, and passes the others;
-# counters; --dir dst; every refusal (unknown device, missing filter, a
+# counters; one and two VLAN tags parsed (802.1Q, QinQ), three not;
+# destroy (and sync) of a filter in use refused, --force, show warns;
+# --dir dst; every refusal (unknown device, missing filter, a
 # filter without addresses, a foreign XDP program); a missing filter
 # fails open; filters are per netns; a rebuild and a swap under a
 # continuous UDP stream never let a listed source through; detach; rmmod
@@ -23,7 +25,7 @@ netns_del() {
 		ip netns pids $n 2> /dev/null | xargs -r kill 2> /dev/null
 		ip netns del $n 2> /dev/null
 	done
-	$B destroy late 2> /dev/null
+	$B destroy late --force 2> /dev/null
 }
 netns_del
 trap 'touch "$TMP/stop"; netns_del; rm -rf "$TMP"' EXIT
@@ -32,9 +34,10 @@ trap 'touch "$TMP/stop"; netns_del; rm -rf "$TMP"' EXIT
 ping1() { nss ping -q -c1 -W2 -I "$1" "$2" > /dev/null 2>&1; }
 passes() { ping1 "$@"; }
 blocked() { ! ping1 "$@"; }
-# counter NAME: from `bfctl -j xdp show veth-d` in kbxd
+# counter NAME: from `bfctl -j xdp show veth-d` in kbxd (without the
+# warning of a missing filter)
 counter() {
-	nsd $B -j xdp show veth-d |
+	nsd $B -j xdp show veth-d 2> /dev/null |
 		python3 -c "import json,sys; print(json.load(sys.stdin)[0]['$1'])"
 }
 
@@ -101,6 +104,12 @@ mode_test() {	# MODE
 	expect 0 "$m: show -j" nsd $B -j xdp show veth-d
 	json_check "$m: dropped >= 3, passed >= 2, nofilter 0" "$out" \
 		"j[0]['dropped']>=3 and j[0]['passed']>=2 and j[0]['nofilter']==0"
+	local how="xdp $m"
+	[ $m = tc ] && how=tc
+	expect 3 "$m: destroy bl is refused while attached" nsd $B destroy bl
+	like "$m: in use by the blocklist on veth-d ($how)" "$err" \
+		"in use by a kernel component: the XDP/tc blocklist on veth-d \\($how\\).*--force"
+	expect 0 "$m: bl is still there" nsd $B info bl
 	expect 0 "$m: show (text)" nsd $B xdp show
 	like "$m: one line for veth-d" "$out" "^veth-d: (xdp|tc) $m filter bl dir src prog [0-9]+ passed [0-9]+ dropped [0-9]+ nofilter 0 nonip [0-9]+$"
 	expect 0 "$m: detach" nsd $B xdp detach veth-d
@@ -110,6 +119,53 @@ mode_test() {	# MODE
 mode_test native
 mode_test generic
 mode_test tc
+
+# ---- VLAN tags: one (802.1Q), two (QinQ: 802.1ad, then 802.1Q), three ----
+# without the sender's VLAN tx offload the kernel writes every tag into
+# the frame (not into the skb's metadata, which XDP on veth would not see)
+vlan() {	# NS LOWER NAME ID [PROTO]
+	ip -n "$1" link add link "$2" name "$3" type vlan \
+		protocol "${5:-802.1Q}" id "$4" && ip -n "$1" link set "$3" up
+}
+nss ethtool -K veth-s txvlan off tx-vlan-stag-hw-insert off > /dev/null
+ok=$?
+for n in $S $D; do
+	l=veth-${n#kbx}
+	vlan $n $l v10 10 && vlan $n $l v100 100 802.1ad &&
+		vlan $n v100 v120 20 && vlan $n v120 v130 30 || ok=1
+done
+for t in 10:v10 20:v120 30:v130; do
+	ip -n $D addr add 10.98.${t%:*}.1/24 dev ${t#*:} &&
+		ip -n $S addr add 10.98.${t%:*}.2/24 dev ${t#*:} &&
+		ip -n $S addr add 10.98.${t%:*}.3/24 dev ${t#*:} || ok=1
+done
+ip -n $D addr add fd00:98:20::1/64 dev v120 nodad &&
+	ip -n $S addr add fd00:98:20::2/64 dev v120 nodad &&
+	ip -n $S addr add fd00:98:20::3/64 dev v120 nodad || ok=1
+check "stacked vlan devices on both sides" test $ok = 0
+for p in "10.98.10.2 10.98.10.1" "10.98.20.2 10.98.20.1" \
+	"10.98.30.2 10.98.30.1" "fd00:98:20::2 fd00:98:20::1"; do
+	ping1 $p || ping1 $p
+	check "vlan: without a blocklist $p answers" ping1 $p
+done
+nsd $B add bl 10.98.10.2 10.98.20.2 10.98.30.2 fd00:98:20::2 > /dev/null
+vlan_test() {	# MODE
+	local m=$1 n
+	expect 0 "$m vlan: attach" nsd $B xdp attach veth-d bl --mode $m
+	check "$m vlan: 802.1Q, 10.98.10.2 (listed) is dropped" blocked 10.98.10.2 10.98.10.1
+	check "$m vlan: 802.1Q, 10.98.10.3 passes" passes 10.98.10.3 10.98.10.1
+	check "$m vlan: QinQ, 10.98.20.2 (listed) is dropped" blocked 10.98.20.2 10.98.20.1
+	check "$m vlan: QinQ, 10.98.20.3 passes" passes 10.98.20.3 10.98.20.1
+	check "$m vlan: QinQ, fd00:98:20::2 (listed) is dropped" blocked fd00:98:20::2 fd00:98:20::1
+	check "$m vlan: QinQ, fd00:98:20::3 passes" passes fd00:98:20::3 fd00:98:20::1
+	n=$(counter nonip)
+	check "$m vlan: three tags, 10.98.30.2 (listed) passes" passes 10.98.30.2 10.98.30.1
+	check "$m vlan: counted as nonip" test "$(counter nonip)" -gt "$n"
+	expect 0 "$m vlan: detach" nsd $B xdp detach veth-d
+}
+vlan_test native
+vlan_test generic
+vlan_test tc
 check "no clsact filter left by tc detach" \
 	bash -c "! tc -n $D filter show dev veth-d ingress | grep -q kbloom"
 
@@ -117,6 +173,7 @@ check "no clsact filter left by tc detach" \
 nsd $B create dsts blocked --key-type ipv4
 nsd $B add dsts 10.98.0.5 > /dev/null
 expect 0 "attach --dir dst" nsd $B xdp attach veth-d dsts --dir dst --mode generic
+expect 3 "destroy dsts is refused while attached" nsd $B destroy dsts
 check "dst: to 10.98.0.5 (listed) is dropped" blocked 10.98.0.3 10.98.0.5
 check "dst: to 10.98.0.1 passes, from a source listed in bl too" passes 10.98.0.2 10.98.0.1
 check "dst: IPv6 passes (an ipv4 filter holds no IPv6)" passes fd00:98::2 fd00:98::1
@@ -126,6 +183,7 @@ expect 0 "attach again replaces ours" nsd $B xdp attach veth-d bl
 json_check "replaced: filter bl, dir src, still generic" "$(nsd $B -j xdp show veth-d)" \
 	"len(j)==1 and j[0]['filter']=='bl' and j[0]['dir']=='src' and j[0]['mode']=='generic'"
 check "replaced: 10.98.0.2 is dropped" blocked 10.98.0.2 10.98.0.1
+expect 0 "destroy dsts: replaced, no longer in use" nsd $B destroy dsts
 expect 3 "attach --mode native over ours in generic mode" nsd $B xdp attach veth-d bl --mode native
 like "says detach first" "$err" 'detach veth-d first'
 expect 3 "attach --mode tc over ours in XDP" nsd $B xdp attach veth-d bl --mode tc
@@ -147,8 +205,20 @@ nsd $B create late blocked --key-type ip
 nsd $B add late 10.98.0.3 > /dev/null
 check "late: created in kbxd, it is used at the next packet" blocked 10.98.0.3 10.98.0.1
 check "late: 10.98.0.2 passes (not in late)" passes 10.98.0.2 10.98.0.1
-nsd $B destroy late
+expect 3 "late: destroy is refused while attached" nsd $B destroy late
+expect 0 "late: init_net's late is not in use: destroyed" $B destroy late
+{ nsd $B save bl && nsd $B save words; } > "$TMP/sync-nolate.save"
+expect 3 "late: a sync that would destroy it is refused" \
+	nsd $B sync -file "$TMP/sync-nolate.save"
+like "late: says so" "$err" "in use by a kernel component"
+expect 0 "late: destroy --force" nsd $B destroy late --force
 check "late: destroyed, the blocklist fails open again" passes 10.98.0.3 10.98.0.1
+expect 0 "late: show warns that the filter is gone" nsd $B xdp show
+like "late: loudly, on stderr" "$err" "WARNING: filter 'late' does not exist.*every packet passes"
+like "late: and still shows the line" "$out" "^veth-d: xdp native filter late "
+expect 0 "late: show -j" nsd $B -j xdp show veth-d
+json_check "late: filter_exists false" "$out" "j[0]['filter_exists'] is False"
+like "late: -j warns too" "$err" "WARNING: filter 'late'"
 # by id: a re-created filter (a new id) is found again through its name
 nsd $B create late blocked --key-type ip
 nsd $B add late 10.98.0.3 > /dev/null

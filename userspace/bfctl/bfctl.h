@@ -58,6 +58,22 @@ int bfctl_redis_main(int argc, char **argv);	/* redis.c */
 int bfctl_lsm_main(int argc, char **argv);	/* lsm.c: the path filter */
 int bfctl_xdp_main(int argc, char **argv);	/* xdp.c, links libbpf */
 
+/*
+ * Kernel components bfctl attached that test a filter by name, which
+ * fail open once it is destroyed (ipset refuses to destroy a set "in use
+ * by a kernel component"; kbloom's kernel counts only iptables rules and
+ * kbloom_get() holders):
+ * - xdp.c: the devices of this netns whose blocklist tests name, as
+ *   "veth0 (xdp native), eth1 (tc)" into buf; how many, or -errno
+ * - lsm.c: 1 if the pinned path filter tests name in this netns, 0 if
+ *   not, or -errno
+ * - inuse.c: BFCTL_OK if neither uses name (or force), else why on
+ *   stderr and BFCTL_ERR; verb names the refused action
+ */
+int bfctl_xdp_users(const char *name, char *buf, size_t len);
+int bfctl_lsm_uses(const char *name);
+int bfctl_in_use_guard(const char *verb, const char *name, bool force);
+
 /* global output options (-j, -q), set before or after the verb */
 extern bool bfctl_json;
 extern bool bfctl_quiet;
@@ -92,9 +108,14 @@ int bfctl_size_refuse(const struct kb_ioc_create *c, u64 max,
 
 /*
  * whether BPF programs can call kbloom's kfuncs (module parameter and
- * module BTF); if not, why (kernel.c)
+ * module BTF): all of them; only some hooks' (why: "xdp tc; tracing:
+ * -EINVAL", the hooks that have them, then the failures); or none (why)
+ * (kernel.c)
  */
-bool bfctl_kfuncs_state(char *why, size_t len);
+enum bfctl_kf { BFCTL_KF_NO, BFCTL_KF_YES, BFCTL_KF_PARTIAL };
+enum bfctl_kf bfctl_kfuncs_state(char *why, size_t len);
+/* "no", "yes" or "partial" */
+const char *bfctl_kfuncs_word(enum bfctl_kf kf);
 
 /* print "bfctl: what: strerror[: extack]", return BFCTL_ERR */
 int bfctl_fail_err(struct kbconn *c, const char *what, int err);

@@ -103,6 +103,7 @@ static int do_names(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	const char *v = a->verb;
 	bool two = !strcmp(v, "swap") || !strcmp(v, "rename");
+	struct kb_ioc_info info;
 	char what[96];
 	int ret;
 
@@ -115,6 +116,12 @@ static int do_names(struct kbconn *conn, struct bfctl_kargs *a)
 		ret = bfctl_check_name(a, a->pos[1]);
 	if (ret)
 		return ret;
+	/* a blocklist bfctl attached would fail open: refused like EBUSY */
+	if (!strcmp(v, "destroy") && !kbconn_info(conn, a->pos[0], &info)) {
+		ret = bfctl_in_use_guard(v, a->pos[0], a->force);
+		if (ret)
+			return ret;
+	}
 	if (!strcmp(v, "destroy"))
 		ret = kbconn_destroy(conn, a->pos[0]);
 	else if (!strcmp(v, "flush"))
@@ -160,34 +167,68 @@ static void read_line(const char *path, char *buf, size_t len)
  * allows BTF mismatches loads a module whose BTF it rejected, silently
  * but for a warning in its log).  why: "" when yes.
  */
-bool bfctl_kfuncs_state(char *why, size_t len)
+const char *bfctl_kfuncs_word(enum bfctl_kf kf)
 {
+	return kf == BFCTL_KF_YES ? "yes" : kf == BFCTL_KF_PARTIAL ? "partial" : "no";
+}
+
+enum bfctl_kf bfctl_kfuncs_state(char *why, size_t len)
+{
+	enum bfctl_kf kf = BFCTL_KF_YES;
 	char buf[128];
 
 	read_line("/sys/module/kbloom/parameters/kfuncs", buf, sizeof(buf));
 	if (!buf[0]) {
 		snprintf(why, len, "%s", access("/sys/module/kbloom", F_OK) ?
 			 "module not loaded" : "module without kfunc support");
-		return false;
+		return BFCTL_KF_NO;
 	}
-	if (strcmp(buf, "yes")) {
+	if (!strncmp(buf, "partial", 7)) {
+		kf = BFCTL_KF_PARTIAL;
+	} else if (strcmp(buf, "yes")) {
 		/* "no (why)": the reason without its parentheses */
 		const char *r = strchr(buf, '(');
 
 		snprintf(why, len, "%.*s", r ? (int)strcspn(r + 1, ")") : 2,
 			 r ? r + 1 : "no");
-		return false;
+		return BFCTL_KF_NO;
 	}
 	if (access("/sys/kernel/btf/kbloom", F_OK)) {
 		snprintf(why, len, "the kernel rejected the module's BTF: see its log");
-		return false;
+		return BFCTL_KF_NO;
+	}
+	if (kf == BFCTL_KF_PARTIAL) {
+		/* "partial (xdp tc; tracing: -EINVAL)": what is in parentheses */
+		const char *r = strchr(buf, '(');
+
+		snprintf(why, len, "%.*s", r ? (int)strcspn(r + 1, ")") : 7,
+			 r ? r + 1 : "partial");
+		return kf;
 	}
 	why[0] = 0;
-	return true;
+	return kf;
+}
+
+/* the kfuncs line of version and info: "kfuncs: partial (xdp tc; ...)" */
+static void kfuncs_print(enum bfctl_kf kf, const char *why)
+{
+	printf("kfuncs: %s%s%s%s\n", bfctl_kfuncs_word(kf), why[0] ? " (" : "",
+	       why, why[0] ? ")" : "");
+}
+
+/* the kfuncs members of version -j and info -j */
+static void kfuncs_json(enum bfctl_kf kf, const char *why)
+{
+	bfctl_json_bool("kfuncs", kf == BFCTL_KF_YES);
+	if (kf == BFCTL_KF_PARTIAL)
+		bfctl_json_bool("kfuncs_partial", true);
+	if (kf != BFCTL_KF_YES)
+		bfctl_json_str("kfuncs_reason", why);
 }
 
 /* why: NULL leaves out the module's kfuncs state (lists of filters) */
-static void json_info(const struct kb_ioc_info *i, const char *why)
+static void json_info(const struct kb_ioc_info *i, enum bfctl_kf kf,
+		      const char *why)
 {
 	bfctl_json_open_obj(NULL);
 	bfctl_json_str("name", i->name);
@@ -214,9 +255,7 @@ static void json_info(const struct kb_ioc_info *i, const char *why)
 	bfctl_json_u64("generation", i->generation);
 	bfctl_json_u64("refs", i->refs);
 	if (why) {
-		bfctl_json_bool("kfuncs", !why[0]);
-		if (why[0])
-			bfctl_json_str("kfuncs_reason", why);
+		kfuncs_json(kf, why);
 	}
 	bfctl_json_close_obj();
 }
@@ -272,7 +311,7 @@ static int list_one(const struct kb_ioc_info *i, void *arg)
 	list_json_open(st);
 
 	if (bfctl_json) {
-		json_info(i, NULL);
+		json_info(i, BFCTL_KF_NO, NULL);
 	} else if (st->terse) {
 		printf("%s\n", i->name);
 	} else {
@@ -328,7 +367,7 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	struct kb_ioc_info i;
 	char est[24], why[128];
-	bool kf;
+	enum bfctl_kf kf;
 	int ret;
 
 	ret = bfctl_want_pos(a, 1, 1, "info NAME [-j]");
@@ -342,7 +381,7 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 				      ret);
 	kf = bfctl_kfuncs_state(why, sizeof(why));
 	if (bfctl_json) {
-		json_info(&i, why);
+		json_info(&i, kf, why);
 		bfctl_json_end();
 		return BFCTL_OK;
 	}
@@ -364,8 +403,7 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 	       (unsigned long long)i.lookups, (unsigned long long)i.hits,
 	       (unsigned long long)i.adds, (unsigned long long)i.generation,
 	       i.refs);
-	printf("kfuncs: %s%s%s%s\n", kf ? "yes" : "no", kf ? "" : " (", why,
-	       kf ? "" : ")");
+	kfuncs_print(kf, why);
 	return BFCTL_OK;
 }
 
@@ -740,7 +778,7 @@ static int do_monitor(struct kbconn *conn, struct bfctl_kargs *a)
 static int do_version(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	char buf[64], why[128];
-	bool kf = bfctl_kfuncs_state(why, sizeof(why));
+	enum bfctl_kf kf = bfctl_kfuncs_state(why, sizeof(why));
 
 	(void)a;
 	read_line("/sys/module/kbloom/version", buf, sizeof(buf));
@@ -750,9 +788,7 @@ static int do_version(struct kbconn *conn, struct bfctl_kargs *a)
 		if (buf[0])
 			bfctl_json_str("module", buf);
 		bfctl_json_str("transport", conn->nl ? "netlink" : "none");
-		bfctl_json_bool("kfuncs", kf);
-		if (!kf)
-			bfctl_json_str("kfuncs_reason", why);
+		kfuncs_json(kf, why);
 		bfctl_json_close_obj();
 		bfctl_json_end();
 		return BFCTL_OK;
@@ -760,8 +796,7 @@ static int do_version(struct kbconn *conn, struct bfctl_kargs *a)
 	printf("bfctl %s\nkbloom module %s\ncontrol transport %s\n",
 	       BFCTL_VERSION, buf[0] ? buf : "not loaded",
 	       conn->nl ? "netlink" : "none (no netlink family)");
-	printf("kfuncs: %s%s%s%s\n", kf ? "yes" : "no", kf ? "" : " (", why,
-	       kf ? "" : ")");
+	kfuncs_print(kf, why);
 	return BFCTL_OK;
 }
 
@@ -771,7 +806,7 @@ static const struct {
 	u32 opts;	/* the option classes it takes besides KO_GLOBAL */
 } kverbs[] = {
 	{ "create", do_create, KO_SPEC | KO_EXIST },
-	{ "destroy", do_names, 0 },
+	{ "destroy", do_names, KO_FORCE },
 	{ "flush", do_names, 0 },
 	{ "swap", do_names, 0 },
 	{ "rename", do_names, 0 },

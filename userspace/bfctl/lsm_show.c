@@ -27,6 +27,41 @@ int bfctl_lsm_obj(const char *name)
 	return bpf_obj_get(p);
 }
 
+/*
+ * Does the pinned path filter test filter name of this network namespace?
+ * 1 yes, 0 no (or nothing pinned), -errno if its pins cannot be read.
+ */
+int bfctl_lsm_uses(const char *name)
+{
+	struct path_filter__rodata cfg;
+	struct bpf_map_info mi = { 0 };
+	u32 mlen = sizeof(mi), k = 0;
+	u64 mine;
+	int fd, ret;
+
+	if (!bfctl_lsm_attached())
+		return 0;
+	ret = bfctl_lsm_netns_cookie(&mine);
+	if (ret)
+		return ret;
+	fd = bfctl_lsm_obj("config");
+	if (fd < 0)
+		return -errno;
+	/* the map's value is the program's .rodata: cfg is its layout */
+	if (bpf_obj_get_info_by_fd(fd, &mi, &mlen))
+		ret = -errno;
+	else if (mi.value_size != sizeof(cfg))
+		ret = -EPROTO;	/* pinned by another bfctl version */
+	else
+		ret = bpf_map_lookup_elem(fd, &k, &cfg) ? -errno : 0;
+	close(fd);
+	if (ret)
+		return ret;
+	cfg.filter_name[sizeof(cfg.filter_name) - 1] = 0;
+	return cfg.netns_cookie == mine &&
+	       !strcmp((const char *)cfg.filter_name, name);
+}
+
 static const char *const lsm_stat_names[PF_STAT_NR] = {
 	[PF_STAT_CHECKED] = "checked",
 	[PF_STAT_MAYBE] = "maybe",

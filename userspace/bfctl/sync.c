@@ -124,6 +124,10 @@ static int sync_check(struct sync *s)
 			return bfctl_fail(BFCTL_ERR, "sync",
 					  "%s: filter %s is not in the file and is in use (%u references: iptables rules or other consumers): sync would destroy it; nothing changed (remove its rules first, or add it to the file)",
 					  s->file, k->name, k->refs);
+		/* uncounted by the kernel: bfctl's XDP/tc and LSM blocklists */
+		ret = bfctl_in_use_guard("sync", k->name, rs->force);
+		if (ret)
+			return ret;
 	}
 	if (!rs->n && s->nkern && !rs->force)
 		return bfctl_fail(BFCTL_ERR, "sync",

@@ -595,10 +595,12 @@ static int xdp_attach(int argc, char **argv)
 	fd = load_prog(&skel, &o, ifindex, name, id);
 	if (fd < 0) {
 		char why[128];
+		enum bfctl_kf kf = bfctl_kfuncs_state(why, sizeof(why));
 
 		fail_sys("attach", dev, "loading the program", fd);
-		if (!bfctl_kfuncs_state(why, sizeof(why)))
-			fprintf(stderr, "bfctl: kbloom's kfuncs are unavailable: %s (bfctl version)\n",
+		if (kf != BFCTL_KF_YES)
+			fprintf(stderr, "bfctl: kbloom's kfuncs are %s: %s (bfctl version)\n",
+				kf == BFCTL_KF_PARTIAL ? "partly registered" : "unavailable",
 				why);
 		goto out;
 	}
@@ -674,10 +676,28 @@ static int xdp_detach(int argc, char **argv)
 
 /* ---- show ---- */
 
+/* does filter name exist in this netns?  1, 0, or -errno (unknown) */
+static int filter_exists(const char *name)
+{
+	struct kb_ioc_info i;
+	struct kbconn conn;
+	int ret;
+
+	kbconn_init(&conn);
+	ret = kbconn_info(&conn, name, &i);
+	kbconn_close(&conn);
+	return ret == -ENOENT ? 0 : ret ? ret : 1;
+}
+
 static void show_one(const struct dev_state *d, const struct blk *b)
 {
+	int exists = filter_exists(b->name);
 	u32 i;
 
+	/* loud, on stderr even with -j: the blocklist blocks nothing */
+	if (!exists)
+		fprintf(stderr, "bfctl: xdp show: %s: WARNING: filter '%s' does not exist in this network namespace: every packet passes (counted as nofilter)\n",
+			d->dev, b->name);
 	if (bfctl_json) {
 		bfctl_json_open_obj(NULL);
 		bfctl_json_str("dev", d->dev);
@@ -685,6 +705,8 @@ static void show_one(const struct dev_state *d, const struct blk *b)
 		bfctl_json_str("hook", b->tc ? "tc" : "xdp");
 		bfctl_json_str("mode", mode_name(b));
 		bfctl_json_str("filter", b->name);
+		if (exists >= 0)
+			bfctl_json_bool("filter_exists", exists);
 		bfctl_json_str("dir", b->conf.dir == KB_XDP_DIR_DST ? "dst" : "src");
 		bfctl_json_u64("prog_id", b->prog_id);
 		for (i = 0; i < KB_XDP_NR_COUNTERS; i++)
@@ -762,6 +784,41 @@ static int xdp_show(int argc, char **argv)
 		bfctl_json_end();
 	}
 	return BFCTL_OK;
+}
+
+/* ---- the blocklists using a filter (bfctl destroy's guard) ---- */
+
+int bfctl_xdp_users(const char *name, char *buf, size_t len)
+{
+	struct if_nameindex *ifs, *it;
+	struct dev_state d;
+	size_t off = 0;
+	int n = 0, ret = 0, i;
+
+	buf[0] = 0;
+	ifs = if_nameindex();
+	if (!ifs)
+		return -errno;
+	libbpf_set_print(libbpf_print);
+	for (it = ifs; it->if_index && !ret; it++) {
+		ret = dev_probe(it->if_index, &d);
+		if (ret == -ENODEV || ret == -ENXIO)
+			ret = 0;	/* gone meanwhile */
+		for (i = 0; !ret && i < 2; i++) {
+			const struct blk *b = i ? &d.tc : &d.xdp;
+
+			if (!b->ours || strcmp(b->name, name))
+				continue;
+			if (off < len)
+				off += snprintf(buf + off, len - off, "%s%s (%s%s)",
+						n ? ", " : "", d.dev,
+						b->tc ? "" : "xdp ", mode_name(b));
+			n++;
+		}
+		dev_release(&d);
+	}
+	if_freenameindex(ifs);
+	return ret ? ret : n;
 }
 
 int bfctl_xdp_main(int argc, char **argv)

@@ -70,29 +70,47 @@ static __always_inline void kb_count(__u32 idx)
 		*c += 1;
 }
 
+/* at most this many VLAN tags are parsed; a frame with more is nonip */
+#define KB_VLAN_MAX	2
+
+static __always_inline bool kb_is_vlan(__be16 proto)
+{
+	return proto == bpf_htons(KB_ETH_P_8021Q) ||
+	       proto == bpf_htons(KB_ETH_P_8021AD);
+}
+
 /*
  * The address to test of the Ethernet frame [data, data_end), after at
- * most one 802.1Q/802.1ad tag: copied to out, returns its length (4 or 16);
- * 0 for another protocol, -1 if the headers are not all in [data, data_end).
+ * most ntags 802.1Q/802.1ad tags (QinQ: 802.1ad outside, 802.1Q inside;
+ * any order is accepted, as the kernel's vlan devices do): copied to out,
+ * returns its length (4 or 16); 0 for another protocol or a deeper stack,
+ * -1 if the headers are not all in [data, data_end).
+ * A deeper stack is not IP to this parser, as it is not to an nft or
+ * iptables rule at this hook (docs/bpf.md, "VLAN tags").
  */
-static __always_inline int kb_parse(void *data, void *data_end, __u8 *out)
+static __always_inline int kb_parse(void *data, void *data_end, int ntags,
+				    __u8 *out)
 {
 	struct ethhdr *eth = data;
 	void *l3 = eth + 1;
 	__be16 proto;
+	int i;
 
 	if (l3 > data_end)
 		return -1;
 	proto = eth->h_proto;
-	if (proto == bpf_htons(KB_ETH_P_8021Q) ||
-	    proto == bpf_htons(KB_ETH_P_8021AD)) {
+	for (i = 0; i < KB_VLAN_MAX; i++) {
 		struct kb_vlan_hdr *vh = l3;
 
+		if (i >= ntags || !kb_is_vlan(proto))
+			break;
 		if ((void *)(vh + 1) > data_end)
 			return -1;
 		proto = vh->proto;
 		l3 = vh + 1;
 	}
+	if (kb_is_vlan(proto))
+		return 0;	/* a third tag: counted as nonip */
 	if (proto == bpf_htons(KB_ETH_P_IP)) {
 		struct iphdr *ip = l3;
 
@@ -178,7 +196,8 @@ int kbloom_xdp(struct xdp_md *ctx)
 	__u8 addr[16];
 	int len, ret;
 
-	len = kb_parse(data, data_end, addr);
+	/* a tag the NIC stripped (rx VLAN offload) is not seen: not counted */
+	len = kb_parse(data, data_end, KB_VLAN_MAX, addr);
 	if (len <= 0) {
 		kb_count(KB_XDP_NONIP);
 		return XDP_PASS;
@@ -190,19 +209,26 @@ int kbloom_xdp(struct xdp_md *ctx)
 SEC("tc")
 int kbloom_tc(struct __sk_buff *skb)
 {
+	/*
+	 * Before tc ingress the kernel moved the outer tag (if any) into the
+	 * skb's metadata: it counts, so a stack is as deep here as in XDP
+	 */
+	int ntags = KB_VLAN_MAX - (skb->vlan_present ? 1 : 0);
 	__u8 addr[16];
 	int len, ret;
 
 	len = kb_parse((void *)(long)skb->data, (void *)(long)skb->data_end,
-		       addr);
+		       ntags, addr);
 	if (len < 0) {
 		/* headers past the linear part: pull them in, once */
-		__u32 want = KB_ETH_HLEN + sizeof(struct kb_vlan_hdr) +
+		__u32 want = KB_ETH_HLEN +
+			     KB_VLAN_MAX * sizeof(struct kb_vlan_hdr) +
 			     sizeof(struct ipv6hdr);
 
 		if (bpf_skb_pull_data(skb, skb->len < want ? skb->len : want) == 0)
 			len = kb_parse((void *)(long)skb->data,
-				       (void *)(long)skb->data_end, addr);
+				       (void *)(long)skb->data_end, ntags,
+				       addr);
 	}
 	if (len <= 0) {
 		kb_count(KB_XDP_NONIP);
