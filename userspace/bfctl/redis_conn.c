@@ -343,9 +343,16 @@ int bfctl_redis_notify_on(struct bfctl_redis *r)
 		return 0;
 	}
 	f = rep->element[1]->str;
-	/* keyspace (K) events of generic (g) and string ($) commands */
+	/*
+	 * keyspace (K) events of generic (g) and string ($) commands, and
+	 * expiry (x) and eviction (e): a key that expires or is evicted
+	 * during a chunked read and is rebuilt by SETBITs would otherwise
+	 * show only setbit events, and the read would mix two values ('A'
+	 * is all of them)
+	 */
 	on = strchr(f, 'K') && (strchr(f, 'A') ||
-				(strchr(f, 'g') && strchr(f, '$')));
+				(strchr(f, 'g') && strchr(f, '$') &&
+				 strchr(f, 'x') && strchr(f, 'e')));
 	freeReplyObject(rep);
 	return on;
 }
