@@ -128,8 +128,9 @@ struct lsm_list {
  */
 static u64 lsm_sb_dev(const char *path)
 {
-	char line[4096];
 	unsigned int id, parent, maj, min;
+	char *line = NULL;
+	size_t cap = 0;
 	struct statx stx;
 	u64 dev = 0;
 	FILE *f;
@@ -140,12 +141,19 @@ static u64 lsm_sb_dev(const char *path)
 	f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return 0;
-	while (fgets(line, sizeof(line), f))
+	/*
+	 * whole lines (getline): a line longer than a fixed buffer (a mount
+	 * point or source a user chose, e.g. FUSE) would be split, and its
+	 * tail parsed as a line of its own, with a mount id and a device
+	 * the user wrote
+	 */
+	while (getline(&line, &cap, f) > 0)
 		if (sscanf(line, "%u %u %u:%u", &id, &parent, &maj, &min) == 4 &&
 		    id == stx.stx_mnt_id) {
 			dev = ((u64)maj << 20) | min;
 			break;
 		}
+	free(line);
 	fclose(f);
 	return dev;
 }
