@@ -226,7 +226,14 @@ check "late: re-created, used again at the next packet" blocked 10.98.0.3 10.98.
 # the id stays with a renamed filter (bfctl.8: replace with swap)
 nsd $B rename late late2
 check "late: renamed, the blocklist follows it" blocked 10.98.0.3 10.98.0.1
-nsd $B destroy late2
+expect 0 "late: show names the filter it now tests" nsd $B xdp show veth-d
+like "late: (renamed late2)" "$out" "filter late \\(renamed late2\\) dir"
+check "late: and does not warn it is gone" test -z "$err"
+expect 0 "late: show -j" nsd $B -j xdp show veth-d
+json_check "late: filter_now late2, exists" "$out" "j[0]['filter_now'] == 'late2' and j[0]['filter_exists']"
+expect 3 "late: the renamed filter's destroy is refused too" nsd $B destroy late2
+like "late: in use" "$err" "in use by a kernel component"
+nsd $B destroy late2 --force
 check "late: renamed and destroyed, it fails open" passes 10.98.0.3 10.98.0.1
 expect 0 "detach" nsd $B xdp detach veth-d
 

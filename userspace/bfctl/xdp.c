@@ -43,6 +43,7 @@ struct blk {
 	int prog_fd;		/* -1 if none */
 	struct kb_xdp_conf conf;
 	char name[KB_XDP_NAME_LEN];
+	u64 id;			/* the filter id it tests (.data.kb_id), 0 if unread */
 	u64 cnt[KB_XDP_NR_COUNTERS];
 };
 
@@ -141,6 +142,11 @@ static int inspect_map(u32 id, struct blk *b, bool *conf, bool *name)
 			ret = -errno;
 		b->name[sizeof(b->name) - 1] = 0;
 		*name = !ret;
+	} else if (ends_with(mi.name, ".data.kb_id") &&
+		   mi.value_size == sizeof(b->id)) {
+		/* not required: the program updates it, a read may race */
+		if (bpf_map_lookup_elem(fd, &zero, &b->id))
+			b->id = 0;
 	} else if (!strcmp(mi.name, "kb_counters") &&
 		   mi.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
 		   mi.value_size == sizeof(u64) &&
@@ -676,22 +682,52 @@ static int xdp_detach(int argc, char **argv)
 
 /* ---- show ---- */
 
-/* does filter name exist in this netns?  1, 0, or -errno (unknown) */
-static int filter_exists(const char *name)
+struct id_find {
+	u64 id;
+	char name[KB_NAME_MAX];
+};
+
+static int id_find_cb(const struct kb_ioc_info *i, void *arg)
 {
+	struct id_find *f = arg;
+
+	if (i->id != f->id)
+		return 0;
+	snprintf(f->name, sizeof(f->name), "%s", i->name);
+	return 1;
+}
+
+/*
+ * The filter a blocklist tests: the one of its id (it follows a rename),
+ * else the one of its name (the program looks the name up again once the
+ * id is gone).  1 and its name in now, 0 if neither exists, -errno.
+ */
+static int filter_tested(const struct blk *b, char now[KB_NAME_MAX])
+{
+	struct id_find f = { .id = b->id };
 	struct kb_ioc_info i;
 	struct kbconn conn;
-	int ret;
+	int ret = 0;
 
 	kbconn_init(&conn);
-	ret = kbconn_info(&conn, name, &i);
+	if (b->id)
+		ret = kbconn_list(&conn, id_find_cb, &f);
+	if (ret > 0) {
+		snprintf(now, KB_NAME_MAX, "%s", f.name);
+	} else {
+		ret = kbconn_info(&conn, b->name, &i);
+		ret = ret == -ENOENT ? 0 : ret ? ret : 1;
+		snprintf(now, KB_NAME_MAX, "%s", b->name);
+	}
 	kbconn_close(&conn);
-	return ret == -ENOENT ? 0 : ret ? ret : 1;
+	return ret;
 }
 
 static void show_one(const struct dev_state *d, const struct blk *b)
 {
-	int exists = filter_exists(b->name);
+	char now[KB_NAME_MAX];
+	int exists = filter_tested(b, now);
+	bool renamed = exists > 0 && strcmp(now, b->name);
 	u32 i;
 
 	/* loud, on stderr even with -j: the blocklist blocks nothing */
@@ -707,6 +743,8 @@ static void show_one(const struct dev_state *d, const struct blk *b)
 		bfctl_json_str("filter", b->name);
 		if (exists >= 0)
 			bfctl_json_bool("filter_exists", exists);
+		if (renamed)	/* the filter it tests, renamed since attach */
+			bfctl_json_str("filter_now", now);
 		bfctl_json_str("dir", b->conf.dir == KB_XDP_DIR_DST ? "dst" : "src");
 		bfctl_json_u64("prog_id", b->prog_id);
 		for (i = 0; i < KB_XDP_NR_COUNTERS; i++)
@@ -714,9 +752,10 @@ static void show_one(const struct dev_state *d, const struct blk *b)
 		bfctl_json_close_obj();
 		return;
 	}
-	printf("%s: %s %s filter %s dir %s prog %u", d->dev,
+	printf("%s: %s %s filter %s%s%s%s dir %s prog %u", d->dev,
 	       b->tc ? "tc" : "xdp", mode_name(b), b->name,
-	       b->conf.dir == KB_XDP_DIR_DST ? "dst" : "src", b->prog_id);
+	       renamed ? " (renamed " : "", renamed ? now : "",
+	       renamed ? ")" : "", b->conf.dir == KB_XDP_DIR_DST ? "dst" : "src", b->prog_id);
 	for (i = 0; i < KB_XDP_NR_COUNTERS; i++)
 		printf(" %s %llu", counter_names[i], (unsigned long long)b->cnt[i]);
 	putchar('\n');
@@ -791,11 +830,19 @@ static int xdp_show(int argc, char **argv)
 int bfctl_xdp_users(const char *name, char *buf, size_t len)
 {
 	struct if_nameindex *ifs, *it;
+	struct kb_ioc_info fi;
+	struct kbconn conn;
 	struct dev_state d;
 	size_t off = 0;
+	u64 fid = 0;
 	int n = 0, ret = 0, i;
 
 	buf[0] = 0;
+	/* by id too: a blocklist follows its filter through a rename */
+	kbconn_init(&conn);
+	if (!kbconn_info(&conn, name, &fi))
+		fid = fi.id;
+	kbconn_close(&conn);
 	ifs = if_nameindex();
 	if (!ifs)
 		return -errno;
@@ -807,7 +854,8 @@ int bfctl_xdp_users(const char *name, char *buf, size_t len)
 		for (i = 0; !ret && i < 2; i++) {
 			const struct blk *b = i ? &d.tc : &d.xdp;
 
-			if (!b->ours || strcmp(b->name, name))
+			if (!b->ours ||
+			    (strcmp(b->name, name) && (!fid || b->id != fid)))
 				continue;
 			if (off < len)
 				off += snprintf(buf + off, len - off, "%s%s (%s%s)",
