@@ -309,9 +309,13 @@ static long kb_ioc_keys(struct file *file, struct kb_file *kf,
 	if (a.flags & KB_KEYS_F_TXN) {
 		mutex_lock(&kf->lock);
 		ret = PTR_ERR_OR_ZERO(kb_file_txn_find(kf, a.name));
-		mutex_unlock(&kf->lock);
 		if (!ret)
+			kf->busy++;
+		mutex_unlock(&kf->lock);
+		if (!ret) {
 			ret = kb_keys_run(kf, &a, op, NULL);
+			kb_file_unbusy(kf);
+		}
 	} else {
 		s = kb_set_find(kf->net, a.name, false);
 		if (IS_ERR(s))
@@ -325,6 +329,13 @@ static long kb_ioc_keys(struct file *file, struct kb_file *kf,
 }
 
 /* ---- transactions ------------------------------------------------------- */
+
+void kb_file_unbusy(struct kb_file *kf)
+{
+	mutex_lock(&kf->lock);
+	kf->busy--;
+	mutex_unlock(&kf->lock);
+}
 
 /* KB_IOC_TXN_BEGIN: the name and new parameters in a struct kb_ioc_create */
 static long kb_ioc_txn_begin(struct file *file, struct kb_file *kf,
@@ -355,7 +366,7 @@ static long kb_ioc_txn_begin(struct file *file, struct kb_file *kf,
 	if (ret)
 		return ret;
 	mutex_lock(&kf->lock);
-	if (kf->txn) {
+	if (kf->txn || kf->busy) {
 		ret = -EBUSY;
 	} else {
 		t = kb_txn_begin(kf->net, a.name, &p, NULL);
@@ -383,6 +394,11 @@ static long kb_ioc_txn_end(struct file *file, struct kb_file *kf,
 		return -EINVAL;
 	mutex_lock(&kf->lock);
 	t = kf->txn;
+	if (t && commit && kf->busy) {
+		/* another thread's batch or write is halfway through it */
+		mutex_unlock(&kf->lock);
+		return -EBUSY;
+	}
 	kf->txn = NULL;
 	mutex_unlock(&kf->lock);
 	if (!t)

@@ -13,8 +13,14 @@
 /* an open /dev/kbloom */
 struct kb_file {
 	struct net *net;		/* the opener's */
-	struct mutex lock;		/* txn */
+	struct mutex lock;		/* txn, busy */
 	struct kb_txn *txn;
+	/*
+	 * key batches and raw writes on txn in progress (each takes kf->lock
+	 * per step only): commit and begin answer EBUSY while any runs, so a
+	 * transaction never goes live, nor is replaced, between two steps
+	 */
+	unsigned int busy;
 };
 
 /* an ioctl's name field: a valid name, NUL-padded (the bytes are ABI) */
@@ -26,6 +32,8 @@ int kb_copy_out(void __user *u, const void *k, size_t ksize, u32 usize);
 bool kb_zero(const void *p, size_t len);
 /* CAP_NET_ADMIN over the opener's netns, as the opener had it */
 bool kb_admin(struct file *file, struct kb_file *kf);
+/* end of a batch or write counted in kf->busy */
+void kb_file_unbusy(struct kb_file *kf);
 /* kf's transaction begun under name (kf->lock held), or ENOENT/EINVAL */
 struct kb_txn *kb_file_txn_find(struct kb_file *kf, const char *name);
 

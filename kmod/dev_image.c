@@ -285,7 +285,8 @@ long kb_ioc_export(struct file *file, struct kb_file *kf, void __user *u)
  * KB_IOC_TXN_WRITE: raw payload bytes into the file's transaction, copied
  * from the user a chunk at a time into a bounce buffer with no lock held,
  * then stored under kf->lock (a transaction found again for each chunk:
- * one ended meanwhile answers ENOENT).
+ * one aborted meanwhile answers ENOENT; commit and begin answer EBUSY
+ * while the write runs, kf->busy).
  */
 long kb_ioc_txn_write(struct file *file, struct kb_file *kf, void __user *u)
 {
@@ -311,14 +312,27 @@ long kb_ioc_txn_write(struct file *file, struct kb_file *kf, void __user *u)
 		ret = PTR_ERR(t);
 	else if (end > t->gen->f.bytes)
 		ret = -EINVAL;
+	else if (t->gen->f.p.key_type == KB_KEY_NET4 ||
+		 t->gen->f.p.key_type == KB_KEY_NET6 ||
+		 t->gen->f.p.key_type == KB_KEY_NET)
+		/*
+		 * lookups probe only the prefix lengths the filter records
+		 * (plen4/plen6), which raw bytes cannot carry: committed, the
+		 * filter would match no address at all
+		 */
+		ret = -EINVAL;
 	else if (t->fill == KB_TXN_KEYS)
 		ret = -EBUSY;
+	if (!ret && a.len)
+		kf->busy++;
 	mutex_unlock(&kf->lock);
 	if (ret || !a.len)
 		return ret;
-	bounce = kvmalloc(min_t(u64, a.len, KB_IMG_CHUNK), GFP_KERNEL);
-	if (!bounce)
+	bounce = kvmalloc(min_t(u64, a.len, KB_IMG_CHUNK), GFP_KERNEL_ACCOUNT);
+	if (!bounce) {
+		kb_file_unbusy(kf);
 		return -ENOMEM;
+	}
 	src = u64_to_user_ptr(a.data);
 	for (done = 0; done < a.len; done += n) {
 		n = min_t(u64, a.len - done, KB_IMG_CHUNK);
@@ -343,5 +357,6 @@ long kb_ioc_txn_write(struct file *file, struct kb_file *kf, void __user *u)
 		cond_resched();
 	}
 	kvfree(bounce);
+	kb_file_unbusy(kf);
 	return ret;
 }

@@ -5,7 +5,14 @@
  * transaction, mixing with key batches or uploads, bits past a gozero m,
  * no CAP_NET_ADMIN.  Any failure leaves the live filter serving as it was.
  */
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "kb_test.h"
@@ -300,6 +307,123 @@ TEST(needs_net_admin)
 	EXPECT_EQ(0, kbt_txn(fd, KB_IOC_TXN_ABORT));
 	tw_unchanged(_metadata, fd, want);
 	EXPECT_EQ(0, kbt_destroy(fd, TW_NAME));
+	close(fd);
+}
+
+/* the net key types: raw bytes carry no prefix lengths, refused */
+TEST(net_key_types_refused)
+{
+	static const __u32 types[] = { KB_KEY_NET4, KB_KEY_NET6, KB_KEY_NET };
+	unsigned char b = 0;
+	unsigned int i;
+	int fd = kbt_open();
+
+	ASSERT_LE(0, fd);
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		struct kb_ioc_create c = tw_spec(KB_KIND_GOZERO, TW_M);
+
+		c.key_type = types[i];
+		ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c));
+		EXPECT_EQ(-EINVAL, kbt_txn_write(fd, TW_NAME, 0, &b, 1));
+		EXPECT_EQ(0, kbt_txn(fd, KB_IOC_TXN_ABORT));
+	}
+	close(fd);
+}
+
+/*
+ * A write stalled in its second chunk (its source's second MiB is a
+ * userfaultfd range nobody serves yet): another thread's commit and
+ * begin answer EBUSY, so the half-written payload never goes live; once
+ * the write ends the commit publishes all of it.
+ */
+#define TW_BIG_LEN	((2U << 20) + 8)	/* three chunks of 1 MiB */
+
+struct tw_stall {
+	int fd;
+	unsigned char *src;
+	int ret;
+};
+
+static void *tw_stall_write(void *arg)
+{
+	struct tw_stall *w = arg;
+
+	w->ret = kbt_txn_write(w->fd, TW_NAME, 0, w->src, TW_BIG_LEN);
+	return NULL;
+}
+
+TEST(commit_waits_for_a_write)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct uffdio_copy cp;
+	struct tw_stall w;
+	struct pollfd p;
+	struct uffd_msg msg;
+	struct kb_ioc_create c = tw_spec(KB_KIND_GOZERO, 8ULL * TW_BIG_LEN);
+	size_t maplen = 3U << 20;
+	unsigned char *page, *now = NULL;
+	long len = 0, pg = sysconf(_SC_PAGESIZE);
+	pthread_t th;
+	size_t off;
+	int fd = kbt_open(), uffd;
+
+	ASSERT_LE(0, fd);
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 && errno == ENOSYS)
+		SKIP(return, "no userfaultfd in this kernel");
+	ASSERT_LE(0, uffd);
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	w.src = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(w.src != MAP_FAILED);
+	memset(w.src, 0x5a, 1U << 20);	/* the first chunk is there */
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (uintptr_t)w.src + (1U << 20);
+	reg.range.len = maplen - (1U << 20);
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+
+	kbt_destroy(fd, TW_NAME);
+	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c));
+	w.fd = fd;
+	w.ret = 1;
+	ASSERT_EQ(0, pthread_create(&th, NULL, tw_stall_write, &w));
+	p.fd = uffd;
+	p.events = POLLIN;
+	ASSERT_EQ(1, poll(&p, 1, 20000));	/* stalled in chunk two */
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+
+	EXPECT_EQ(-EBUSY, kbt_txn(fd, KB_IOC_TXN_COMMIT));
+	EXPECT_EQ(-EBUSY, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c));
+	EXPECT_EQ(-ENOENT, kbt_destroy(fd, TW_NAME));	/* nothing live */
+
+	/* serve the rest: 0x5a pages, the last byte's pad bits zero */
+	page = malloc(pg);
+	ASSERT_TRUE(page != NULL);
+	memset(page, 0x5a, pg);
+	for (off = 1U << 20; off < maplen; off += pg) {
+		memset(&cp, 0, sizeof(cp));
+		cp.dst = (uintptr_t)w.src + off;
+		cp.src = (uintptr_t)page;
+		cp.len = pg;
+		if (ioctl(uffd, UFFDIO_COPY, &cp) && errno != EEXIST)
+			break;
+	}
+	free(page);
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, w.ret);
+	ASSERT_EQ(0, kbt_txn(fd, KB_IOC_TXN_COMMIT));
+	now = tw_payload(fd, &len);
+	ASSERT_TRUE(now != NULL);
+	EXPECT_EQ(TW_BIG_LEN, len);
+	for (off = 0; off < (size_t)len && now[off] == 0x5a; off++)
+		;
+	EXPECT_EQ(TW_BIG_LEN, off);	/* every byte, none torn */
+	free(now);
+	EXPECT_EQ(0, kbt_destroy(fd, TW_NAME));
+	close(uffd);
+	munmap(w.src, maplen);
 	close(fd);
 }
 

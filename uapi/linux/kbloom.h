@@ -416,10 +416,17 @@ struct kb_ioc_txn {
  * payload (kb_ioc_info.bytes); ENOENT: no transaction (EINVAL: another
  * name); EBUSY: the transaction was filled by key batches or an upload (a
  * transaction takes raw writes or those, not both).  Bytes never written
- * stay zero.  KB_IOC_TXN_COMMIT then checks the payload as an upload's
- * (gozero: no bit set past m, EINVAL; classic: its trailing k byte) before
- * publishing it; on failure the transaction ends and the live filter
- * serves unchanged.  The bytes are copied with no lock held.
+ * stay zero.  EINVAL too for the net4/net6/net key types: their lookups
+ * probe only the prefix lengths the image header records, which raw bytes
+ * cannot carry (upload an image instead).  KB_IOC_TXN_COMMIT then checks
+ * the payload as an upload's (gozero: no bit set past m, EINVAL; classic:
+ * its trailing k byte) before publishing it; on failure the transaction
+ * ends and the live filter serves unchanged.  The bytes are copied with
+ * no lock held.  A write that fails halfway (EFAULT, EINTR) may have
+ * stored part of its bytes: abort the transaction.  While a write or a
+ * KB_KEYS_F_TXN batch runs on the file's transaction (another thread),
+ * KB_IOC_TXN_COMMIT and KB_IOC_TXN_BEGIN answer EBUSY and change nothing,
+ * so a half-written payload never goes live.
  */
 struct kb_ioc_write {
 	__u32		size;
