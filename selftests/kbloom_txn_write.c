@@ -377,6 +377,12 @@ TEST(commit_waits_for_a_write)
 	w.src = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_TRUE(w.src != MAP_FAILED);
+	/*
+	 * 4 KiB pages: a transparent huge page faulted in by the memset
+	 * would populate part of the range registered below, and the write
+	 * would not stall where it must
+	 */
+	ASSERT_EQ(0, madvise(w.src, maplen, MADV_NOHUGEPAGE));
 	memset(w.src, 0x5a, 1U << 20);	/* the first chunk is there */
 	memset(&reg, 0, sizeof(reg));
 	reg.range.start = (uintptr_t)w.src + (1U << 20);
