@@ -28,14 +28,28 @@ int bfctl_lsm_obj(const char *name)
 }
 
 /*
+ * The pinned configuration map's value, the program's .rodata: 0, -EPROTO
+ * if it has another layout (pinned by another bfctl version), or -errno.
+ */
+static int lsm_config_read(int fd, struct path_filter__rodata *cfg)
+{
+	struct bpf_map_info mi = { 0 };
+	u32 mlen = sizeof(mi), k = 0;
+
+	if (bpf_obj_get_info_by_fd(fd, &mi, &mlen))
+		return -errno;
+	if (mi.value_size != sizeof(*cfg))
+		return -EPROTO;
+	return bpf_map_lookup_elem(fd, &k, cfg) ? -errno : 0;
+}
+
+/*
  * Does the pinned path filter test filter name of this network namespace?
  * 1 yes, 0 no (or nothing pinned), -errno if its pins cannot be read.
  */
 int bfctl_lsm_uses(const char *name)
 {
 	struct path_filter__rodata cfg;
-	struct bpf_map_info mi = { 0 };
-	u32 mlen = sizeof(mi), k = 0;
 	u64 mine;
 	int fd, ret;
 
@@ -47,13 +61,7 @@ int bfctl_lsm_uses(const char *name)
 	fd = bfctl_lsm_obj("config");
 	if (fd < 0)
 		return -errno;
-	/* the map's value is the program's .rodata: cfg is its layout */
-	if (bpf_obj_get_info_by_fd(fd, &mi, &mlen))
-		ret = -errno;
-	else if (mi.value_size != sizeof(cfg))
-		ret = -EPROTO;	/* pinned by another bfctl version */
-	else
-		ret = bpf_map_lookup_elem(fd, &k, &cfg) ? -errno : 0;
+	ret = lsm_config_read(fd, &cfg);
 	close(fd);
 	if (ret)
 		return ret;
@@ -136,8 +144,8 @@ out:
 int bfctl_lsm_show(int argc, char **argv)
 {
 	struct path_filter__rodata cfg;
-	struct bpf_map_info mi = { 0 }, li = { 0 };
-	u32 mlen = sizeof(mi), llen = sizeof(li), k = 0;
+	struct bpf_map_info li = { 0 };
+	u32 llen = sizeof(li), k = 0;
 	u64 total[PF_STAT_NR] = { 0 }, *pc, npaths = 0;
 	struct lsm_listed ls = { 0 };
 	struct pf_hash cur, next;
@@ -159,10 +167,9 @@ int bfctl_lsm_show(int argc, char **argv)
 	pfd = bfctl_lsm_obj("paths");
 	lfd = bfctl_lsm_obj("list");
 	if (cfd < 0 || sfd < 0 || pfd < 0 || lfd < 0 ||
-	    bpf_obj_get_info_by_fd(cfd, &mi, &mlen) ||
 	    bpf_obj_get_info_by_fd(lfd, &li, &llen) ||
 	    li.value_size != sizeof(struct pf_listed) ||
-	    mi.value_size != sizeof(cfg) || bpf_map_lookup_elem(cfd, &k, &cfg)) {
+	    lsm_config_read(cfd, &cfg)) {
 		bfctl_fail(BFCTL_ERR, "lsm show", "%s: unreadable: %s", LSM_DIR,
 			   strerror(errno));
 		goto out;
