@@ -45,13 +45,16 @@ KB_VM_RUN = $(CURDIR)/scripts/vm-run $(foreach m,$(VM_MODPROBE),--modprobe $(m))
 # long again while make check runs another lane beside it; a guest that
 # hangs is still stopped well within CI's time.
 VM_TIMEOUT ?= 1800
+# vCPUs of a lane's guest (empty: vm-run's 2).  make check gives the
+# Debian kernels' lanes 1 each and runs two at a time (scripts/check).
+VM_CPUS ?=
 
 # One VM lane: the manifest's tests of a lane on one kernel.
 # $(call kb_vm_lane,KVER,OUTDIR,MODULE_TREE,LANE[,VM-RUN OPTIONS[,ENV]])
 define kb_vm_lane
 	@mkdir -p $(2)
 	@$(CURDIR)/scripts/manifest $(4) $(BUILD) $(TESTS) > $(2).tests
-	$(6) $(KB_VM_RUN) -k $(1) -o $(2) -t $(VM_TIMEOUT) $(5) \
+	$(6) $(KB_VM_RUN) -k $(1) -o $(2) -t $(VM_TIMEOUT) $(if $(VM_CPUS),-c $(VM_CPUS)) $(5) \
 		$(if $(VM_CMDLINE),--append '$(VM_CMDLINE)') \
 		$(foreach m,$(VM_MODULES),--insmod $(3)/$(m)) --tests $(2).tests
 endef
