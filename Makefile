@@ -129,10 +129,11 @@ check-native: all
 	if [ $$fail != 0 ]; then grep -h '^not ok' $(BUILD)/results/native/*.tap; fi; exit $$fail
 
 # The VM selftests on one kernel: make check-vm KVER=6.1.0-56-amd64
-# (VM_LANE: the manifest's lane, rt for Debian's PREEMPT_RT kernel)
+# (VM_LANE: the manifest's lane, rt for Debian's PREEMPT_RT kernel; the
+# smp lane, which make check runs beside the others, has results of its own)
 VM_LANE ?= vm
 check-vm: modules user selftests
-	$(call kb_vm_lane,$(KVER),$(BUILD)/results/vm-$(KVER),$(KBUILD_DIR),$(VM_LANE))
+	$(call kb_vm_lane,$(KVER),$(BUILD)/results/vm-$(KVER)$(if $(filter smp,$(VM_LANE)),-smp),$(KBUILD_DIR),$(VM_LANE))
 
 check:
 	@$(CURDIR)/scripts/check
