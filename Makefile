@@ -67,7 +67,7 @@ include userspace/bfctl/build.mk
 include packaging/build.mk
 BENCH_TARGETS += bench-core
 
-.PHONY: all modules user selftests deps check check-native check-vm \
+.PHONY: all modules modules-tree user selftests deps check check-native check-vm \
 	run style bench clean ksft
 
 all: modules user selftests
@@ -87,9 +87,15 @@ $(LSRC):
 
 ksft: $(KSFT_DIR)/.stamp
 
+# One build of a tree at a time: make check runs lanes of one kernel side
+# by side (vm, smp, pkg), and each lane's make modules relinks the tree's
+# sources before kbuild finds nothing to do.
 modules:
 	@test -n "$(KVER)" || { echo "no kernel headers installed: run 'make deps'" >&2; exit 1; }
 	@mkdir -p $(KBUILD_DIR)
+	@flock $(KBUILD_DIR)/.kb-lock $(MAKE) --no-print-directory -C $(CURDIR) modules-tree
+
+modules-tree:
 	@find $(KBUILD_DIR) -type l -delete
 	@mkdir -p $(KBUILD_DIR)/selftests
 	@cp -rs $(wildcard $(CURDIR)/Kbuild $(CURDIR)/kmod $(CURDIR)/uapi) $(KBUILD_DIR)/
@@ -129,8 +135,9 @@ check-native: all
 	if [ $$fail != 0 ]; then grep -h '^not ok' $(BUILD)/results/native/*.tap; fi; exit $$fail
 
 # The VM selftests on one kernel: make check-vm KVER=6.1.0-56-amd64
-# (VM_LANE: the manifest's lane, rt for Debian's PREEMPT_RT kernel; the
-# smp lane, which make check runs beside the others, has results of its own)
+# (VM_LANE: the manifest's lane: vm, kernel (without the cli scripts), rt
+# for Debian's PREEMPT_RT kernel, or smp, whose results, as make check runs
+# it beside the others, go to a directory of their own)
 VM_LANE ?= vm
 check-vm: modules user selftests
 	$(call kb_vm_lane,$(KVER),$(BUILD)/results/vm-$(KVER)$(if $(filter smp,$(VM_LANE)),-smp),$(KBUILD_DIR),$(VM_LANE))
