@@ -38,8 +38,10 @@ VM_MODULES := kmod/kbloom.ko
 # Distribution modules the VM tests need, loaded with modprobe first.
 VM_MODPROBE :=
 
-# The VM runner with the distribution modules the tests need.
-KB_VM_RUN = $(CURDIR)/scripts/vm-run $(foreach m,$(VM_MODPROBE),--modprobe $(m))
+# The VM runner with the distribution modules the tests need (and VM_CPUS
+# vCPUs, below, where set).
+KB_VM_RUN = $(CURDIR)/scripts/vm-run $(foreach m,$(VM_MODPROBE),--modprobe $(m)) \
+	$(if $(VM_CPUS),-c $(VM_CPUS))
 
 # A whole lane's guest: about 10 minutes alone under TCG, up to half as
 # long again while make check runs another lane beside it; a guest that
@@ -54,7 +56,7 @@ VM_CPUS ?=
 define kb_vm_lane
 	@mkdir -p $(2)
 	@$(CURDIR)/scripts/manifest $(4) $(BUILD) $(TESTS) > $(2).tests
-	$(6) $(KB_VM_RUN) -k $(1) -o $(2) -t $(VM_TIMEOUT) $(if $(VM_CPUS),-c $(VM_CPUS)) $(5) \
+	$(6) $(KB_VM_RUN) -k $(1) -o $(2) -t $(VM_TIMEOUT) $(5) \
 		$(if $(VM_CMDLINE),--append '$(VM_CMDLINE)') \
 		$(foreach m,$(VM_MODULES),--insmod $(3)/$(m)) --tests $(2).tests
 endef

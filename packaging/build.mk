@@ -85,5 +85,5 @@ check-pkg: deb user
 	-$(CURDIR)/selftests/pkg/pkg_deb_chroot.sh $(KB_DEB_DIR) $(KB_PKG_KVER) \
 		$(KB_DEB_DIR)/root > $(BUILD)/results/pkg-host/pkg_deb_chroot.tap
 	@$(CURDIR)/scripts/manifest pkg $(BUILD) $(TESTS) > $(KB_PKG_RES).tests
-	KB_TEST_TIMEOUT=1800 $(KB_VM_RUN) -k $(KB_PKG_KVER) -o $(KB_PKG_RES) -t 3000 $(if $(VM_CPUS),-c $(VM_CPUS)) \
+	KB_TEST_TIMEOUT=1800 $(KB_VM_RUN) -k $(KB_PKG_KVER) -o $(KB_PKG_RES) -t 3000 \
 		--tests $(KB_PKG_RES).tests
