@@ -29,7 +29,11 @@ c0=$(count gd)
 like "says why, with the numbers" "$err" "refused: adding 100 keys would give the filter $((c0 + 100)), over 2 times its capacity of 100"
 like "says how to go on" "$err" '--force to add anyway'
 check "a regular file is counted first: nothing was added" test "$(count gd)" = "$c0"
-expect 1 "none of the refused keys is in" $B test gd k151
+# The refused keys were never added, but a filter at 1.5x its capacity
+# answers maybe for some absent keys (its seed is random: about 5% here),
+# so one key is no proof either way.  Added, all 100 would answer maybe.
+nmaybe=$($B test gd $(cat "$TMP/k100") | grep -c 'maybe present$')
+check "the refused keys were not added (only false positives answer)" test "$nmaybe" -lt 50
 expect 3 "add of keys on the command line past 2x" $B add gd $(seq 200 260 | sed 's/^/k/')
 check "... nothing added" test "$(count gd)" = "$c0"
 # a pipe cannot be counted first: the batch that would cross is refused
