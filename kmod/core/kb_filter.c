@@ -64,12 +64,15 @@ u64 kb_bytes_popcount(const void *a, u64 n)
 	return s;
 }
 
-/* the other fixed key sizes (IPv4 4, net4 5, net6 17) unrolled too */
+u64 kb_hash_sip(const struct kb_filter *f, const void *key, u32 len)
+{
+	return kb_hash_sip_i(f, key, len);
+}
+
+/* the other fixed key sizes (net4 5, net6 17) unrolled too */
 u64 kb_xxh64_other(const void *key, u32 len, u64 seed)
 {
 	switch (len) {
-	case 4:
-		return kb_xxh64_short(key, 4, seed);
 	case 5:
 		return kb_xxh64_short(key, 5, seed);
 	case 17:

@@ -77,20 +77,22 @@ static KB_ALWAYS_INLINE u64 kb_xxh64_short(const u8 *p, u32 len, u64 seed)
 	return h ^ (h >> 32);
 }
 
-/* XXH64 of keys that are not 16 bytes long (kb_filter.c) */
+/* XXH64 of keys that are not 4 or 16 bytes long (kb_filter.c) */
 u64 kb_xxh64_other(const void *key, u32 len, u64 seed);
 
 /*
- * hash of a key for blocked and counting filters, per algorithm.  16-byte
- * keys (IPv6 addresses, UUIDs, the benchmark's keys) are hashed inline;
- * other lengths take one call (the test predicts perfectly in a batch of
- * equal-length keys).
+ * hash of a key for blocked and counting filters, per algorithm.  The two
+ * address lengths (IPv4 and IPv6, also UUIDs and the benchmark's keys) are
+ * hashed inline: a packet's test then makes no call to hash; other lengths
+ * take one (the tests predict perfectly in a batch of equal-length keys).
  */
 static KB_ALWAYS_INLINE u64 kb_hash_xxh_i(const struct kb_filter *f,
 					  const void *key, u32 len)
 {
 	if (likely(len == 16))
 		return kb_xxh64_short(key, 16, f->p.seed[0]);
+	if (likely(len == 4))
+		return kb_xxh64_short(key, 4, f->p.seed[0]);
 	return kb_xxh64_other(key, len, f->p.seed[0]);
 }
 
@@ -100,13 +102,20 @@ static KB_ALWAYS_INLINE u64 kb_hash_sip_i(const struct kb_filter *f,
 	return kb_siphash(key, len, f->p.seed[0], f->p.seed[1]);
 }
 
-/* hash of a key for blocked and counting filters */
+/* kb_hash_sip_i() out of line (kb_filter.c) */
+u64 kb_hash_sip(const struct kb_filter *f, const void *key, u32 len);
+
+/*
+ * hash of a key for blocked and counting filters.  siphash is called out of
+ * line: its key on the stack would give every function that inlines this a
+ * stack protector's canary, and a single test is a call to siphash anyway.
+ */
 static KB_ALWAYS_INLINE u64 kb_hash_seeded(const struct kb_filter *f,
 					   const void *key, u32 len)
 {
 	if (likely(f->p.hash == KB_HASH_XXH64))
 		return kb_hash_xxh_i(f, key, len);
-	return kb_hash_sip_i(f, key, len);
+	return kb_hash_sip(f, key, len);
 }
 
 /* block index by multiply-shift range reduction (nblocks < 2^32) */
