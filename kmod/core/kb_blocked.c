@@ -10,12 +10,11 @@
  * an odd 64-bit constant: each multiplication remixes all of h into the top
  * bits, so the positions use the entropy of the whole hash.
  */
-#include "kb_internal.h"
+#include "kb_blocked.h"
 
 /*
- * Probe j (1..k) of a key uses x_j = h * C^j: bit x_j >> 55 of the block,
- * i.e. bit (x_j >> 55) & 63 of word x_j >> 61.  BLK_PROBES() runs k probes
- * unrolled by four (k is constant per filter, so the branches predict).
+ * BLK_PROBES() runs k probes (kb_blocked.h: which bit probe j is) unrolled
+ * by four (k is constant per filter, so the branches predict).
  */
 #define BLK_PROBES(k, probe)						\
 	do {								\
@@ -40,12 +39,6 @@
 		}							\
 	} while (0)
 
-#define BLK_TEST_PROBE(b, x, ok)					\
-	do {								\
-		(x) *= KB_PROBE_MUL;					\
-		(ok) &= KB_READ_ONCE((b)[(x) >> 61]) >> (((x) >> 55) & 63); \
-	} while (0)
-
 /*
  * Store (old | bit) unconditionally: the one writer's store of a value that
  * only adds bits is invisible to readers when the bit was already set, and
@@ -59,55 +52,29 @@
 			      (1ULL << (((x) >> 55) & 63)));		\
 	} while (0)
 
-/*
- * Probes after the first four, and all of them for k < 4: out of line, so
- * that the hot path (the first four probes of an absent key) keeps its
- * registers.  x is h * C^j after j probes done; ok their result.
- */
-static KB_NOINLINE bool blk_test_more(const u64 *b, u64 x, u32 n, u64 ok)
+/* the out-of-line tail of kb_blocked_test_block() (kb_blocked.h) */
+KB_NOINLINE bool kb_blocked_test_more(const u64 *b, u64 x, u32 n, u64 ok)
 {
 	for (; n >= 4; n -= 4) {
-		BLK_TEST_PROBE(b, x, ok);
-		BLK_TEST_PROBE(b, x, ok);
-		BLK_TEST_PROBE(b, x, ok);
-		BLK_TEST_PROBE(b, x, ok);
+		KB_BLK_TEST_PROBE(b, x, ok);
+		KB_BLK_TEST_PROBE(b, x, ok);
+		KB_BLK_TEST_PROBE(b, x, ok);
+		KB_BLK_TEST_PROBE(b, x, ok);
 		if (!(ok & 1))
 			return false;
 	}
 	switch (n) {
 	case 3:
-		BLK_TEST_PROBE(b, x, ok);
+		KB_BLK_TEST_PROBE(b, x, ok);
 		fallthrough;
 	case 2:
-		BLK_TEST_PROBE(b, x, ok);
+		KB_BLK_TEST_PROBE(b, x, ok);
 		fallthrough;
 	case 1:
-		BLK_TEST_PROBE(b, x, ok);
+		KB_BLK_TEST_PROBE(b, x, ok);
 		break;
 	}
 	return ok & 1;
-}
-
-/*
- * Branch-free within groups of four probes; after each group a key whose
- * bit is clear stops (most tested keys are absent, and half of a full
- * filter's bits are clear, so 15 in 16 absent keys stop after four probes).
- */
-static KB_ALWAYS_INLINE bool blk_test_i(const struct kb_filter *f, u64 h,
-				       u64 *b)
-{
-	u64 x = h, ok = 1;
-	u32 k = f->p.k;
-
-	if (unlikely(k < 4))
-		return blk_test_more(b, x, k, ok);
-	BLK_TEST_PROBE(b, x, ok);
-	BLK_TEST_PROBE(b, x, ok);
-	BLK_TEST_PROBE(b, x, ok);
-	BLK_TEST_PROBE(b, x, ok);
-	if (likely(!(ok & 1)))
-		return false;
-	return k == 4 || blk_test_more(b, x, k - 4, ok);
 }
 
 static KB_ALWAYS_INLINE void blk_add_i(struct kb_filter *f, u64 h, u64 *b)
@@ -133,7 +100,7 @@ static KB_ALWAYS_INLINE void blk_add_fill_i(struct kb_filter *f, u64 h,
 {
 	u32 before;
 
-	if (blk_test_i(f, h, b))
+	if (kb_blocked_test_block(f, h, b))
 		return;
 	before = blk_block_used(b);
 	blk_add_i(f, h, b);
@@ -148,12 +115,12 @@ u64 kb_blocked_hash(const struct kb_filter *f, const void *key, u32 len)
 
 bool kb_blocked_test_hash(const struct kb_filter *f, u64 h)
 {
-	return blk_test_i(f, h, kb_block(f, h));
+	return kb_blocked_test_block(f, h, kb_block(f, h));
 }
 
 bool kb_blocked_test(const struct kb_filter *f, const void *key, u32 len)
 {
-	return kb_blocked_test_hash(f, kb_hash_seeded(f, key, len));
+	return kb_blocked_test_i(f, key, len);
 }
 
 void kb_blocked_add_hash(struct kb_filter *f, u64 h)
@@ -167,7 +134,7 @@ void kb_blocked_add_hash(struct kb_filter *f, u64 h)
 }
 
 KB_DEFINE_SEEDED_BATCH_OPS(kb_blocked, kb_block_pf, kb_block_pfw,
-			   blk_test_i, blk_add_i, NULL, blk_add_fill_i, NULL)
+			   kb_blocked_test_block, blk_add_i, NULL, blk_add_fill_i, NULL)
 
 /* probe j: bit x_j >> 55 of the block */
 static u32 blk_probes(const struct kb_filter *f, const void *key, u32 len,
