@@ -8,6 +8,7 @@
 #include <linux/err.h>
 
 #include "internal.h"
+#include "lookup.h"
 #include "kbloom.h"
 
 static struct kb_set *kb_ref_set(const struct kbloom_ref *ref)
@@ -48,19 +49,6 @@ u32 kbloom_key_type(const struct kbloom_ref *ref)
 }
 EXPORT_SYMBOL_GPL(kbloom_key_type);
 
-/*
- * this_cpu ops: safe against interrupts on this CPU.  Most tested keys are
- * absent, so a lookup usually costs one per-CPU increment.
- */
-static __always_inline void kb_ref_count(struct kb_set *s, bool hit)
-{
-	struct kb_pcpu __percpu *c = s->stats;
-
-	this_cpu_inc(c->lookups);
-	if (unlikely(hit))
-		this_cpu_inc(c->hits);
-}
-
 bool kb_set_test_rcu(struct kb_set *s, const void *key, u32 len)
 {
 	const struct kb_gen *g;
@@ -68,7 +56,7 @@ bool kb_set_test_rcu(struct kb_set *s, const void *key, u32 len)
 
 	g = rcu_dereference_check(s->gen, rcu_read_lock_any_held());
 	hit = kb_filter_test(&g->f, key, len);
-	kb_ref_count(s, hit);
+	kb_set_count_lookup(s, hit);
 	return hit;
 }
 
@@ -88,7 +76,7 @@ EXPORT_SYMBOL_GPL(kbloom_test);
  * kb_params.plen4 or plen6, bit i = length i), longest first.  Only the
  * lengths present are visited: a /24-only filter costs one probe.
  */
-static bool kb_test_prefixes(const struct kb_filter *f, const u64 *plens,
+bool kb_filter_test_prefixes(const struct kb_filter *f, const u64 *plens,
 			     u32 alen, const u8 *addr)
 {
 	u32 maxp = alen * 8;
@@ -112,48 +100,6 @@ static bool kb_test_prefixes(const struct kb_filter *f, const u64 *plens,
 		}
 	}
 	return false;
-}
-
-static __always_inline bool kb_gen_test_addr(const struct kb_filter *f,
-					     int family, const void *addr)
-{
-	bool v4 = family == AF_INET;
-
-	switch (f->p.key_type) {
-	case KB_KEY_IPV4:
-		return v4 && kb_filter_test(f, addr, 4);
-	case KB_KEY_IPV6:
-		return !v4 && kb_filter_test(f, addr, 16);
-	case KB_KEY_NET4:
-		return v4 && kb_test_prefixes(f, &f->p.plen4, 4, addr);
-	case KB_KEY_NET6:
-		return !v4 && kb_test_prefixes(f, f->p.plen6, 16, addr);
-	case KB_KEY_NET:
-		return v4 ? kb_test_prefixes(f, &f->p.plen4, 4, addr) :
-			    kb_test_prefixes(f, f->p.plen6, 16, addr);
-	default:	/* ip, bytes, str: the raw address */
-		return kb_filter_test(f, addr, v4 ? 4 : 16);
-	}
-}
-
-/* one body for xt_bloom's per-packet path and the kfuncs (bpf.c) */
-static __always_inline bool kb_set_test_addr(struct kb_set *s, int family,
-					     const void *addr)
-{
-	const struct kb_gen *g;
-	bool hit;
-
-	if (unlikely(family != AF_INET && family != AF_INET6))
-		return false;
-	g = rcu_dereference_check(s->gen, rcu_read_lock_any_held());
-	hit = kb_gen_test_addr(&g->f, family, addr);
-	kb_ref_count(s, hit);
-	return hit;
-}
-
-bool kb_set_test_addr_rcu(struct kb_set *s, int family, const void *addr)
-{
-	return kb_set_test_addr(s, family, addr);
 }
 
 bool kbloom_test_addr_rcu(struct kbloom_ref *ref, int family,

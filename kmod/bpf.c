@@ -7,9 +7,11 @@
  *
  * Everything here runs in the program's context (softirq for XDP and tc,
  * any task context for TRACING and LSM, sleepable LSM included): no lock,
- * no sleep, no allocation.  Filters are found through the RCU index
- * (kb_set_find_rcu()) under an rcu_read_lock() taken here, because
- * sleepable programs run under RCU tasks trace only.
+ * no sleep, no allocation.  Filters are found through the RCU index.  XDP
+ * and tc programs cannot sleep and run in an RCU read-side section, which
+ * their kfuncs use as it is (lookup.h); the TRACING kfuncs take
+ * rcu_read_lock() themselves, because sleepable programs run under RCU
+ * tasks trace only.
  *
  * References: bpf_kbloom_*get() takes a kb_set reference (kb_set_get_rcu()),
  * which pins the filter's memory, not its consumer count: destroy is never
@@ -37,6 +39,7 @@
 #include <net/xdp.h>
 
 #include "internal.h"
+#include "lookup.h"
 #include "bpf.h"
 
 /* ---- state shown to userspace ------------------------------------------ */
@@ -93,56 +96,61 @@ static bool kb_bpf_addr_ok(const void *addr, u32 sz)
 }
 
 /* one test on s; RCU held */
-static int kb_bpf_test_set(struct kb_set *s, const void *key, u32 sz,
-			   bool addr)
+static __always_inline int kb_bpf_test_set(struct kb_set *s, const void *key,
+					   u32 sz, bool addr)
 {
 	if (READ_ONCE(s->dead))
 		return -ENOENT;
 	if (addr)
-		return kb_set_test_addr_rcu(s, sz == 4 ? AF_INET : AF_INET6,
-					    key);
+		return kb_set_test_addr(s, sz == 4 ? AF_INET : AF_INET6, key);
 	if (!key || kb_key_validate(s->key_type, key, sz))
 		return -EINVAL;
 	return kb_set_test_rcu(s, key, sz);
 }
 
-static int kb_bpf_test_name(struct net *net, const char *name, u32 name_sz,
-			    const void *key, u32 sz, bool addr)
+/*
+ * The tests by name and by id, in an RCU read-side section: the XDP and tc
+ * kfuncs call them as they are (lookup.h: their programs run in one), the
+ * TRACING ones under an rcu_read_lock() of their own.
+ */
+static int kb_bpf_test_name_rcu(struct net *net, const char *name,
+				u32 name_sz, const void *key, u32 sz,
+				bool addr)
 {
 	u32 len = kb_bpf_name_len(name, name_sz);
 	struct kb_set *s;
-	int ret;
 
 	if (!len || (addr && !kb_bpf_addr_ok(key, sz)))
 		return -EINVAL;
 	if (!net)
 		return kb_bpf_miss(name, len);
-	rcu_read_lock();
 	s = kb_set_find_len_rcu(net, name, len);
-	ret = s ? kb_bpf_test_set(s, key, sz, addr) : kb_bpf_miss(name, len);
-	rcu_read_unlock();
-	return ret;
+	return s ? kb_bpf_test_set(s, key, sz, addr) : kb_bpf_miss(name, len);
 }
 
 /*
  * By id: one hash of a u64 and a short chain of the netns's own filters
- * (an id of another netns is not in it), no name at all.
+ * (an id of another netns is not in it), no name at all.  An address is
+ * the per-packet fast path: inlined whole, kb_net_test_addr_id().
  */
-static int kb_bpf_test_id(struct net *net, u64 id, const void *key, u32 sz,
-			  bool addr)
+static __always_inline int kb_bpf_test_id_rcu(struct net *net, u64 id,
+					      const void *key, u32 sz,
+					      bool addr)
 {
 	struct kb_set *s;
-	int ret;
 
-	if (addr && !kb_bpf_addr_ok(key, sz))
-		return -EINVAL;
+	if (addr) {
+		if (unlikely(!kb_bpf_addr_ok(key, sz)))
+			return -EINVAL;
+		if (unlikely(!net))
+			return -ENOENT;
+		return kb_net_test_addr_id(net, id,
+					   sz == 4 ? AF_INET : AF_INET6, key);
+	}
 	if (!net)
 		return -ENOENT;
-	rcu_read_lock();
 	s = kb_set_find_id_rcu(net, id);
-	ret = s ? kb_bpf_test_set(s, key, sz, addr) : -ENOENT;
-	rcu_read_unlock();
-	return ret;
+	return s ? kb_bpf_test_set(s, key, sz, false) : -ENOENT;
 }
 
 /* the id of the filter named name, for the by-id tests */
@@ -213,12 +221,35 @@ static struct net *kb_bpf_task_net(void)
 	return ns ? ns->net_ns : NULL;
 }
 
+/* TRACING and LSM programs may sleep: under RCU tasks trace only */
+static int kb_bpf_task_test_name(const char *name, u32 name_sz,
+				 const void *key, u32 sz, bool addr)
+{
+	int ret;
+
+	rcu_read_lock();
+	ret = kb_bpf_test_name_rcu(kb_bpf_task_net(), name, name_sz, key, sz,
+				   addr);
+	rcu_read_unlock();
+	return ret;
+}
+
+static int kb_bpf_task_test_id(u64 id, const void *key, u32 sz, bool addr)
+{
+	int ret;
+
+	rcu_read_lock();
+	ret = kb_bpf_test_id_rcu(kb_bpf_task_net(), id, key, sz, addr);
+	rcu_read_unlock();
+	return ret;
+}
+
 /* ---- the kfuncs ---------------------------------------------------------- */
 
 __bpf_kfunc int bpf_kbloom_xdp_test(struct xdp_md *ctx, const char *name,
 				    u32 name__sz, const void *key, u32 key__sz)
 {
-	return kb_bpf_test_name(kb_bpf_xdp_net(ctx), name, name__sz,
+	return kb_bpf_test_name_rcu(kb_bpf_xdp_net(ctx), name, name__sz,
 				key, key__sz, false);
 }
 
@@ -226,7 +257,7 @@ __bpf_kfunc int bpf_kbloom_xdp_test_addr(struct xdp_md *ctx, const char *name,
 					 u32 name__sz, const void *addr,
 					 u32 addr__sz)
 {
-	return kb_bpf_test_name(kb_bpf_xdp_net(ctx), name, name__sz,
+	return kb_bpf_test_name_rcu(kb_bpf_xdp_net(ctx), name, name__sz,
 				addr, addr__sz, true);
 }
 
@@ -246,19 +277,19 @@ __bpf_kfunc s64 bpf_kbloom_xdp_id(struct xdp_md *ctx, const char *name,
 __bpf_kfunc int bpf_kbloom_xdp_test_id(struct xdp_md *ctx, u64 id,
 				       const void *key, u32 key__sz)
 {
-	return kb_bpf_test_id(kb_bpf_xdp_net(ctx), id, key, key__sz, false);
+	return kb_bpf_test_id_rcu(kb_bpf_xdp_net(ctx), id, key, key__sz, false);
 }
 
 __bpf_kfunc int bpf_kbloom_xdp_test_addr_id(struct xdp_md *ctx, u64 id,
 					    const void *addr, u32 addr__sz)
 {
-	return kb_bpf_test_id(kb_bpf_xdp_net(ctx), id, addr, addr__sz, true);
+	return kb_bpf_test_id_rcu(kb_bpf_xdp_net(ctx), id, addr, addr__sz, true);
 }
 
 __bpf_kfunc int bpf_kbloom_skb_test(struct __sk_buff *ctx, const char *name,
 				    u32 name__sz, const void *key, u32 key__sz)
 {
-	return kb_bpf_test_name(kb_bpf_skb_net(ctx), name, name__sz,
+	return kb_bpf_test_name_rcu(kb_bpf_skb_net(ctx), name, name__sz,
 				key, key__sz, false);
 }
 
@@ -266,7 +297,7 @@ __bpf_kfunc int bpf_kbloom_skb_test_addr(struct __sk_buff *ctx,
 					 const char *name, u32 name__sz,
 					 const void *addr, u32 addr__sz)
 {
-	return kb_bpf_test_name(kb_bpf_skb_net(ctx), name, name__sz,
+	return kb_bpf_test_name_rcu(kb_bpf_skb_net(ctx), name, name__sz,
 				addr, addr__sz, true);
 }
 
@@ -286,27 +317,25 @@ __bpf_kfunc s64 bpf_kbloom_skb_id(struct __sk_buff *ctx, const char *name,
 __bpf_kfunc int bpf_kbloom_skb_test_id(struct __sk_buff *ctx, u64 id,
 				       const void *key, u32 key__sz)
 {
-	return kb_bpf_test_id(kb_bpf_skb_net(ctx), id, key, key__sz, false);
+	return kb_bpf_test_id_rcu(kb_bpf_skb_net(ctx), id, key, key__sz, false);
 }
 
 __bpf_kfunc int bpf_kbloom_skb_test_addr_id(struct __sk_buff *ctx, u64 id,
 					    const void *addr, u32 addr__sz)
 {
-	return kb_bpf_test_id(kb_bpf_skb_net(ctx), id, addr, addr__sz, true);
+	return kb_bpf_test_id_rcu(kb_bpf_skb_net(ctx), id, addr, addr__sz, true);
 }
 
 __bpf_kfunc int bpf_kbloom_test(const char *name, u32 name__sz,
 				const void *key, u32 key__sz)
 {
-	return kb_bpf_test_name(kb_bpf_task_net(), name, name__sz,
-				key, key__sz, false);
+	return kb_bpf_task_test_name(name, name__sz, key, key__sz, false);
 }
 
 __bpf_kfunc int bpf_kbloom_test_addr(const char *name, u32 name__sz,
 				     const void *addr, u32 addr__sz)
 {
-	return kb_bpf_test_name(kb_bpf_task_net(), name, name__sz,
-				addr, addr__sz, true);
+	return kb_bpf_task_test_name(name, name__sz, addr, addr__sz, true);
 }
 
 __bpf_kfunc struct kbloom_bpf_ref *bpf_kbloom_get(const char *name,
@@ -322,13 +351,13 @@ __bpf_kfunc s64 bpf_kbloom_id(const char *name, u32 name__sz)
 
 __bpf_kfunc int bpf_kbloom_test_id(u64 id, const void *key, u32 key__sz)
 {
-	return kb_bpf_test_id(kb_bpf_task_net(), id, key, key__sz, false);
+	return kb_bpf_task_test_id(id, key, key__sz, false);
 }
 
 __bpf_kfunc int bpf_kbloom_test_addr_id(u64 id, const void *addr,
 					u32 addr__sz)
 {
-	return kb_bpf_test_id(kb_bpf_task_net(), id, addr, addr__sz, true);
+	return kb_bpf_task_test_id(id, addr, addr__sz, true);
 }
 
 /* ref: what a get returned (KF_TRUSTED_ARGS: the verifier checks it) */

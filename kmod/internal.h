@@ -265,8 +265,8 @@ bool kb_name_ok(const char *name, struct netlink_ext_ack *extack);
 struct kb_set *kb_set_find(struct net *net, const char *name, bool user);
 struct kb_set *kb_set_find_id(struct net *net, u64 id);
 /*
- * Lockless lookups (in an RCU read-side section, or under kb_net.lock):
- * the filter of that name or id, or NULL; never sleep.  The filter stays
+ * Lockless lookups (in an RCU read-side section of any flavour): the
+ * filter of that name or id, or NULL; never sleep.  The filter stays
  * valid until the section ends; kb_set_get_rcu() takes a reference on it
  * (NULL if it is being destroyed).
  */
@@ -345,9 +345,11 @@ void kb_txn_abort(struct kb_txn *t);
 void kb_nl_notify(struct net *net, enum kb_nl_event ev, const char *name,
 		  const char *name2);
 
-/* api.c: one lookup in s (RCU held), counted in its statistics */
+/*
+ * api.c: one lookup of a key in s (RCU held), counted in its statistics;
+ * an address: kb_set_test_addr() (lookup.h)
+ */
 bool kb_set_test_rcu(struct kb_set *s, const void *key, u32 len);
-bool kb_set_test_addr_rcu(struct kb_set *s, int family, const void *addr);
 
 /* bpf.c: registers the kfuncs, or says why not; never fails */
 void kb_bpf_init(void);

@@ -17,6 +17,7 @@
 #include <linux/hash.h>
 
 #include "internal.h"
+#include "lookup.h"
 
 static atomic64_t kb_set_ids = ATOMIC64_INIT(0);
 
@@ -44,11 +45,6 @@ static struct hlist_head *kb_name_chain(struct kb_net *kn, const char *name,
 	u32 h = jhash(name, len, kn->seed);
 
 	return &kn->names[hash_32(h, KB_NET_HASH_BITS)];
-}
-
-static struct hlist_head *kb_id_chain(struct kb_net *kn, u64 id)
-{
-	return &kn->ids[hash_64(id, KB_NET_HASH_BITS)];
 }
 
 /* the filter named name[0..len) in kn; RCU or kn->lock */
@@ -88,7 +84,7 @@ struct kb_set *kb_set_find_rcu(struct net *net, const char *name)
 {
 	size_t len = strnlen(name, KB_NAME_MAX);
 
-	return len < KB_NAME_MAX ? kb_index_name(kb_net(net), name, len) : NULL;
+	return len < KB_NAME_MAX ? kb_index_name(kb_net_rcu(net), name, len) : NULL;
 }
 
 /* name[0..len), no NUL needed; len 1..KB_NAME_MAX - 1 (else nothing) */
@@ -96,19 +92,12 @@ struct kb_set *kb_set_find_len_rcu(struct net *net, const char *name, u32 len)
 {
 	if (!len || len >= KB_NAME_MAX)
 		return NULL;
-	return kb_index_name(kb_net(net), name, len);
+	return kb_index_name(kb_net_rcu(net), name, len);
 }
 
 struct kb_set *kb_set_find_id_rcu(struct net *net, u64 id)
 {
-	struct kb_net *kn = kb_net(net);
-	struct kb_set *s;
-
-	hlist_for_each_entry_rcu(s, kb_id_chain(kn, id), id_node,
-				 lockdep_is_held(&kn->lock))
-		if (s->id == id)
-			return s;
-	return NULL;
+	return kb_index_id(kb_net_rcu(net), id);
 }
 
 /*
