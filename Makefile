@@ -191,6 +191,8 @@ NATIVE_TESTS += $(CURDIR)/scripts/tests/test-mkinitramfs
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-config
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-manifest
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-core-div64
+# the per-packet lookup of every built kbloom.ko calls nothing it need not
+NATIVE_TESTS += $(CURDIR)/scripts/tests/test-pkt-path
 
 # DKMS: the module sources (no tests, no build output) under
 # $(DESTDIR)/usr/src/kbloom-VERSION, for `dkms install kbloom/VERSION`.
