@@ -52,6 +52,21 @@
 			      (1ULL << (((x) >> 55) & 63)));		\
 	} while (0)
 
+/*
+ * The same, counting in nnew the bits it set: the one writer's stores are
+ * sequential, so a bit that two probes of a key share counts once.
+ */
+#define BLK_ADD_PROBE_NEW(b, x, nnew)					\
+	do {								\
+		u64 __w, __bit;						\
+									\
+		(x) *= KB_PROBE_MUL;					\
+		__w = KB_READ_ONCE((b)[(x) >> 61]);			\
+		__bit = 1ULL << (((x) >> 55) & 63);			\
+		(nnew) += !(__w & __bit);				\
+		KB_WRITE_ONCE((b)[(x) >> 61], __w | __bit);		\
+	} while (0)
+
 /* the out-of-line tail of kb_blocked_test_block() (kb_blocked.h) */
 KB_NOINLINE bool kb_blocked_test_more(const u64 *b, u64 x, u32 n, u64 ok)
 {
@@ -92,19 +107,22 @@ static KB_ALWAYS_INLINE u32 blk_used(u64 w)
 KB_DEFINE_BLOCK_STATS(blk, blk_used, 53)	/* 2^62 / 512 bits */
 
 /*
- * Add with fill tracking: only a key that tests absent changes bits, and
- * then its block (in cache) is counted before and after.
+ * Add with fill tracking: the add counts the bits it set, and only when
+ * there are some is the block (in cache) counted, once: it held that many
+ * fewer before.  No test first: test_and_add has just tested the key, and
+ * a present key costs its k probes either way.
  */
 static KB_ALWAYS_INLINE void blk_add_fill_i(struct kb_filter *f, u64 h,
 					    u64 *b)
 {
-	u32 before;
+	u32 nnew = 0, after;
+	u64 x = h;
 
-	if (kb_blocked_test_block(f, h, b))
+	BLK_PROBES(f->p.k, BLK_ADD_PROBE_NEW(b, x, nnew));
+	if (!nnew)
 		return;
-	before = blk_block_used(b);
-	blk_add_i(f, h, b);
-	kb_fill_move(f->fill, before, blk_block_used(b));
+	after = blk_block_used(b);
+	kb_fill_move(f->fill, after - nnew, after);
 }
 
 /* the functions of the kind dispatch (kb_core.h) */
