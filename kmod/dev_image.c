@@ -312,9 +312,7 @@ long kb_ioc_txn_write(struct file *file, struct kb_file *kf, void __user *u)
 		ret = PTR_ERR(t);
 	else if (end > t->gen->f.bytes)
 		ret = -EINVAL;
-	else if (t->gen->f.p.key_type == KB_KEY_NET4 ||
-		 t->gen->f.p.key_type == KB_KEY_NET6 ||
-		 t->gen->f.p.key_type == KB_KEY_NET)
+	else if (kb_key_type_is_net(t->gen->f.p.key_type))
 		/*
 		 * lookups probe only the prefix lengths the filter records
 		 * (plen4/plen6), which raw bytes cannot carry: committed, the

@@ -79,16 +79,67 @@ struct kb_params {
 /* true if name[0..len) is a valid filter name (1..31 of [A-Za-z0-9_.:-]) */
 bool kb_name_valid(const char *name, u32 len);
 
-/* 0 if data/len is a valid encoding for key_type, else -EINVAL */
-int kb_key_validate(u32 key_type, const void *data, u32 len);
+/* the net key types: an address and a prefix length */
+static KB_ALWAYS_INLINE bool kb_key_type_is_net(u32 key_type)
+{
+	return key_type == KB_KEY_NET4 || key_type == KB_KEY_NET6 ||
+	       key_type == KB_KEY_NET;
+}
+
+/* an address of alen bytes, then a prefix length byte, host bits zero */
+int kb_key_net_valid(const u8 *d, u32 alen);
+
+/*
+ * 0 if data/len is a valid encoding for key_type, else -EINVAL.  Inline:
+ * a bulk load checks every key, and for the other types a call would cost
+ * more than the length check.
+ */
+static KB_ALWAYS_INLINE int kb_key_validate(u32 key_type, const void *data,
+					    u32 len)
+{
+	switch (key_type) {
+	case KB_KEY_BYTES:
+	case KB_KEY_STR:
+		return len >= 1 && len <= KB_KEY_MAX_LEN ? 0 : -EINVAL;
+	case KB_KEY_IPV4:
+		return len == 4 ? 0 : -EINVAL;
+	case KB_KEY_IPV6:
+		return len == 16 ? 0 : -EINVAL;
+	case KB_KEY_IP:
+		return len == 4 || len == 16 ? 0 : -EINVAL;
+	case KB_KEY_NET4:
+		return len == 5 ? kb_key_net_valid(data, 4) : -EINVAL;
+	case KB_KEY_NET6:
+		return len == 17 ? kb_key_net_valid(data, 16) : -EINVAL;
+	case KB_KEY_NET:
+		if (len == 5)
+			return kb_key_net_valid(data, 4);
+		if (len == 17)
+			return kb_key_net_valid(data, 16);
+		return -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* a valid net key's prefix length into p->plen4/plen6 */
+void kb_params_note_plen(struct kb_params *p, const u8 *d, u32 len);
 
 /*
  * Validate a key for p->key_type and, for the net types, record its prefix
  * length in p->plen4/plen6 (KB_WRITE_ONCE, so lockless readers see whole
  * words).  -EINVAL for a malformed key (length, prefix length range, host
- * bits not zero).  Other key types: validation only.
+ * bits not zero).  Other key types: validation only, inline.
  */
-int kb_params_note_prefix(struct kb_params *p, const void *data, u32 len);
+static KB_ALWAYS_INLINE int kb_params_note_prefix(struct kb_params *p,
+						  const void *data, u32 len)
+{
+	int ret = kb_key_validate(p->key_type, data, len);
+
+	if (!ret && kb_key_type_is_net(p->key_type))
+		kb_params_note_plen(p, data, len);
+	return ret;
+}
 
 /* true if the filter holds prefixes of length plen (family 4 or 6) */
 bool kb_params_has_prefix(const struct kb_params *p, u32 family, u32 plen);

@@ -22,8 +22,7 @@ bool kb_name_valid(const char *name, u32 len)
 	return true;
 }
 
-/* address of alen bytes followed by a prefix length byte, host bits zero */
-static int kb_net_valid(const u8 *d, u32 alen)
+int kb_key_net_valid(const u8 *d, u32 alen)
 {
 	u32 plen = d[alen], i;
 
@@ -40,46 +39,11 @@ static int kb_net_valid(const u8 *d, u32 alen)
 	return 0;
 }
 
-int kb_key_validate(u32 key_type, const void *data, u32 len)
+void kb_params_note_plen(struct kb_params *p, const u8 *d, u32 len)
 {
-	switch (key_type) {
-	case KB_KEY_BYTES:
-	case KB_KEY_STR:
-		return len >= 1 && len <= KB_KEY_MAX_LEN ? 0 : -EINVAL;
-	case KB_KEY_IPV4:
-		return len == 4 ? 0 : -EINVAL;
-	case KB_KEY_IPV6:
-		return len == 16 ? 0 : -EINVAL;
-	case KB_KEY_IP:
-		return len == 4 || len == 16 ? 0 : -EINVAL;
-	case KB_KEY_NET4:
-		return len == 5 ? kb_net_valid(data, 4) : -EINVAL;
-	case KB_KEY_NET6:
-		return len == 17 ? kb_net_valid(data, 16) : -EINVAL;
-	case KB_KEY_NET:
-		if (len == 5)
-			return kb_net_valid(data, 4);
-		if (len == 17)
-			return kb_net_valid(data, 16);
-		return -EINVAL;
-	default:
-		return -EINVAL;
-	}
-}
-
-int kb_params_note_prefix(struct kb_params *p, const void *data, u32 len)
-{
-	const u8 *d = data;
-	int ret = kb_key_validate(p->key_type, data, len);
-	u32 plen;
+	u32 plen = d[len - 1];
 	u64 v, bit;
 
-	if (ret)
-		return ret;
-	if (p->key_type != KB_KEY_NET4 && p->key_type != KB_KEY_NET6 &&
-	    p->key_type != KB_KEY_NET)
-		return 0;
-	plen = d[len - 1];
 	if (len == 5) {
 		v = KB_READ_ONCE(p->plen4);
 		bit = 1ULL << plen;
@@ -91,7 +55,6 @@ int kb_params_note_prefix(struct kb_params *p, const void *data, u32 len)
 		if (!(v & bit))
 			KB_WRITE_ONCE(p->plen6[plen / 64], v | bit);
 	}
-	return 0;
 }
 
 bool kb_params_has_prefix(const struct kb_params *p, u32 family, u32 plen)

@@ -106,11 +106,6 @@ u64 kb_params_payload_bytes(const struct kb_params *p)
 	return kb_bytes_for(p->kind, p->m);
 }
 
-static bool kb_key_type_is_net(u32 t)
-{
-	return t == KB_KEY_NET4 || t == KB_KEY_NET6 || t == KB_KEY_NET;
-}
-
 static int kb_check_plen(const struct kb_params *p)
 {
 	bool v4 = p->key_type == KB_KEY_NET4 || p->key_type == KB_KEY_NET;

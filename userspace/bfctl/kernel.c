@@ -438,12 +438,6 @@ static int argv_keys(struct bfctl_kargs *a, u32 key_type, struct bfctl_batch *b)
 	return BFCTL_OK;
 }
 
-static bool is_net_type(u32 key_type)
-{
-	return key_type == KB_KEY_NET4 || key_type == KB_KEY_NET6 ||
-	       key_type == KB_KEY_NET;
-}
-
 /*
  * test on a net filter: an address is present if one of its prefixes the
  * filter holds is (what an iptables rule sees); res as for kbconn_keys().
@@ -699,7 +693,7 @@ static int do_test(struct kbconn *conn, struct bfctl_kargs *a)
 	ret = keys_argv(conn, a, "test NAME KEY... [-j] [-q]", &kb);
 	if (ret)
 		return ret;
-	if (is_net_type(kb.info.key_type))
+	if (kb_key_type_is_net(kb.info.key_type))
 		ret = keys_sent(conn, a, &kb,
 				test_prefixes(conn, a->pos[0], &kb.info,
 					      &kb.b, kb.res), ~0ULL);

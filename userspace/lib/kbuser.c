@@ -90,8 +90,7 @@ static int parse_addr(u32 key_type, const char *s, size_t len, u8 *out,
 		      u32 *outlen, const char **why)
 {
 	char tmp[64], *slash;
-	bool net = key_type == KB_KEY_NET4 || key_type == KB_KEY_NET6 ||
-		   key_type == KB_KEY_NET;
+	bool net = kb_key_type_is_net(key_type);
 	bool v6;
 	unsigned long plen;
 	u32 alen;
