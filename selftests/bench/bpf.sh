@@ -25,8 +25,8 @@
 set -eu
 bfctl=$1 kbb=$2 blast=$3 json=$4
 small=${5:-}
-n=1000000 fpr=0.01 reps=5 repeat=2000 pkts=20000 flood_reps=5 nsrc=16 check=20000
-[ "$small" = --small ] && n=100000 reps=3 repeat=500 pkts=10000 flood_reps=3 check=10000
+n=1000000 fpr=0.01 reps=15 repeat=2000 pkts=20000 flood_reps=5 nsrc=16 check=20000
+[ "$small" = --small ] && n=100000 reps=7 repeat=500 pkts=10000 flood_reps=3 check=10000
 work=$(mktemp -d)
 cd "$work"
 now() { date +%s%N; }
