@@ -98,9 +98,9 @@ $(UBUILD)/tests/test_pf_siphash: KB_TEST_CFLAGS += -I$(CURDIR)/userspace/bpf
 $(UBUILD)/tests/test_pf_siphash: userspace/bpf/path_filter.h
 NATIVE_TESTS += $(UBUILD)/tests/test_pf_siphash
 
-# ---- bfctl xdp (xdp.c): the XDP/tc blocklist, userspace/bpf/xdp_blocklist.bpf.c,
+# ---- bfctl xdp (xdp.c, xdp_show.c): the XDP/tc blocklist, userspace/bpf/xdp_blocklist.bpf.c,
 # loaded through its skeleton; only bfctl links libbpf ----
 KB_BPF_PROGS += xdp_blocklist
-KB_BFCTL_XDP_OBJS := $(UBUILD)/bfctl.d/xdp.o $(UBUILD)/asan/bfctl-obj/xdp.o
+KB_BFCTL_XDP_OBJS := $(foreach o,xdp xdp_show,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)
 $(KB_BFCTL_XDP_OBJS): KB_UCFLAGS += $(KB_BPF_USER_CFLAGS) -I$(CURDIR)/userspace/bpf
 $(KB_BFCTL_XDP_OBJS): $(KB_BPF_OUT)/xdp_blocklist.skel.h userspace/bpf/xdp_blocklist.h

@@ -29,43 +29,23 @@
 #include <bpf/libbpf.h>
 #include "bfctl.h"
 #include "kverbs.h"
-#include "xdp_blocklist.h"
+#include "xdp.h"
 #include "xdp_blocklist.skel.h"
 
-#define MAX_PROG_MAPS	8
-
-/* a program found on a device */
-struct blk {
-	bool ours;		/* bfctl's blocklist (name, magic) */
-	bool tc;		/* tc filter, else XDP */
-	u32 xdp_mode;		/* XDP_ATTACHED_DRV/SKB/HW */
-	u32 prog_id;
-	int prog_fd;		/* -1 if none */
-	struct kb_xdp_conf conf;
-	char name[KB_XDP_NAME_LEN];
-	u64 id;			/* the filter id it tests (.data.kb_id), 0 if unread */
-	u64 cnt[KB_XDP_NR_COUNTERS];
-};
-
-/* what a device has: its XDP program and bfctl's tc filter, if any */
-struct dev_state {
-	int ifindex;
-	char dev[IF_NAMESIZE];
-	struct blk xdp, tc;
-};
-
-static const char *const counter_names[KB_XDP_NR_COUNTERS] = {
+const char *const bfctl_xdp_counter_names[KB_XDP_NR_COUNTERS] = {
 	[KB_XDP_PASSED] = "passed",
 	[KB_XDP_DROPPED] = "dropped",
 	[KB_XDP_NOFILTER] = "nofilter",
 	[KB_XDP_NONIP] = "nonip",
 };
 
+#define MAX_PROG_MAPS	8
+
 /* while probing: a device without clsact is no news */
 static bool libbpf_mute;
 
 /* libbpf's warnings (a failed load's verifier log) on stderr, not debug */
-static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+int bfctl_xdp_libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
 	if (level != LIBBPF_WARN || bfctl_quiet || libbpf_mute)
@@ -194,7 +174,7 @@ static int inspect_prog(u32 id, bool tc, struct blk *b)
 }
 
 /* the device's XDP program (any mode) and bfctl's tc filter; 0 or -errno */
-static int dev_probe(int ifindex, struct dev_state *d)
+int bfctl_xdp_dev_probe(int ifindex, struct dev_state *d)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
@@ -237,13 +217,13 @@ static int dev_probe(int ifindex, struct dev_state *d)
 	return inspect_prog(t.prog_id, true, &d->tc);
 }
 
-static void dev_release(struct dev_state *d)
+void bfctl_xdp_dev_release(struct dev_state *d)
 {
 	blk_release(&d->xdp);
 	blk_release(&d->tc);
 }
 
-static const char *mode_name(const struct blk *b)
+const char *bfctl_xdp_mode_name(const struct blk *b)
 {
 	if (b->tc)
 		return "tc";
@@ -257,7 +237,7 @@ static const char *mode_name(const struct blk *b)
 	}
 }
 
-static int fail_sys(const char *what, const char *dev, const char *step,
+int bfctl_xdp_fail_sys(const char *what, const char *dev, const char *step,
 		    int err)
 {
 	if (err < 0)
@@ -270,7 +250,7 @@ static int fail_sys(const char *what, const char *dev, const char *step,
 }
 
 /* DEV -> ifindex, or BFCTL_ERR with a message */
-static int dev_index(const char *what, const char *dev, int *ifindex)
+int bfctl_xdp_dev_index(const char *what, const char *dev, int *ifindex)
 {
 	*ifindex = strlen(dev) < IF_NAMESIZE ? (int)if_nametoindex(dev) : 0;
 	if (!*ifindex)
@@ -294,11 +274,11 @@ static int dev_ether(const char *what, const char *dev)
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return fail_sys("attach", dev, "socket", -errno);
+		return bfctl_xdp_fail_sys("attach", dev, "socket", -errno);
 	ret = ioctl(fd, SIOCGIFHWADDR, &ifr) ? -errno : 0;
 	close(fd);
 	if (ret)
-		return fail_sys("attach", dev, "reading its link type", ret);
+		return bfctl_xdp_fail_sys("attach", dev, "reading its link type", ret);
 	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER)
 		return bfctl_fail(BFCTL_ERR, what,
 				  "%s is not an Ethernet device (link type %u): the blocklist parses Ethernet frames only",
@@ -308,15 +288,7 @@ static int dev_ether(const char *what, const char *dev)
 
 /* ---- attach ---- */
 
-struct xopts {
-	int dir;		/* enum kb_xdp_dir */
-	int mode;		/* enum kb_xdp_mode, -1: not given */
-	bool force;
-	char **pos;
-	int npos;
-};
-
-static int parse_opts(int argc, char **argv, const char *verb, bool attach,
+int bfctl_xdp_parse_opts(int argc, char **argv, const char *verb, bool attach,
 		      struct xopts *o)
 {
 	static const struct option lopts[] = {
@@ -504,7 +476,7 @@ static int attach_xdp(const char *what, const char *dev, struct dev_state *d,
 				  "%s has another XDP program now, or one in another mode: %s",
 				  dev, strerror(-ret));
 	if (ret)
-		return fail_sys("attach", dev, "attaching", ret);
+		return bfctl_xdp_fail_sys("attach", dev, "attaching", ret);
 	return BFCTL_OK;
 }
 
@@ -522,12 +494,12 @@ static int attach_tc(const char *dev, struct dev_state *d, int fd)
 	 */
 	ret = bpf_tc_hook_create(&hook);
 	if (ret && ret != -EEXIST)
-		return fail_sys("attach", dev, "creating the clsact qdisc", ret);
+		return bfctl_xdp_fail_sys("attach", dev, "creating the clsact qdisc", ret);
 	if (d->tc.prog_id)
 		t.flags = BPF_TC_F_REPLACE;
 	ret = bpf_tc_attach(&hook, &t);
 	if (ret)
-		return fail_sys("attach", dev, "attaching the tc filter", ret);
+		return bfctl_xdp_fail_sys("attach", dev, "attaching the tc filter", ret);
 	return BFCTL_OK;
 }
 
@@ -541,7 +513,7 @@ static int xdp_attach(int argc, char **argv)
 	int ifindex, ret, fd;
 	u64 id = 0;
 
-	ret = parse_opts(argc, argv, what, true, &o);
+	ret = bfctl_xdp_parse_opts(argc, argv, what, true, &o);
 	if (ret)
 		return ret;
 	if (o.npos != 2)
@@ -552,7 +524,7 @@ static int xdp_attach(int argc, char **argv)
 	if (!kb_name_valid(name, (u32)strlen(name)))
 		return bfctl_usage(what, "bad filter name '%s' (1..31 of A-Z a-z 0-9 _ . : -)",
 				   name);
-	ret = dev_index(what, dev, &ifindex);
+	ret = bfctl_xdp_dev_index(what, dev, &ifindex);
 	if (!ret)
 		ret = dev_ether(what, dev);
 	if (ret)
@@ -560,11 +532,11 @@ static int xdp_attach(int argc, char **argv)
 	ret = check_filter(bfctl_verb_name(what, dev), name, o.force, &id);
 	if (ret)
 		return ret;
-	libbpf_set_print(libbpf_print);
-	ret = dev_probe(ifindex, &d);
+	libbpf_set_print(bfctl_xdp_libbpf_print);
+	ret = bfctl_xdp_dev_probe(ifindex, &d);
 	if (ret) {
-		dev_release(&d);
-		return fail_sys("attach", dev, "reading its programs", ret);
+		bfctl_xdp_dev_release(&d);
+		return bfctl_xdp_fail_sys("attach", dev, "reading its programs", ret);
 	}
 	same = o.mode == KB_XDP_MODE_TC ? &d.tc : &d.xdp;
 	other = o.mode == KB_XDP_MODE_TC ? &d.xdp : &d.tc;
@@ -572,7 +544,7 @@ static int xdp_attach(int argc, char **argv)
 	if (other->ours) {
 		bfctl_fail(BFCTL_ERR, what,
 			   "%s has a kbloom blocklist (%s) already: bfctl xdp detach %s first",
-			   dev, mode_name(other), dev);
+			   dev, bfctl_xdp_mode_name(other), dev);
 		goto out;
 	}
 	if (same->prog_id && !same->ours && !o.force) {
@@ -591,11 +563,11 @@ static int xdp_attach(int argc, char **argv)
 		if (same->ours)
 			bfctl_fail(BFCTL_ERR, what,
 				   "%s has a kbloom blocklist in XDP %s mode: bfctl xdp detach %s first",
-				   dev, mode_name(same), dev);
+				   dev, bfctl_xdp_mode_name(same), dev);
 		else
 			bfctl_fail(BFCTL_ERR, what,
 				   "%s has an XDP program in XDP %s mode: remove it first (ip link set dev %s xdp off)",
-				   dev, mode_name(same), dev);
+				   dev, bfctl_xdp_mode_name(same), dev);
 		goto out;
 	}
 	fd = load_prog(&skel, &o, ifindex, name, id);
@@ -603,7 +575,7 @@ static int xdp_attach(int argc, char **argv)
 		char why[128];
 		enum bfctl_kf kf = bfctl_kfuncs_state(why, sizeof(why));
 
-		fail_sys("attach", dev, "loading the program", fd);
+		bfctl_xdp_fail_sys("attach", dev, "loading the program", fd);
 		if (kf != BFCTL_KF_YES)
 			fprintf(stderr, "bfctl: kbloom's kfuncs are %s: %s (bfctl version)\n",
 				kf == BFCTL_KF_PARTIAL ? "partly registered" : "unavailable",
@@ -616,7 +588,7 @@ static int xdp_attach(int argc, char **argv)
 		ret = attach_xdp(bfctl_verb_name(what, dev), dev, &d, &o, fd);
 out:
 	xdp_blocklist__destroy(skel);
-	dev_release(&d);
+	bfctl_xdp_dev_release(&d);
 	return ret;
 }
 
@@ -640,7 +612,7 @@ static int detach_one(const char *dev, struct dev_state *d, struct blk *b)
 		ret = bpf_xdp_detach(d->ifindex, flags | XDP_FLAGS_REPLACE, &ao);
 	}
 	if (ret)
-		return fail_sys("detach", dev, "detaching", ret);
+		return bfctl_xdp_fail_sys("detach", dev, "detaching", ret);
 	return BFCTL_OK;
 }
 
@@ -651,19 +623,19 @@ static int xdp_detach(int argc, char **argv)
 	struct xopts o;
 	int ifindex, ret;
 
-	ret = parse_opts(argc, argv, what, false, &o);
+	ret = bfctl_xdp_parse_opts(argc, argv, what, false, &o);
 	if (ret)
 		return ret;
 	if (o.npos != 1)
 		return bfctl_usage(what, "%s", "usage: xdp detach DEV");
-	ret = dev_index(what, o.pos[0], &ifindex);
+	ret = bfctl_xdp_dev_index(what, o.pos[0], &ifindex);
 	if (ret)
 		return ret;
-	libbpf_set_print(libbpf_print);
-	ret = dev_probe(ifindex, &d);
+	libbpf_set_print(bfctl_xdp_libbpf_print);
+	ret = bfctl_xdp_dev_probe(ifindex, &d);
 	if (ret) {
-		dev_release(&d);
-		return fail_sys("detach", o.pos[0], "reading its programs", ret);
+		bfctl_xdp_dev_release(&d);
+		return bfctl_xdp_fail_sys("detach", o.pos[0], "reading its programs", ret);
 	}
 	if (!d.xdp.ours && !d.tc.ours) {
 		ret = bfctl_fail(BFCTL_ERR, bfctl_verb_name(what, o.pos[0]),
@@ -676,197 +648,8 @@ static int xdp_detach(int argc, char **argv)
 		if (d.tc.ours && !ret)
 			ret = detach_one(o.pos[0], &d, &d.tc);
 	}
-	dev_release(&d);
+	bfctl_xdp_dev_release(&d);
 	return ret;
-}
-
-/* ---- show ---- */
-
-struct id_find {
-	u64 id;
-	char name[KB_NAME_MAX];
-};
-
-static int id_find_cb(const struct kb_ioc_info *i, void *arg)
-{
-	struct id_find *f = arg;
-
-	if (i->id != f->id)
-		return 0;
-	snprintf(f->name, sizeof(f->name), "%s", i->name);
-	return 1;
-}
-
-/*
- * The filter a blocklist tests: the one of its id (it follows a rename),
- * else the one of its name (the program looks the name up again once the
- * id is gone).  1 and its name in now, 0 if neither exists, -errno.
- */
-static int filter_tested(const struct blk *b, char now[KB_NAME_MAX])
-{
-	struct id_find f = { .id = b->id };
-	struct kb_ioc_info i;
-	struct kbconn conn;
-	int ret = 0;
-
-	kbconn_init(&conn);
-	if (b->id)
-		ret = kbconn_list(&conn, id_find_cb, &f);
-	if (ret > 0) {
-		snprintf(now, KB_NAME_MAX, "%s", f.name);
-	} else {
-		ret = kbconn_info(&conn, b->name, &i);
-		ret = ret == -ENOENT ? 0 : ret ? ret : 1;
-		snprintf(now, KB_NAME_MAX, "%s", b->name);
-	}
-	kbconn_close(&conn);
-	return ret;
-}
-
-static void show_one(const struct dev_state *d, const struct blk *b)
-{
-	char now[KB_NAME_MAX];
-	int exists = filter_tested(b, now);
-	bool renamed = exists > 0 && strcmp(now, b->name);
-	u32 i;
-
-	/* loud, on stderr even with -j: the blocklist blocks nothing */
-	if (!exists)
-		fprintf(stderr, "bfctl: xdp show: %s: WARNING: filter '%s' does not exist in this network namespace: every packet passes (counted as nofilter)\n",
-			d->dev, b->name);
-	if (bfctl_json) {
-		bfctl_json_open_obj(NULL);
-		bfctl_json_str("dev", d->dev);
-		bfctl_json_u64("ifindex", d->ifindex);
-		bfctl_json_str("hook", b->tc ? "tc" : "xdp");
-		bfctl_json_str("mode", mode_name(b));
-		bfctl_json_str("filter", b->name);
-		if (exists >= 0)
-			bfctl_json_bool("filter_exists", exists);
-		if (renamed)	/* the filter it tests, renamed since attach */
-			bfctl_json_str("filter_now", now);
-		bfctl_json_str("dir", b->conf.dir == KB_XDP_DIR_DST ? "dst" : "src");
-		bfctl_json_u64("prog_id", b->prog_id);
-		for (i = 0; i < KB_XDP_NR_COUNTERS; i++)
-			bfctl_json_u64(counter_names[i], b->cnt[i]);
-		bfctl_json_close_obj();
-		return;
-	}
-	printf("%s: %s %s filter %s%s%s%s dir %s prog %u", d->dev,
-	       b->tc ? "tc" : "xdp", mode_name(b), b->name,
-	       renamed ? " (renamed " : "", renamed ? now : "",
-	       renamed ? ")" : "", b->conf.dir == KB_XDP_DIR_DST ? "dst" : "src", b->prog_id);
-	for (i = 0; i < KB_XDP_NR_COUNTERS; i++)
-		printf(" %s %llu", counter_names[i], (unsigned long long)b->cnt[i]);
-	putchar('\n');
-}
-
-/* 1 if ifindex has a blocklist (shown), 0 if not, else BFCTL_ERR */
-static int show_dev(int ifindex, const char *dev)
-{
-	struct dev_state d;
-	int ret;
-
-	ret = dev_probe(ifindex, &d);
-	if (ret == -ENODEV || ret == -ENXIO)
-		return 0;	/* gone meanwhile */
-	if (ret) {
-		dev_release(&d);
-		return fail_sys("show", dev, "reading its programs", ret);
-	}
-	if (d.xdp.ours)
-		show_one(&d, &d.xdp);
-	if (d.tc.ours)
-		show_one(&d, &d.tc);
-	ret = d.xdp.ours || d.tc.ours;
-	dev_release(&d);
-	return ret;
-}
-
-static int xdp_show(int argc, char **argv)
-{
-	const char *what = "xdp show";
-	struct if_nameindex *ifs, *it;
-	struct xopts o;
-	int ifindex, ret;
-
-	ret = parse_opts(argc, argv, what, false, &o);
-	if (ret)
-		return ret;
-	if (o.npos > 1)
-		return bfctl_usage(what, "%s", "usage: xdp show [DEV] [-j]");
-	if (o.npos) {
-		ret = dev_index(what, o.pos[0], &ifindex);
-		if (ret)
-			return ret;
-	}
-	libbpf_set_print(libbpf_print);
-	if (bfctl_json)
-		bfctl_json_open_arr(NULL);
-	if (o.npos) {
-		ret = show_dev(ifindex, o.pos[0]);
-		if (ret == 0)
-			ret = bfctl_fail(BFCTL_ERR, bfctl_verb_name(what, o.pos[0]),
-					 "no kbloom blocklist on %s", o.pos[0]);
-	} else {
-		ifs = if_nameindex();
-		if (!ifs)
-			return fail_sys("show", "", "listing devices", errno);
-		for (it = ifs, ret = 0; it->if_index && ret != BFCTL_ERR; it++)
-			ret = show_dev(it->if_index, it->if_name);
-		if_freenameindex(ifs);
-	}
-	if (ret == BFCTL_ERR)
-		return ret;
-	if (bfctl_json) {
-		bfctl_json_close_arr();
-		bfctl_json_end();
-	}
-	return BFCTL_OK;
-}
-
-/* ---- the blocklists using a filter (bfctl destroy's guard) ---- */
-
-int bfctl_xdp_users(const char *name, char *buf, size_t len)
-{
-	struct if_nameindex *ifs, *it;
-	struct kb_ioc_info fi;
-	struct kbconn conn;
-	struct dev_state d;
-	size_t off = 0;
-	u64 fid = 0;
-	int n = 0, ret = 0, i;
-
-	buf[0] = 0;
-	/* by id too: a blocklist follows its filter through a rename */
-	kbconn_init(&conn);
-	if (!kbconn_info(&conn, name, &fi))
-		fid = fi.id;
-	kbconn_close(&conn);
-	ifs = if_nameindex();
-	if (!ifs)
-		return -errno;
-	libbpf_set_print(libbpf_print);
-	for (it = ifs; it->if_index && !ret; it++) {
-		ret = dev_probe(it->if_index, &d);
-		if (ret == -ENODEV || ret == -ENXIO)
-			ret = 0;	/* gone meanwhile */
-		for (i = 0; !ret && i < 2; i++) {
-			const struct blk *b = i ? &d.tc : &d.xdp;
-
-			if (!b->ours ||
-			    (strcmp(b->name, name) && (!fid || b->id != fid)))
-				continue;
-			if (off < len)
-				off += snprintf(buf + off, len - off, "%s%s (%s%s)",
-						n ? ", " : "", d.dev,
-						b->tc ? "" : "xdp ", mode_name(b));
-			n++;
-		}
-		dev_release(&d);
-	}
-	if_freenameindex(ifs);
-	return ret ? ret : n;
 }
 
 int bfctl_xdp_main(int argc, char **argv)
@@ -878,7 +661,7 @@ int bfctl_xdp_main(int argc, char **argv)
 	if (!strcmp(argv[1], "detach"))
 		return xdp_detach(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "show"))
-		return xdp_show(argc - 1, argv + 1);
+		return bfctl_xdp_show(argc - 1, argv + 1);
 	return bfctl_usage("xdp", "unknown xdp verb '%s' (attach, detach or show)",
 			   argv[1]);
 }
