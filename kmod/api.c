@@ -71,37 +71,6 @@ bool kbloom_test(struct kbloom_ref *ref, const void *key, u32 len)
 }
 EXPORT_SYMBOL_GPL(kbloom_test);
 
-/*
- * addr masked to every prefix length held (plens: the bitmap words of
- * kb_params.plen4 or plen6, bit i = length i), longest first.  Only the
- * lengths present are visited: a /24-only filter costs one probe.
- */
-bool kb_filter_test_prefixes(const struct kb_filter *f, const u64 *plens,
-			     u32 alen, const u8 *addr)
-{
-	u32 maxp = alen * 8;
-	u8 key[17];
-	int w;
-
-	for (w = maxp / 64; w >= 0; w--) {
-		u64 bits = READ_ONCE(plens[w]);
-
-		/* validated params hold no longer prefix; never read past */
-		if (w == maxp / 64)
-			bits &= (2ULL << (maxp % 64)) - 1;
-
-		while (bits) {
-			u32 b = fls64(bits) - 1;
-
-			bits &= ~(1ULL << b);
-			kb_key_net(key, addr, alen, w * 64 + b);
-			if (kb_filter_test(f, key, alen + 1))
-				return true;
-		}
-	}
-	return false;
-}
-
 bool kbloom_test_addr_rcu(struct kbloom_ref *ref, int family,
 			  const void *addr)
 {

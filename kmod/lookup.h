@@ -78,10 +78,6 @@ static __always_inline bool kb_filter_test_pkt(const struct kb_filter *f,
 	return kb_filter_test(f, key, len);
 }
 
-/* api.c: addr (alen bytes) under every prefix length in plens, out of line */
-bool kb_filter_test_prefixes(const struct kb_filter *f, const u64 *plens,
-			     u32 alen, const u8 *addr);
-
 static __always_inline bool kb_filter_test_addr(const struct kb_filter *f,
 						int family, const void *addr)
 {

@@ -122,7 +122,11 @@ static KB_ALWAYS_INLINE int kb_key_validate(u32 key_type, const void *data,
 	}
 }
 
-/* a valid net key's prefix length into p->plen4/plen6 */
+/*
+ * kb_params_note_prefix()'s out-of-line half: the prefix length of a net
+ * key into p->plen4/plen6.  d must have passed kb_key_validate(), which
+ * bounds the length byte it shifts and indexes by.
+ */
 void kb_params_note_plen(struct kb_params *p, const u8 *d, u32 len);
 
 /*
@@ -424,6 +428,14 @@ static KB_ALWAYS_INLINE bool kb_filter_test(const struct kb_filter *f,
 {
 	return KB_KIND_CALL(f, test, (f, key, len), kb_kind_bad(f));
 }
+
+/*
+ * A net filter's test of an address (alen 4 or 16 bytes): the address
+ * masked to each prefix length the filter holds (plens: &f->p.plen4 or
+ * f->p.plen6), longest first; true at the first that tests present.
+ */
+bool kb_filter_test_prefixes(const struct kb_filter *f, const u64 *plens,
+			     u32 alen, const u8 *addr);
 
 void kb_filter_add(struct kb_filter *f, const void *key, u32 len);
 /* true if the key was not present before (it is added either way) */

@@ -57,6 +57,36 @@ void kb_params_note_plen(struct kb_params *p, const u8 *d, u32 len)
 	}
 }
 
+/*
+ * plens: the bitmap words of kb_params.plen4 or plen6, bit i = length i.
+ * Only the lengths present are visited: a /24-only filter costs one probe.
+ */
+bool kb_filter_test_prefixes(const struct kb_filter *f, const u64 *plens,
+			     u32 alen, const u8 *addr)
+{
+	u32 maxp = alen * 8;
+	int top = maxp / 64, w;
+	u8 key[17];
+
+	for (w = top; w >= 0; w--) {
+		u64 bits = KB_READ_ONCE(plens[w]);
+
+		/* validated params hold no longer prefix; never read past */
+		if (w == top)
+			bits &= (2ULL << (maxp % 64)) - 1;
+
+		while (bits) {
+			u32 b = kb_fls64(bits) - 1;
+
+			bits &= ~(1ULL << b);
+			kb_key_net(key, addr, alen, w * 64 + b);
+			if (kb_filter_test(f, key, alen + 1))
+				return true;
+		}
+	}
+	return false;
+}
+
 bool kb_params_has_prefix(const struct kb_params *p, u32 family, u32 plen)
 {
 	if (family == 4)

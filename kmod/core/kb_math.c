@@ -106,11 +106,6 @@ u64 kb_isqrt(u64 x)
 	return r;
 }
 
-static int kb_fls64(u64 x)
-{
-	return x ? 64 - __builtin_clzll(x) : 0;
-}
-
 s64 kb_fx_ln(u64 x, unsigned int frac_bits)
 {
 	int msb, i;

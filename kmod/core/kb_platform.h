@@ -5,7 +5,7 @@
  *
  * Provides: u8/u16/u32/u64/s64/bool, errno values, likely/unlikely,
  * KB_READ_ONCE/KB_WRITE_ONCE (single-copy atomic word accesses), prefetch,
- * popcount, little-endian conversions and unaligned loads (kb_get_le64/32),
+ * popcount, kb_fls64 (as fls64()), little-endian conversions and unaligned loads (kb_get_le64/32),
  * memcpy/memset/memcmp, KB_NOINLINE, and the hashes:
  *   kb_xxh64(data, len, seed)            kernel xxh64() / libxxhash XXH64()
  *   kb_siphash(data, len, k0, k1)        kernel siphash() / libsodium
@@ -40,6 +40,7 @@
 #define kb_prefetch(p)		prefetch(p)
 #define kb_prefetchw(p)		prefetchw(p)
 #define kb_popcount64(x)	hweight64(x)
+#define kb_fls64(x)		fls64(x)
 #define KB_ALWAYS_INLINE	__always_inline
 #define KB_NOINLINE		noinline
 #define KB_WARN_ONCE(c, ...)	WARN_ONCE(c, __VA_ARGS__)

@@ -55,6 +55,8 @@ typedef int32_t s32;
 #define kb_prefetch(p)		__builtin_prefetch((p), 0, 3)
 #define kb_prefetchw(p)		__builtin_prefetch((p), 1, 3)
 #define kb_popcount64(x)	((unsigned int)__builtin_popcountll(x))
+/* the kernel's fls64(): 1 + the index of the highest set bit, 0 for 0 */
+#define kb_fls64(x)		((x) ? 64 - __builtin_clzll(x) : 0)
 
 #define kb_cpu_to_le16(x)	((__le16)htole16(x))
 #define kb_cpu_to_le32(x)	((__le32)htole32(x))

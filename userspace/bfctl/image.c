@@ -526,20 +526,12 @@ static int cmd_info(int argc, char **argv)
  */
 static bool test_key(const struct kb_filter *f, const u8 *key, u32 len)
 {
-	u32 t = f->p.key_type, alen = len - 1, pl;
-	u8 net[17];
+	u32 alen = len - 1;
 
-	if ((t != KB_KEY_NET4 && t != KB_KEY_NET6 && t != KB_KEY_NET) ||
-	    key[alen] != alen * 8)
+	if (!kb_key_type_is_net(f->p.key_type) || key[alen] != alen * 8)
 		return kb_filter_test(f, key, len);
-	for (pl = alen * 8 + 1; pl-- > 0;) {
-		if (!kb_params_has_prefix(&f->p, alen == 4 ? 4 : 6, pl))
-			continue;
-		kb_key_net(net, key, alen, pl);
-		if (kb_filter_test(f, net, len))
-			return true;
-	}
-	return false;
+	return kb_filter_test_prefixes(f, alen == 4 ? &f->p.plen4 : f->p.plen6,
+				       alen, key);
 }
 
 static int cmd_test(int argc, char **argv)
