@@ -95,6 +95,12 @@ static bool kb_bpf_addr_ok(const void *addr, u32 sz)
 	return addr && (sz == 4 || sz == 16);
 }
 
+/* the family of an address kb_bpf_addr_ok() accepted */
+static int kb_bpf_addr_family(u32 sz)
+{
+	return sz == 4 ? AF_INET : AF_INET6;
+}
+
 /* one test on s; RCU held */
 static __always_inline int kb_bpf_test_set(struct kb_set *s, const void *key,
 					   u32 sz, bool addr)
@@ -102,7 +108,7 @@ static __always_inline int kb_bpf_test_set(struct kb_set *s, const void *key,
 	if (READ_ONCE(s->dead))
 		return -ENOENT;
 	if (addr)
-		return kb_set_test_addr(s, sz == 4 ? AF_INET : AF_INET6, key);
+		return kb_set_test_addr(s, kb_bpf_addr_family(sz), key);
 	if (!key || kb_key_validate(s->key_type, key, sz))
 		return -EINVAL;
 	return kb_set_test_rcu(s, key, sz);
@@ -144,8 +150,8 @@ static __always_inline int kb_bpf_test_id_rcu(struct net *net, u64 id,
 			return -EINVAL;
 		if (unlikely(!net))
 			return -ENOENT;
-		return kb_net_test_addr_id(net, id,
-					   sz == 4 ? AF_INET : AF_INET6, key);
+		return kb_net_test_addr_id(net, id, kb_bpf_addr_family(sz),
+					   key);
 	}
 	if (!net)
 		return -ENOENT;
@@ -250,7 +256,7 @@ __bpf_kfunc int bpf_kbloom_xdp_test(struct xdp_md *ctx, const char *name,
 				    u32 name__sz, const void *key, u32 key__sz)
 {
 	return kb_bpf_test_name_rcu(kb_bpf_xdp_net(ctx), name, name__sz,
-				key, key__sz, false);
+				    key, key__sz, false);
 }
 
 __bpf_kfunc int bpf_kbloom_xdp_test_addr(struct xdp_md *ctx, const char *name,
@@ -258,7 +264,7 @@ __bpf_kfunc int bpf_kbloom_xdp_test_addr(struct xdp_md *ctx, const char *name,
 					 u32 addr__sz)
 {
 	return kb_bpf_test_name_rcu(kb_bpf_xdp_net(ctx), name, name__sz,
-				addr, addr__sz, true);
+				    addr, addr__sz, true);
 }
 
 __bpf_kfunc struct kbloom_bpf_ref *bpf_kbloom_xdp_get(struct xdp_md *ctx,
@@ -290,7 +296,7 @@ __bpf_kfunc int bpf_kbloom_skb_test(struct __sk_buff *ctx, const char *name,
 				    u32 name__sz, const void *key, u32 key__sz)
 {
 	return kb_bpf_test_name_rcu(kb_bpf_skb_net(ctx), name, name__sz,
-				key, key__sz, false);
+				    key, key__sz, false);
 }
 
 __bpf_kfunc int bpf_kbloom_skb_test_addr(struct __sk_buff *ctx,
@@ -298,7 +304,7 @@ __bpf_kfunc int bpf_kbloom_skb_test_addr(struct __sk_buff *ctx,
 					 const void *addr, u32 addr__sz)
 {
 	return kb_bpf_test_name_rcu(kb_bpf_skb_net(ctx), name, name__sz,
-				addr, addr__sz, true);
+				    addr, addr__sz, true);
 }
 
 __bpf_kfunc struct kbloom_bpf_ref *bpf_kbloom_skb_get(struct __sk_buff *ctx,

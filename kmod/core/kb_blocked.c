@@ -109,8 +109,9 @@ KB_DEFINE_BLOCK_STATS(blk, blk_used, 53)	/* 2^62 / 512 bits */
 /*
  * Add with fill tracking: the add counts the bits it set, and only when
  * there are some is the block (in cache) counted, once: it held that many
- * fewer before.  No test first: test_and_add has just tested the key, and
- * a present key costs its k probes either way.
+ * fewer before.  No test first: test_and_add (the kernel's bulk add) has
+ * just tested the key; a plain add of a present key stores k words that
+ * do not change, in a block it has fetched for writing anyway.
  */
 static KB_ALWAYS_INLINE void blk_add_fill_i(struct kb_filter *f, u64 h,
 					    u64 *b)
