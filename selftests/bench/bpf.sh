@@ -28,6 +28,15 @@ small=${5:-}
 n=1000000 fpr=0.01 reps=15 repeat=2000 pkts=20000 flood_reps=5 nsrc=16 check=20000
 [ "$small" = --small ] && n=100000 reps=7 repeat=500 pkts=10000 flood_reps=3 check=10000
 work=$(mktemp -d)
+# a failed step (set -e) leaves no namespace, device or filter behind
+cleanup() {
+	ip netns del kbb_rs 2> /dev/null || true
+	ip netns del kbb_src 2> /dev/null || true
+	ip link del veth-b 2> /dev/null || true
+	"$bfctl" destroy ld 2> /dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
 cd "$work"
 now() { date +%s%N; }
 ms() { echo $(( ($2 - $1) / 1000000 )); }
@@ -202,4 +211,3 @@ r.update({
 json.dump(r, open(sys.argv[1], "w"), indent=1)
 print(json.dumps(r, indent=1))
 PY
-rm -rf "$work"
