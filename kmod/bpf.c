@@ -136,8 +136,8 @@ static int kb_bpf_test_name_rcu(struct net *net, const char *name,
 
 /*
  * By id: one hash of a u64 and a short chain of the netns's own filters
- * (an id of another netns is not in it), no name at all.  An address is
- * the per-packet fast path: inlined whole, kb_net_test_addr_id().
+ * (an id of another netns is not in it), no name at all.  An address by
+ * id is the per-packet fast path: all of it inlined (lookup.h).
  */
 static __always_inline int kb_bpf_test_id_rcu(struct net *net, u64 id,
 					      const void *key, u32 sz,
@@ -145,18 +145,12 @@ static __always_inline int kb_bpf_test_id_rcu(struct net *net, u64 id,
 {
 	struct kb_set *s;
 
-	if (addr) {
-		if (unlikely(!kb_bpf_addr_ok(key, sz)))
-			return -EINVAL;
-		if (unlikely(!net))
-			return -ENOENT;
-		return kb_net_test_addr_id(net, id, kb_bpf_addr_family(sz),
-					   key);
-	}
-	if (!net)
+	if (unlikely(addr && !kb_bpf_addr_ok(key, sz)))
+		return -EINVAL;
+	if (unlikely(!net))
 		return -ENOENT;
-	s = kb_set_find_id_rcu(net, id);
-	return s ? kb_bpf_test_set(s, key, sz, false) : -ENOENT;
+	s = kb_index_id(kb_net_rcu(net), id);
+	return s ? kb_bpf_test_set(s, key, sz, addr) : -ENOENT;
 }
 
 /* the id of the filter named name, for the by-id tests */

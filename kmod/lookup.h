@@ -115,18 +115,4 @@ static __always_inline bool kb_set_test_addr(struct kb_set *s, int family,
 	return hit;
 }
 
-/*
- * The by-id test of the kfuncs: 1 maybe present, 0 absent, -ENOENT when
- * net has no live filter of that id (destroyed, or another netns's).
- */
-static __always_inline int kb_net_test_addr_id(const struct net *net, u64 id,
-					       int family, const void *addr)
-{
-	struct kb_set *s = kb_index_id(kb_net_rcu(net), id);
-
-	if (unlikely(!s || READ_ONCE(s->dead)))
-		return -ENOENT;
-	return kb_set_test_addr(s, family, addr);
-}
-
 #endif /* _KB_KMOD_LOOKUP_H */
