@@ -43,20 +43,11 @@
  * Store (old | bit) unconditionally: the one writer's store of a value that
  * only adds bits is invisible to readers when the bit was already set, and
  * a data-dependent branch here would mispredict about half the time on a
- * filling filter.
+ * filling filter.  nnew counts the bits set: the one writer's stores are
+ * sequential, so a bit that two probes of a key share counts once (an add
+ * without fill tracking ignores it, and the compiler drops the count).
  */
-#define BLK_ADD_PROBE(b, x)						\
-	do {								\
-		(x) *= KB_PROBE_MUL;					\
-		KB_WRITE_ONCE((b)[(x) >> 61], KB_READ_ONCE((b)[(x) >> 61]) | \
-			      (1ULL << (((x) >> 55) & 63)));		\
-	} while (0)
-
-/*
- * The same, counting in nnew the bits it set: the one writer's stores are
- * sequential, so a bit that two probes of a key share counts once.
- */
-#define BLK_ADD_PROBE_NEW(b, x, nnew)					\
+#define BLK_ADD_PROBE(b, x, nnew)					\
 	do {								\
 		u64 __w, __bit;						\
 									\
@@ -95,8 +86,9 @@ KB_NOINLINE bool kb_blocked_test_more(const u64 *b, u64 x, u32 n, u64 ok)
 static KB_ALWAYS_INLINE void blk_add_i(struct kb_filter *f, u64 h, u64 *b)
 {
 	u64 x = h;
+	u32 nnew = 0;
 
-	BLK_PROBES(f->p.k, BLK_ADD_PROBE(b, x));
+	BLK_PROBES(f->p.k, BLK_ADD_PROBE(b, x, nnew));
 }
 
 static KB_ALWAYS_INLINE u32 blk_used(u64 w)
@@ -119,7 +111,7 @@ static KB_ALWAYS_INLINE void blk_add_fill_i(struct kb_filter *f, u64 h,
 	u32 nnew = 0, after;
 	u64 x = h;
 
-	BLK_PROBES(f->p.k, BLK_ADD_PROBE_NEW(b, x, nnew));
+	BLK_PROBES(f->p.k, BLK_ADD_PROBE(b, x, nnew));
 	if (!nnew)
 		return;
 	after = blk_block_used(b);
