@@ -84,7 +84,8 @@ struct kb_set *kb_set_find_rcu(struct net *net, const char *name)
 {
 	size_t len = strnlen(name, KB_NAME_MAX);
 
-	return len < KB_NAME_MAX ? kb_index_name(kb_net_rcu(net), name, len) : NULL;
+	return len < KB_NAME_MAX ?
+	       kb_index_name(kb_net_rcu(net), name, len) : NULL;
 }
 
 /* name[0..len), no NUL needed; len 1..KB_NAME_MAX - 1 (else nothing) */

@@ -5,7 +5,8 @@
  *
  * Provides: u8/u16/u32/u64/s64/bool, errno values, likely/unlikely,
  * KB_READ_ONCE/KB_WRITE_ONCE (single-copy atomic word accesses), prefetch,
- * popcount, kb_fls64 (as fls64()), little-endian conversions and unaligned loads (kb_get_le64/32),
+ * popcount, kb_fls64 (as fls64()), little-endian conversions and unaligned
+ * loads (kb_get_le64/32),
  * memcpy/memset/memcmp, KB_NOINLINE, and the hashes:
  *   kb_xxh64(data, len, seed)            kernel xxh64() / libxxhash XXH64()
  *   kb_siphash(data, len, k0, k1)        kernel siphash() / libsodium

@@ -8,7 +8,8 @@
  *	BPF_MAP_TYPE_BLOOM_FILTER on the addresses of --ips (one per line):
  *	load time (map create + one BPF_MAP_UPDATE_ELEM per key: the map has
  *	no batch op; the same parsed keys into the empty kbloom filter NAME2
- *	through /dev/kbloom, one KB_IOC_ADD: both from memory), memory (fdinfo memlock), measured FPR over --absent
+ *	through /dev/kbloom, one KB_IOC_ADD: both from memory), memory
+ *	(fdinfo memlock), measured FPR over --absent
  *	(BPF_MAP_LOOKUP_ELEM answers 0 or -ENOENT); then the per-packet cost
  *	of four XDP programs of one shape (kb_bench_xdp.h): no lookup, the
  *	bloom map, and kbloom filter NAME by name (bpf_kbloom_xdp_test_addr())
