@@ -383,7 +383,14 @@ int kb_params_from_fpr(struct kb_params *p, u64 items, u32 fpr_ppb,
 		goto done;
 	}
 	bpb = kb_kind_granule(p->kind);
+	/*
+	 * The block model is the mean over random hashes; a real filter sits
+	 * a little off it: 1M IPv4 addresses from part of the address space
+	 * measured 1.5-3% over it (test_core_fpr).  Sizing for 95% of p keeps
+	 * the FPR asked for a bound, for about 1% more memory.
+	 */
 	target = kb_ppb_to_q62(fpr_ppb);
+	target -= target / 20;
 	lim = kb_div64(KB_M_MAX, bpb);
 	if (items <= kb_div64(lim, KB_BPK_MAX) * bpb)
 		lim = kb_div64(items * KB_BPK_MAX, bpb) + 1;
