@@ -182,6 +182,41 @@ like "says the parameters differ, line 1" "$err" 'line 1: filter rc_ip exists wi
 expect 1 "nothing was added" $B test -q rc_ip 192.0.2.2
 printf 'create rc_ip blocked --items 5000 --fpr 0.001 --key-type ipv4 --seed 1\n' > "$TMP/seed.restore"
 expect 3 "-exist with another --seed" $B restore -exist -file "$TMP/seed.restore"
+# -exist across versions: a filter made for the same --items/--fpr by a
+# module that sized it otherwise (an image with another m and k and that
+# request in its header) is the one the line asks for; other items or
+# another FPR are not
+seq 1 100 | sed 's/^/old-/' > "$TMP/oldkeys"
+$B image build --kind blocked --bits 28672 --hashes 6 --items 3000 \
+	--key-type str -file "$TMP/oldkeys" -o "$TMP/old.img" > /dev/null
+python3 - "$TMP/old.img" <<'PY'	# fpr_ppb = 1% in the header, CRC32C again
+import struct, sys
+def crc32c(b):
+    c = 0xffffffff
+    for x in b:
+        c ^= x
+        for _ in range(8):
+            c = (c >> 1) ^ (0x82f63b78 & -(c & 1))
+    return c ^ 0xffffffff
+d = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<I", d, 40, 10000000)
+struct.pack_into("<I", d, len(d) - 4, crc32c(d[:-4]))
+open(sys.argv[1], "wb").write(d)
+PY
+expect 0 "upload of a filter sized by other rules" $B upload rc_old "$TMP/old.img"
+like "it has the old m and the request" \
+	"$($B info rc_old | grep -e '^m:' -e '^configured fpr:' | tr '\n' ' ')" \
+	'^m: 28672 configured fpr: 0.01 $'
+args="blocked --items 3000 --fpr 0.01 --key-type str"
+expect 0 "create -exist with the same --items/--fpr" $B create rc_old $args -exist
+printf 'create rc_old %s\nadd rc_old new-key\n' "$args" > "$TMP/old.restore"
+expect 0 "restore -exist of the same create line" $B restore -exist -file "$TMP/old.restore"
+expect 0 "the filter kept its keys" $B test -q rc_old old-1 old-100 new-key
+like "and its size" "$($B info rc_old | grep '^m:')" '^m: 28672$'
+expect 3 "create -exist with another --fpr" $B create rc_old blocked --items 3000 --fpr 0.02 --key-type str -exist
+like "says the parameters differ" "$err" 'exists with other parameters'
+expect 3 "create -exist with other --items" $B create rc_old blocked --items 3001 --fpr 0.01 --key-type str -exist
+$B destroy rc_old
 printf 'add rc_ip 192.0.2.3\nadd rc_net 192.0.2.0/24\n' > "$TMP/live.restore"
 expect 0 "add lines to filters already in the kernel" $B restore -file "$TMP/live.restore"
 expect 0 "they are in" bash -c "$B test -q rc_ip 192.0.2.3 && $B test -q rc_net 192.0.2.0/24"

@@ -319,12 +319,24 @@ int bfctl_create_params(const struct kb_ioc_create *c, struct kb_params *p,
 	return kb_params_validate(p, max);
 }
 
+/*
+ * Whether the filter info describes is the one c (sized into p) would
+ * create.  For --items/--fpr, a filter made for the same items and FPR
+ * is, whatever its m and k: the module that sized it may size otherwise
+ * (blocked and counting gained 5% FPR headroom in 2026-11), and a boot
+ * script's `create -exist` must not fail while an older module is loaded.
+ */
 bool bfctl_create_matches(const struct kb_ioc_create *c,
 			  const struct kb_params *p,
 			  const struct kb_ioc_info *info)
 {
+	bool same_size = info->m == p->m && info->k == p->k;
+
+	if (c->sizing == KB_SIZING_FPR && info->items == c->items &&
+	    info->fpr_ppb == c->fpr_ppb)
+		same_size = true;
 	return info->kind == p->kind && info->key_type == p->key_type &&
-	       info->hash == p->hash && info->m == p->m && info->k == p->k &&
+	       info->hash == p->hash && same_size &&
 	       (!(c->flags & KB_CREATE_F_SEED) ||
 		(info->seed[0] == p->seed[0] && info->seed[1] == p->seed[1]));
 }

@@ -41,12 +41,13 @@
  * name without -exist, an add to a filter that exists nowhere, -exist with
  * different parameters), as the single verbs would.  With -exist a filter
  * block replaces the existing filter, and a create of an existing filter
- * is accepted when the filter has the kind, key type, hash, m and k the
- * line asks for (and its seed, if --seed is given): the filter keeps its
- * keys.  Each filter the file defines is then loaded in file order through
- * a /dev/kbloom transaction (begin, its image, its adds in batches of up
- * to 1M keys, commit), so it appears complete or not at all; adds to a
- * filter that was already in the kernel go in directly, in batches.
+ * is accepted when `create -exist` would accept it (bfctl_create_matches:
+ * kind, key type, hash, and m and k or the same --items/--fpr, and the
+ * seed if --seed is given): the filter keeps its keys.  Each filter the
+ * file defines is then loaded in file order through a /dev/kbloom
+ * transaction (begin, its image, its adds in batches of up to 1M keys,
+ * commit), so it appears complete or not at all; adds to a filter that
+ * was already in the kernel go in directly, in batches.
  */
 #include <errno.h>
 #include <fcntl.h>
