@@ -184,7 +184,8 @@ int kb_params_init(struct kb_params *p, u32 kind);
  * Size for n items at target FPR fpr_ppb (1..999999999).  classic: Guava's
  * m = -n ln p / (ln 2)^2, k = max(1, round(m / n ln 2)), m then rounded up
  * to whole bytes and >= 64 (LevelDB); blocked/counting: the smallest whole
- * number of blocks whose block-model FPR is <= p, with the best k for it;
+ * number of blocks whose block-model FPR is <= 95% of p (headroom for real
+ * keys, which sit a little off the model), with the best k for it;
  * gozero: k = 14 and the smallest m whose classic-model FPR is <= p.
  * Sets p->items and p->fpr_ppb.  max_bytes: caller's limit on the payload
  * (0 = only the core's hard limit).  Errors: -EINVAL (items == 0, fpr_ppb

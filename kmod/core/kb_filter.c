@@ -311,7 +311,8 @@ static void kb_stats_from(const struct kb_filter *f, u64 x, u64 est_q62,
 	}
 	st->est_fpr_ppb = kb_q62_to_ppb(est_q62);
 	/* FPR criterion with 5% slack: a filter filled to exactly its
-	 * capacity sits at its target FPR give or take sampling noise
+	 * capacity sits at or under its target FPR (blocked and counting
+	 * are sized for 95% of it) give or take sampling noise
 	 */
 	if ((p->items && st->est_items > p->items) ||
 	    (p->fpr_ppb &&

@@ -85,8 +85,8 @@ kb_fp_bfctl=$(grep -c ': maybe present$' test.out || true)
 # a netns of its own (the name is taken here), its bitset read back rather
 # than its keys re-added.  The clock runs inside the netns: `ip netns exec`
 # is not part of a restore.  Fastest of 5 (each from a fresh netns): a
-# 0.2 s command under TCG moves by a third between runs, the map's 6 s
-# load averages its own interruptions.
+# 0.2 s command under TCG moved from 179 to 301 ms in one guest; the
+# map's 6 s load averages its own interruptions.
 "$bfctl" save bl -file bl.save
 saved=()
 for i in 1 2 3 4 5; do

@@ -462,7 +462,7 @@ char *bfctl_lines_next(struct bfctl_lines *r)
 
 /*
  * Each byte's base64 value plus one (0: not base64), built on first use:
- * a save of a 1M-key filter is 30k lines, and looking every character up
+ * a save of a 1M-key filter is 22k lines, and looking every character up
  * in the alphabet with strchr() was half of restore's own time.
  */
 static u8 b64_rev[256];
@@ -612,7 +612,6 @@ static int parse_filter_line(struct bfctl_lines *r, char *s, struct rfilter *rf,
 	return 0;
 }
 
-/* make the image buffer hold at least need bytes (zeroed past the data) */
 /*
  * rf->img grown to hold need bytes, doubling up to rf->img_len.  realloc()
  * moves a large buffer with mremap(): nothing is copied or cleared again,
