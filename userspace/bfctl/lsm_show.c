@@ -30,6 +30,7 @@ int bfctl_lsm_obj(const char *name)
 /*
  * The pinned configuration map's value, the program's .rodata: 0, -EPROTO
  * if it has another layout (pinned by another bfctl version), or -errno.
+ * The skeleton's struct is the section padded to its alignment (8).
  */
 static int lsm_config_read(int fd, struct path_filter__rodata *cfg)
 {
@@ -38,8 +39,9 @@ static int lsm_config_read(int fd, struct path_filter__rodata *cfg)
 
 	if (bpf_obj_get_info_by_fd(fd, &mi, &mlen))
 		return -errno;
-	if (mi.value_size != sizeof(*cfg))
+	if (mi.value_size > sizeof(*cfg) || sizeof(*cfg) - mi.value_size >= 8)
 		return -EPROTO;
+	memset(cfg, 0, sizeof(*cfg));
 	return bpf_map_lookup_elem(fd, &k, cfg) ? -errno : 0;
 }
 
@@ -149,7 +151,7 @@ int bfctl_lsm_show(int argc, char **argv)
 	u64 total[PF_STAT_NR] = { 0 }, *pc, npaths = 0;
 	struct lsm_listed ls = { 0 };
 	struct pf_hash cur, next;
-	int cfd, sfd, pfd, lfd, ncpu, i, j, ret = BFCTL_ERR;
+	int cfd, sfd, pfd, lfd, ncpu, i, j, err, ret = BFCTL_ERR;
 	const char *mode;
 
 	for (i = 1; i < argc; i++) {
@@ -167,11 +169,17 @@ int bfctl_lsm_show(int argc, char **argv)
 	pfd = bfctl_lsm_obj("paths");
 	lfd = bfctl_lsm_obj("list");
 	if (cfd < 0 || sfd < 0 || pfd < 0 || lfd < 0 ||
-	    bpf_obj_get_info_by_fd(lfd, &li, &llen) ||
-	    li.value_size != sizeof(struct pf_listed) ||
-	    lsm_config_read(cfd, &cfg)) {
+	    bpf_obj_get_info_by_fd(lfd, &li, &llen))
+		err = -errno;
+	else if (li.value_size != sizeof(struct pf_listed))
+		err = -EPROTO;
+	else
+		err = lsm_config_read(cfd, &cfg);
+	if (err) {
 		bfctl_fail(BFCTL_ERR, "lsm show", "%s: unreadable: %s", LSM_DIR,
-			   strerror(errno));
+			   err == -EPROTO ?
+			   "pinned by another version of bfctl (detach with it)" :
+			   strerror(-err));
 		goto out;
 	}
 	ncpu = libbpf_num_possible_cpus();
