@@ -12,7 +12,9 @@
 # user+mount namespace, chroot, and a hard link on a block device's ext4,
 # whose kernel dev_t is not stat's st_dev) is denied by inode; a listed
 # path replaced or created after attach is denied by path; without a path
-# buffer (injected) enforce mode fails closed; concurrent attaches leave
+# buffer (injected) enforce mode fails closed, and with one left (the
+# others held) it judges the path; checks preempted on one CPU by
+# higher-priority ones each get a buffer; concurrent attaches leave
 # one whole attachment; show warns when the filter lost listed paths.
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
@@ -182,6 +184,39 @@ expect 0 "detach" $B lsm detach
 KBLOOM_LSM_FAULT=no_buffer:$D/allow expect 0 "attach --audit, no buffer for allow" \
 	$B lsm attach pf -file "$TMP/list" --exec --audit
 expect 0 "audit: allowed without a buffer" "$D/allow"
+expect 0 "detach" $B lsm detach
+
+# ---- checks in flight together on one CPU: each gets a path buffer ----
+# all buffers of the CPU but one held (injected): the last one judges the
+# path, and the held ones are released (twice: the second would find none)
+KBLOOM_LSM_FAULT=last_buffer:$D/allow expect 0 "attach, all but one buffer held for allow" \
+	$B lsm attach pf -file "$TMP/list" --exec --open
+expect 0 "the last buffer: an unlisted path is judged and allowed" taskset -c 0 "$D/allow"
+expect 0 "again: the held buffers were released" taskset -c 0 "$D/allow"
+expect 0 "detach" $B lsm detach
+KBLOOM_LSM_FAULT=last_buffer:$D/deny2 expect 0 "attach, all but one buffer held for deny2" \
+	$B lsm attach pf -file "$TMP/list" --exec --open
+expect 1 "the last buffer: a listed path is denied" taskset -c 0 cat "$D/deny2"
+expect 0 "log --once" $B lsm log --once
+json_check "log: denied by its path, read into the last buffer" "[${out//$'\n'/,}]" \
+	"any(e['path']=='$D/deny2' and 'path' in e['why'] and 'no_buffer' not in e['why'] for e in j)"
+expect 0 "detach" $B lsm detach
+# Exec and open loops at three SCHED_FIFO priorities on CPU 0: a parent
+# woken by its child's exit preempts a lower loop, often in the middle of
+# a check.  (6.1's task storage, the buffer before, then answered NULL
+# while the preempted check held its per-CPU lock, and failed closed.)
+expect 0 "attach --exec --open" $B lsm attach pf -file "$TMP/list" --exec --open
+for prio in 10 20 30; do
+	taskset -c 0 chrt -f $prio bash -c \
+		'for i in $(seq 60); do "$1" || echo "exec $i: $?"; cat "$1" > /dev/null || echo "open $i"; done' \
+		_ "$D/allow" > "$TMP/stress$prio" 2>&1 &
+done
+wait
+check "preempted checks: no unlisted file denied ($(cat "$TMP"/stress* | head -3))" \
+	test ! -s "$TMP/stress10" -a ! -s "$TMP/stress20" -a ! -s "$TMP/stress30"
+expect 0 "show -j" $B -j lsm show
+json_check "show: no check was left without a buffer" "$out" "j['stats']['no_buffer']==0"
+expect 1 "a listed file is still denied" taskset -c 0 cat "$D/deny1"
 expect 0 "detach" $B lsm detach
 
 # ---- concurrent attaches: one wins whole, the other changes nothing ----

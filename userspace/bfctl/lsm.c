@@ -438,13 +438,20 @@ static int lsm_load(struct kbconn *conn, const char *name,
 	skel->rodata->hooks = hooks;
 	skel->rodata->audit = audit;
 	/*
-	 * fault injection for the selftest (bfctl_lsm.sh):
-	 * KBLOOM_LSM_FAULT=no_buffer:PATH, the programs act as if they had
-	 * no path buffer for PATH's inode
+	 * fault injection for the selftest (bfctl_lsm.sh): for PATH's inode
+	 * the programs first claim path buffers of the CPU, as if other
+	 * checks were in flight there: KBLOOM_LSM_FAULT=no_buffer:PATH all
+	 * of them, last_buffer:PATH all but one
 	 */
 	if (fault && !strncmp(fault, "no_buffer:", 10) &&
-	    !stat(fault + 10, &st))
+	    !stat(fault + 10, &st)) {
 		skel->rodata->fault_ino = st.st_ino;
+		skel->rodata->fault_hold = PF_BUF_SLOTS;
+	} else if (fault && !strncmp(fault, "last_buffer:", 12) &&
+		   !stat(fault + 12, &st)) {
+		skel->rodata->fault_ino = st.st_ino;
+		skel->rodata->fault_hold = PF_BUF_SLOTS - 1;
+	}
 	for (i = 0; i < ARRAY_SIZE(progs); i++)
 		bpf_program__set_autoload(progs[i], hooks &
 					  (i < 3 ? PF_HOOK_EXEC : PF_HOOK_OPEN));

@@ -41,7 +41,9 @@ const volatile __u64 sip_key[2];
 const volatile __u64 netns_cookie;	/* the attaching netns: net_cookie */
 const volatile __u32 hooks;		/* PF_HOOK_*, for bfctl lsm show */
 const volatile __u32 audit;		/* report, deny nothing */
-const volatile __u64 fault_ino;	/* tests: no buffer for this inode */
+/* tests: for this inode, hold fault_hold of the CPU's path buffers first */
+const volatile __u64 fault_ino;
+const volatile __u32 fault_hold;
 
 /* the exact set; the loader sizes it to the list */
 struct {
@@ -72,19 +74,25 @@ struct {
 } list SEC(".maps");
 
 /*
- * The path buffer: per task, not per CPU.  A sleepable program runs with
- * migration disabled but preemptible, so another task on the same CPU
- * could overwrite a per-CPU buffer between bpf_d_path() and the lookup,
- * and one task's exec be judged by another's path.
+ * The path buffers: PF_BUF_SLOTS per CPU, each claimed for one check.  A
+ * sleepable program runs with migration disabled but preemptible (and on
+ * PREEMPT_RT bpf_d_path() may sleep on rename_lock), so another task on
+ * this CPU may run a check in the middle of ours: it finds our buffer
+ * claimed and takes the next one, instead of overwriting our path and
+ * having one task's file judged by another's path.  Preallocated, so a
+ * check never allocates; 6.1's task storage, used before, answered NULL
+ * whenever a task storage operation on this CPU had been preempted, which
+ * its first allocation for each new task could be (docs/lsm.md).
  */
 struct pf_buf {
+	__u64 owner;		/* 0: free; else the claiming task's pid_tgid */
 	__u64 w[PF_BUF_WORDS];
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PF_BUF_SLOTS);
+	__type(key, __u32);
 	__type(value, struct pf_buf);
 } bufs SEC(".maps");
 
@@ -106,6 +114,48 @@ static __always_inline void pf_count(__u32 i)
 
 	if (v)
 		*v += 1;
+}
+
+/*
+ * Claim a free path buffer of this CPU for tag (nonzero), or NULL when
+ * every one is claimed: PF_BUF_SLOTS checks preempted or asleep on one
+ * CPU at once.  Compare-and-exchange: a task preempted between a plain
+ * test and set would claim the buffer its preempter had taken meanwhile.
+ * hold (tests): leave that many free buffers claimed first, as checks in
+ * flight would.  Unrolled, each key a constant: 6.1's verifier loses
+ * the bound of a loop counter that passes through the stack as the key.
+ */
+static __always_inline struct pf_buf *pf_buf_claim(__u64 tag, __u32 hold)
+{
+	struct pf_buf *b;
+	__u32 i, key;
+
+#pragma unroll
+	for (i = 0; i < PF_BUF_SLOTS; i++) {
+		key = i;
+		b = bpf_map_lookup_elem(&bufs, &key);
+		if (!b || __sync_val_compare_and_swap(&b->owner, 0, tag))
+			continue;
+		if (!hold)
+			return b;
+		hold--;
+	}
+	return NULL;
+}
+
+/* tests: release every buffer of this CPU that tag claimed */
+static __always_inline void pf_buf_release(__u64 tag)
+{
+	struct pf_buf *b;
+	__u32 i, key;
+
+#pragma unroll
+	for (i = 0; i < PF_BUF_SLOTS; i++) {
+		key = i;
+		b = bpf_map_lookup_elem(&bufs, &key);
+		if (b)
+			__sync_val_compare_and_swap(&b->owner, tag, 0);
+	}
 }
 
 /* b: the path (NUL terminated), or NULL: none */
@@ -169,35 +219,21 @@ static __always_inline bool pf_ino_listed(struct file *file,
 	return bpf_map_lookup_elem(&inodes, id);
 }
 
-/* nonzero: deny */
-static __always_inline int pf_check(struct file *file, __u32 hook)
+/*
+ * nonzero: deny.  b: a claimed path buffer; id: the file's (dev, ino);
+ * why: PF_WHY_INODE if the inode set listed it
+ */
+static __always_inline int pf_check_path(struct file *file, __u32 hook,
+					 struct pf_buf *b,
+					 const struct pf_ino *id, __u32 why)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	char name[PF_NAME_MAX];
-	struct pf_ino id;
 	struct pf_hash h;
-	struct pf_buf *b;
-	bool maybe = false, by_ino;
-	__u32 why = 0;
+	bool maybe = false;
 	long len;
 	int i, r;
 
-	by_ino = pf_ino_listed(file, &id);
-	if (by_ino)
-		why = PF_WHY_INODE;
-	b = bpf_task_storage_get(&bufs, task, 0,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!b || (fault_ino && id.ino == fault_ino)) {
-		/*
-		 * 6.1 answers NULL when its per-CPU task storage lock is
-		 * busy (a preempted holder on this CPU), or on ENOMEM.
-		 * Without the path the list cannot be judged: fail closed
-		 * (docs/bpf.md says why), count and report it.
-		 */
-		pf_count(PF_STAT_NO_BUF);
-		pf_report(NULL, hook, &id, why | PF_WHY_NO_BUF);
-		return !audit;
-	}
 	/* the length with the NUL; longer than a str key: cannot be listed */
 	len = bpf_d_path(&file->f_path, (char *)b->w, PF_PATH_MAX + 1);
 	if (len < 2 || len > PF_PATH_MAX + 1) {
@@ -240,8 +276,40 @@ decide:
 	pf_count(PF_STAT_HIT);
 	if (!(why & PF_WHY_PATH))
 		pf_count(PF_STAT_BY_INODE);
-	pf_report(b, hook, &id, why);
+	pf_report(b, hook, id, why);
 	return !audit;
+}
+
+/* nonzero: deny */
+static __always_inline int pf_check(struct file *file, __u32 hook)
+{
+	__u64 tag = bpf_get_current_pid_tgid();
+	struct pf_ino id;
+	struct pf_buf *b;
+	__u32 why = 0;
+	bool fault;
+	int deny;
+
+	if (pf_ino_listed(file, &id))
+		why = PF_WHY_INODE;
+	/* tests: as if fault_hold other checks were in flight on this CPU */
+	fault = fault_ino && id.ino == fault_ino;
+	b = pf_buf_claim(tag, fault ? fault_hold : 0);
+	if (!b) {
+		/*
+		 * Without the path the list cannot be judged: fail closed
+		 * (docs/lsm.md says why), count and report it.
+		 */
+		pf_count(PF_STAT_NO_BUF);
+		pf_report(NULL, hook, &id, why | PF_WHY_NO_BUF);
+		deny = !audit;
+	} else {
+		deny = pf_check_path(file, hook, b, &id, why);
+		*(volatile __u64 *)&b->owner = 0;
+	}
+	if (fault)
+		pf_buf_release(tag);
+	return deny;
 }
 
 SEC("lsm.s/bprm_check_security")

@@ -21,6 +21,11 @@
  */
 #define PF_PATH_MAX	1024
 #define PF_BUF_WORDS	((PF_PATH_MAX + 16) / 8)
+/*
+ * path buffers per CPU: checks on one CPU at once (each preempted by the
+ * next, or asleep in bpf_d_path() on PREEMPT_RT) before one fails closed
+ */
+#define PF_BUF_SLOTS	16
 #define PF_NAME_MAX	32	/* KB_NAME_MAX */
 
 /* the hooks (rodata hooks, event hook) */
@@ -45,7 +50,7 @@ enum pf_stat {
 	PF_STAT_HIT,		/* in the exact set: denied, or audited */
 	PF_STAT_FOREIGN,	/* another netns: decided by the exact set */
 	PF_STAT_NO_FILTER,	/* the filter errored (destroyed): exact set */
-	PF_STAT_NO_BUF,		/* no path buffer (task storage): denied */
+	PF_STAT_NO_BUF,		/* no free path buffer on the CPU: denied */
 	PF_STAT_LOST,		/* events the full ring buffer dropped */
 	PF_STAT_BY_INODE,	/* hits by (dev, ino) alone: another path */
 	PF_STAT_NR,
