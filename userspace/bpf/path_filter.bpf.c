@@ -108,12 +108,16 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
+/*
+ * Atomic, though per CPU: a check preempted between the load and the
+ * store of a plain increment would lose the preempting check's counts.
+ */
 static __always_inline void pf_count(__u32 i)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &i);
 
 	if (v)
-		*v += 1;
+		__sync_fetch_and_add(v, 1);
 }
 
 /*
