@@ -119,7 +119,7 @@ expect 3 "rebuild dropping 60% is refused" $B rebuild gdr -file "$TMP/r400"
 $B export gdr -o "$TMP/gdr2.img"
 check "refused rebuilds leave the filter byte-identical" cmp -s "$TMP/gdr.img" "$TMP/gdr2.img"
 expect 0 "rebuild dropping 40% is fine" $B rebuild gdr -file "$TMP/r600"
-expect 1 "... r700 is gone" $B test gdr r700
+expect 1 "... r700 is gone (one of five a false positive at most)" $B test gdr r700 r750 r800 r900 r1000
 $B add gdr -file "$TMP/r1000" 2> /dev/null
 expect 0 "rebuild --force from an empty file" $B rebuild gdr -file "$TMP/empty" --force
 expect 1 "... empties it" $B test gdr r1

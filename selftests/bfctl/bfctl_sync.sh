@@ -34,7 +34,10 @@ check "every filter is unchanged" test "$out" = "$(printf 'unchanged sa\nunchang
 check "... and not replaced (same generations)" test "$(gens sa sb sc)" = "$g0"
 
 # ---- one filter differs, one is extra, one is missing ----
-$B add sa extra-key
+# (a key sa answers "absent" for: adding it must change sa)
+extra=$(absent_key sa extra-key)
+check "a key sa does not hold" test -n "$extra"
+$B add sa "$extra"
 $B create sx blocked --items 10 --fpr 0.01
 $B destroy sb
 g0=$(gens sc)
@@ -45,7 +48,7 @@ like "... create the missing one" "$out" 'would create sb'
 like "... keep the equal one" "$out" 'would keep sc'
 expect 0 "-check changed nothing: sx is still there" $B info sx
 expect 3 "... sb is still missing" $B info sb
-expect 0 "... sa still has its extra key" $B test sa extra-key
+expect 0 "... sa still has its extra key" $B test sa "$extra"
 expect 0 "sync -j" $B -j sync -file "$TMP/base.save"
 json_ok "its output is JSON" "$out"
 json_check "it lists each action" "$out" \
@@ -72,10 +75,12 @@ g0=$(gens sd)
 expect 0 "the same file again" $B sync -file "$TMP/lines.save"
 like "... keeps it (its seed is taken from the kernel's filter)" "$out" 'unchanged sd'
 check "... same generation" test "$(gens sd)" = "$g0"
-echo "add sd d-new" >> "$TMP/lines.save"
+new=$(absent_key sd d-new)
+check "a key sd does not hold" test -n "$new"
+echo "add sd $new" >> "$TMP/lines.save"
 expect 0 "one more add line" $B sync -file "$TMP/lines.save"
 like "... replaces it" "$out" 'replaced sd'
-expect 0 "... the new key is in" $B test sd d-new
+expect 0 "... the new key is in" $B test sd "$new"
 expect 0 "... the old keys too" $B test sd d-1 d-400 d-800
 
 # ---- refusals change nothing ----

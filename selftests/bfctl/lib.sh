@@ -68,6 +68,18 @@ json_check() {	# DESC JSON EXPR
 	fi
 }
 
+# absent_key FILTER PREFIX [SEP]: print the first PREFIX-N (SEP, default
+# "-", between them) the filter answers "absent" for, so adding it must
+# change the filter and a test of it must say absent (a fixed key is a
+# false positive of a full 1% filter once in a hundred seeds); prints
+# nothing if 200 tries all answer "maybe"
+absent_key() {
+	local i rc
+	for i in $(seq 1 200); do
+		rc=0; "$BFCTL" test -q "$1" "$2${3:--}$i" || rc=$?
+		[ $rc = 1 ] && { echo "$2${3:--}$i"; return; }
+	done
+}
 have_netlink() { "$BFCTL" version | grep -q 'transport netlink'; }
 
 done_testing() {
