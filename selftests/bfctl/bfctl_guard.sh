@@ -51,12 +51,18 @@ expect 0 "... and they answer" $B test gd k151 k250
 
 # the kernel tells too: an event and a warning in the log, once per filter
 # generation (a flush re-arms it)
+# (the monitor is listening once it prints a flush of gd; a flush after
+# the add, once printed, shows every event of the add was)
 $B monitor -j > "$TMP/mon" 2>&1 &
 mon=$!
-sleep 1
-$B flush gd
+flushes() { grep -c '"event":"flushed","name":"gd"' "$TMP/mon"; }
+flushed() { $B flush gd && [ "$(flushes)" -gt 0 ]; }
+wait_for "the monitor listens" flushed
+n0=$(flushes)
 $B add gd -file "$TMP/k150" 2> /dev/null
-sleep 1
+$B flush gd
+more_flushes() { [ "$(flushes)" -gt "$n0" ]; }
+wait_for "... and prints what follows" more_flushes
 kill $mon; wait $mon 2> /dev/null
 like "monitor shows the over-capacity event" "$(cat "$TMP/mon")" '"event":"over-capacity","name":"gd"'
 check "... once" test "$(grep -c over-capacity "$TMP/mon")" = 1

@@ -8,13 +8,24 @@ if ! have_netlink; then
 	done_testing
 	exit
 fi
-for f in mo1 mo2 mo3; do $B destroy $f 2> /dev/null; done
+for f in mo0 mo1 mo2 mo3; do $B destroy $f 2> /dev/null; done
 echo k > "$TMP/keys"
 $B monitor -j > "$TMP/events.json" &
 jpid=$!
 $B monitor > "$TMP/events.txt" &
 tpid=$!
-sleep 1
+# the events of the sentinel filter mo0, dropped from what is compared
+events_txt() { grep -v ' mo0$' "$TMP/events.txt"; }
+events_json() { grep -v '"name":"mo0"' "$TMP/events.json"; }
+wait_diag() { diag "$(cat "$TMP/events.txt" "$TMP/events.json")"; }
+# a monitor says nothing once subscribed: mo0 is created and destroyed
+# until both have printed it, so that they saw everything after
+listening() {
+	$B create mo0 blocked --key-type str && $B destroy mo0
+	grep -q 'destroyed mo0' "$TMP/events.txt" &&
+		grep -q '"name":"mo0"' "$TMP/events.json"
+}
+wait_for "both monitors listen" listening
 $B create mo1 blocked --key-type str
 $B create mo2 blocked --key-type str
 $B swap mo1 mo2
@@ -23,7 +34,10 @@ $B flush mo1
 $B rebuild mo1 -file "$TMP/keys" > /dev/null
 $B destroy mo1
 $B destroy mo3
-sleep 1
+seen_all() {
+	[ "$(events_txt | wc -l)" -ge 8 ] && [ "$(events_json | wc -l)" -ge 8 ]
+}
+wait_for "both monitors print the 8 events" seen_all
 kill $jpid $tpid
 wait $jpid $tpid 2> /dev/null
 want='created mo1
@@ -34,13 +48,13 @@ flushed mo1
 rebuilt mo1
 destroyed mo1
 destroyed mo3'
-check "monitor saw every event in order" test "$(cat "$TMP/events.txt")" = "$want"
-diag "$(cat "$TMP/events.txt")"
+check "monitor saw every event in order" test "$(events_txt)" = "$want"
+diag "$(events_txt)"
 n=0
 while IFS= read -r line; do
 	printf '%s' "$line" | python3 -c 'import json,sys; json.load(sys.stdin)' || n=$((n + 1))
-done < "$TMP/events.json"
+done < <(events_json)
 check "every monitor -j line is a JSON document" test $n = 0
-json_check "monitor -j: swap has both names" "$(sed -n 3p "$TMP/events.json")" 'j=={"event":"swapped","name":"mo1","name2":"mo2"}'
-check "monitor -j saw 8 events" test "$(wc -l < "$TMP/events.json")" = 8
+json_check "monitor -j: swap has both names" "$(events_json | sed -n 3p)" 'j=={"event":"swapped","name":"mo1","name2":"mo2"}'
+check "monitor -j saw 8 events" test "$(events_json | wc -l)" = 8
 done_testing

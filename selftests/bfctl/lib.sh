@@ -68,6 +68,22 @@ json_check() {	# DESC JSON EXPR
 	fi
 }
 
+# wait_for DESC CMD...: a test that CMD succeeds within 60 s, tried every
+# quarter second (a fixed sleep is a race in a loaded TCG VM); on failure
+# a script's wait_diag, if it defines one, says what it saw
+wait_for() {
+	local d=$1 i
+	shift
+	for i in $(seq 240); do
+		"$@" && { ok "$d"; return 0; }
+		sleep 0.25
+	done
+	nok "$d"
+	diag "failed: $*"
+	if declare -F wait_diag > /dev/null; then wait_diag; fi
+	return 1
+}
+
 # absent_key FILTER PREFIX [SEP]: print the first PREFIX-N (SEP, default
 # "-", between them) the filter answers "absent" for, so adding it must
 # change the filter and a test of it must say absent (a fixed key is a
