@@ -101,5 +101,10 @@ int bfctl_add_file(struct kbconn *conn, const char *verb, const char *name,
 int bfctl_do_rebuild(struct kbconn *conn, struct bfctl_kargs *a);
 int bfctl_do_upload(struct kbconn *conn, struct bfctl_kargs *a);
 int bfctl_do_export(struct kbconn *conn, struct bfctl_kargs *a);
+/* keyverbs.c: the verbs on keys of the command line (add also -file) */
+int bfctl_do_add(struct kbconn *conn, struct bfctl_kargs *a);
+int bfctl_do_del(struct kbconn *conn, struct bfctl_kargs *a);
+int bfctl_do_test(struct kbconn *conn, struct bfctl_kargs *a);
+int bfctl_do_test_and_add(struct kbconn *conn, struct bfctl_kargs *a);
 
 #endif /* _BFCTL_KVERBS_H */
