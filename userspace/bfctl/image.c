@@ -12,6 +12,8 @@
  *   bfctl image import --format redis --bits B [--key-type T] RAW -o OUT.img
  *   bfctl image probes [--key-format str|hex] [-j] IMG KEY...
  *   bfctl image probes --kind K --bits M [--hashes K] [...] KEY...
+ *
+ * export and import are in image_foreign.c, probes in image_probes.c.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -86,7 +88,7 @@ int bfctl_image_load(const char *path, struct bfctl_image_loaded *li)
 }
 
 /* "-": stdout, as for export (the summary then goes to stderr) */
-static int write_image(const char *out, const struct kb_filter *f, u64 count)
+int bfctl_image_write(const char *out, const struct kb_filter *f, u64 count)
 {
 	int ret = kbu_write_image(out, f, count);
 
@@ -273,7 +275,7 @@ const char *bfctl_image_sizing_err(int err)
  * that a typo in --items is refused at once with what it would cost
  * instead of ending in the OOM killer or swap.
  */
-static int build_size_check(const struct bfctl_image_args *a, u32 kind,
+int bfctl_image_size_check(const struct bfctl_image_args *a, u32 kind,
 			    u64 n)
 {
 	struct kb_ioc_create c = { .kind = kind };
@@ -355,7 +357,7 @@ static int cmd_build(int argc, char **argv)
 		return ret;
 	/* sized by the options alone: refused before the keys are read */
 	if (a.s.have_items || a.s.have_bits) {
-		ret = build_size_check(&a, p.kind, 0);
+		ret = bfctl_image_size_check(&a, p.kind, 0);
 		if (ret)
 			return ret;
 	}
@@ -369,7 +371,7 @@ static int cmd_build(int argc, char **argv)
 	}
 	/* sized by the key count: refused before the payload is allocated */
 	if (!a.s.have_items && !a.s.have_bits) {
-		ret = build_size_check(&a, p.kind, ks.n);
+		ret = bfctl_image_size_check(&a, p.kind, ks.n);
 		if (ret) {
 			kbu_keyset_free(&ks);
 			return ret;
@@ -418,7 +420,7 @@ static int cmd_build(int argc, char **argv)
 
 		n_new += kb_filter_test_and_add_many(&f, ks.keys + i, c, NULL);
 	}
-	ret = write_image(a.out, &f, n_new);
+	ret = bfctl_image_write(a.out, &f, n_new);
 	if (!ret && !bfctl_quiet)
 		fprintf(strcmp(a.out, "-") ? stdout : stderr,
 			"%s: %s filter, m=%llu k=%u, %llu bytes, %llu keys (%llu new)\n",
@@ -598,169 +600,6 @@ static int cmd_test(int argc, char **argv)
 	return rc;
 }
 
-/* --format leveldb (classic filters) or redis (gozero); -1 else */
-static int foreign_kind(const char *format)
-{
-	if (format && !strcmp(format, "leveldb"))
-		return KB_KIND_CLASSIC;
-	if (format && !strcmp(format, "redis"))
-		return KB_KIND_GOZERO;
-	return -1;
-}
-
-static int cmd_export(int argc, char **argv)
-{
-	struct bfctl_image_args a;
-	struct bfctl_image_loaded li;
-	int ret, kind;
-	u64 len;
-
-	ret = bfctl_image_args_parse(argc, argv, &a, IO_FORMAT | IO_OUT | IO_QUIET);
-	if (ret)
-		return ret;
-	kind = foreign_kind(a.format);
-	if (kind < 0)
-		return bfctl_image_usage_err("%s", "export needs --format leveldb or redis");
-	if (optind + 1 != argc)
-		return bfctl_image_usage_err("%s", "export needs exactly one IMG");
-	ret = bfctl_image_load(argv[optind], &li);
-	if (ret)
-		return ret;
-	if (li.f.p.kind != (u32)kind) {
-		free(li.buf);
-		return bfctl_fail(BFCTL_ERR, argv[optind],
-				  "%s filter: only %s filters export as %s",
-				  kb_kind_name(li.f.p.kind), kb_kind_name(kind),
-				  a.format);
-	}
-	/*
-	 * The payload of a classic filter is the LevelDB filter, that of a
-	 * gozero filter the Redis value; go-zero's value ends at the last
-	 * byte a SETBIT reached, which has a bit set: without the trailing
-	 * zero bytes it is byte for byte what go-zero would have written.
-	 */
-	len = li.f.bytes;
-	while (kind == KB_KIND_GOZERO && len && !((u8 *)li.f.payload)[len - 1])
-		len--;
-	ret = kbu_write_file(a.out ? a.out : "-", li.f.payload, len);
-	free(li.buf);
-	if (ret)
-		return bfctl_fail(BFCTL_ERR, a.out ? a.out : "stdout", "%s",
-				  strerror(-ret));
-	return BFCTL_OK;
-}
-
-/*
- * A go-zero Redis value (GET of its key) of a filter of --bits bits: the
- * value zero-extended (Redis reads missing bytes as 0) is the payload.
- * Read straight into the payload, one copy, and no further than one byte
- * past the longest value of --bits (not a whole too-long file, or a
- * FIFO without end); the size refused from the options, as image build's.
- */
-static int import_redis(const struct bfctl_image_args *a, const char *path)
-{
-	struct bfctl_image_args g = *a;
-	u64 need = (a->s.bits + 7) / 8;
-	struct kb_params p;
-	struct kb_filter f;
-	enum kb_img_err why;
-	size_t len;
-	u8 *pl;
-	int ret;
-
-	g.kind = KB_KIND_GOZERO;
-	ret = build_size_check(&g, KB_KIND_GOZERO, 0);
-	if (ret)
-		return ret;
-	/* the parameters of --bits, to size the payload before reading */
-	ret = kb_gozero_import(&p, NULL, 0, a->s.bits, 0, &why);
-	if (ret)
-		return bfctl_fail(BFCTL_USAGE, "image import", "--bits: %s",
-				  kb_image_strerror(why));
-	pl = kbu_alloc_payload(kb_params_payload_bytes(&p));
-	if (!pl)
-		return bfctl_fail(BFCTL_ERR, "image import", "out of memory");
-	ret = kbu_read_file_max(path, pl, need, &len);
-	if (ret == -EFBIG) {
-		free(pl);
-		return bfctl_fail(BFCTL_ERR, path,
-				  "not the value of a go-zero filter of %llu bits: longer than its %llu bytes",
-				  (unsigned long long)a->s.bits,
-				  (unsigned long long)need);
-	}
-	if (ret) {
-		free(pl);
-		return bfctl_fail(BFCTL_ERR, path, "%s", strerror(-ret));
-	}
-	ret = kb_gozero_import(&p, pl, len, a->s.bits, 0, &why);
-	if (ret) {
-		free(pl);
-		return bfctl_fail(BFCTL_ERR, path,
-				  "not the value of a go-zero filter of %llu bits: %s",
-				  (unsigned long long)a->s.bits,
-				  kb_image_strerror(why));
-	}
-	p.key_type = a->s.key_type >= 0 ? (u32)a->s.key_type : KB_KEY_BYTES;
-	ret = kb_filter_attach(&f, &p, pl, kb_params_payload_bytes(&p));
-	if (!ret)
-		ret = write_image(a->out, &f, 0);
-	else
-		ret = bfctl_fail(BFCTL_ERR, path, "%s", strerror(-ret));
-	free(pl);
-	return ret;
-}
-
-static int cmd_import(int argc, char **argv)
-{
-	struct bfctl_image_args a;
-	struct kb_params p;
-	struct kb_filter f;
-	enum kb_img_err why;
-	size_t len;
-	u8 *raw;
-	int ret, kind;
-
-	ret = bfctl_image_args_parse(argc, argv, &a,
-			       IO_FORMAT | IO_OUT | IO_QUIET | IO_BUILD);
-	if (ret)
-		return ret;
-	kind = foreign_kind(a.format);
-	if (kind < 0)
-		return bfctl_image_usage_err("%s", "import needs --format leveldb or redis");
-	/* only redis values take options: their bits and key type */
-	if (a.have_kind || a.s.have_items || a.s.have_fpr ||
-	    a.s.have_bpk || a.s.have_hashes || a.s.hash >= 0 ||
-	    a.s.seed_parts || (kind == KB_KIND_CLASSIC &&
-			       (a.s.have_bits || a.s.key_type >= 0)))
-		return bfctl_image_usage_err("%s", "import takes --bits and --key-type with --format redis, no other filter option");
-	if (kind == KB_KIND_GOZERO && !a.s.have_bits)
-		return bfctl_image_usage_err("%s", "import --format redis needs --bits M (go-zero does not store it)");
-	/* a --bits no go-zero filter has: refused before RAW is read */
-	if (kind == KB_KIND_GOZERO &&
-	    (!a.s.bits || a.s.bits > KB_GOZERO_BITS_MAX))
-		return bfctl_image_usage_err("%s", "--bits: a go-zero filter has 1 to 2^32 bits");
-	if (optind + 1 != argc || !a.out)
-		return bfctl_image_usage_err("%s", "import needs RAW and -o OUT.img");
-	if (kind == KB_KIND_GOZERO)
-		return import_redis(&a, argv[optind]);
-	ret = kbu_read_file(argv[optind], &raw, &len);
-	if (ret)
-		return bfctl_fail(BFCTL_ERR, argv[optind], "%s",
-				  strerror(-ret));
-	ret = kb_leveldb_import(&p, raw, len, 0, &why);
-	if (!ret)
-		ret = kb_filter_attach(&f, &p, raw, len);
-	if (ret) {
-		free(raw);
-		return bfctl_fail(BFCTL_ERR, argv[optind],
-				  "not a LevelDB bloom filter: %s",
-				  kb_image_strerror(why));
-	}
-	ret = write_image(a.out, &f, 0);
-	free(raw);
-	return ret;
-}
-
 static const struct bfctl_verb image_verbs[] = {
 	{ "build", cmd_build, "build an image from a key file",
 	  "--kind KIND SIZE-OPTIONS [...] -file KEYS -o OUT.img" },
@@ -768,10 +607,10 @@ static const struct bfctl_verb image_verbs[] = {
 	  "IMG [-j]" },
 	{ "test", cmd_test, "test keys against an image",
 	  "[--key-format str|hex] [-j] IMG KEY..." },
-	{ "export", cmd_export,
+	{ "export", bfctl_image_export,
 	  "export a classic image as LevelDB bytes, a gozero one as its Redis value",
 	  "--format leveldb|redis IMG [-o OUT]" },
-	{ "import", cmd_import,
+	{ "import", bfctl_image_import,
 	  "import LevelDB filter bytes or a go-zero Redis value as an image",
 	  "--format leveldb RAW -o OUT.img | --format redis --bits M RAW -o OUT.img" },
 	{ "probes", bfctl_image_probes, "print the probe positions of keys",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the image verbs' files (image.c, image_probes.c) share: their
- * options, a loaded image, messages.
+ * What the image verbs' files (image.c, image_foreign.c, image_probes.c)
+ * share: their options, a loaded image, messages.
  */
 #ifndef _BFCTL_IMAGE_H
 #define _BFCTL_IMAGE_H
@@ -49,8 +49,18 @@ const char *bfctl_image_sizing_err(int err);
 u32 bfctl_image_mk_hashes(const struct bfctl_image_args *a);
 /* exactly one sizing mode */
 int bfctl_image_check_modes(const struct bfctl_image_args *a);
+/*
+ * a filter of kind sized by a's options (n keys if no --items) must fit
+ * max_filter_bytes and this machine's memory; BFCTL_* with a message
+ */
+int bfctl_image_size_check(const struct bfctl_image_args *a, u32 kind,
+			   u64 n);
+/* f as an image file (out "-": stdout); BFCTL_* with a message */
+int bfctl_image_write(const char *out, const struct kb_filter *f, u64 count);
 
-/* the verb */
+/* the verbs of the other files */
+int bfctl_image_export(int argc, char **argv);
+int bfctl_image_import(int argc, char **argv);
 int bfctl_image_probes(int argc, char **argv);
 
 #endif /* _BFCTL_IMAGE_H */
