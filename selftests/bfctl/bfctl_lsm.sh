@@ -11,7 +11,9 @@
 # PROT_EXEC); another name of a listed file (hard link, bind mount in a
 # user+mount namespace, chroot, and a hard link on a block device's ext4,
 # whose kernel dev_t is not stat's st_dev) is denied by inode; a listed
-# path replaced or created after attach is denied by path; without a path
+# path replaced or created after attach is denied by path; a new file
+# reusing a deleted listed file's inode number is not (the generation),
+# nor one of another btrfs subvolume (path only there); without a path
 # buffer (injected) enforce mode fails closed, and with one left (the
 # others held) it judges the path; checks preempted on one CPU by
 # higher-priority ones each get a buffer; concurrent attaches leave
@@ -32,7 +34,7 @@ esac
 D=$TMP/fs
 mkdir -p "$D"
 mount -t tmpfs tmpfs "$D"
-trap '$B lsm detach 2> /dev/null; umount "$D"; umount "$E" 2> /dev/null; rm -rf "$TMP"' EXIT
+trap '$B lsm detach 2> /dev/null; umount "$D"; umount "$E" "$TMP/btrfs" 2> /dev/null; rm -rf "$TMP"' EXIT
 for f in deny1 deny2 allow; do cp /bin/true "$D/$f"; done
 LDSO=/lib64/ld-linux-x86-64.so.2
 # mapx.py MODE PATH: map PATH's first page, executable (mmap), readable
@@ -120,6 +122,21 @@ expect 126 "it is denied in a chroot" chroot "$D" /deny1
 like "with EPERM (not ENOENT: no loader in there)" "$err" "not permitted"
 if [ -n "$ext4" ]; then
 	expect 126 "a hard link on ext4 (loop device): the kernel's dev_t matches" "$E/link"
+else
+	ok "# SKIP no loop device for ext4"
+fi
+# a listed file deleted: a new file given its inode number (ext4 hands
+# the lowest free one out again) is another file, and allowed
+if [ -n "$ext4" ]; then
+	ino=$(stat -c %i "$E/deny")
+	rm "$E/deny" "$E/link"
+	new=
+	for i in $(seq 1 20); do
+		cp /bin/true "$E/new$i"
+		[ "$(stat -c %i "$E/new$i")" = "$ino" ] && { new=$E/new$i; break; }
+	done
+	check "a new file on ext4 gets the deleted listed file's inode number" test -n "$new"
+	expect 0 "... and runs: the inode's generation tells them apart" "${new:-$E/none}"
 else
 	ok "# SKIP no loop device for ext4"
 fi
@@ -258,6 +275,32 @@ json_check "show: the false positive cost a lookup, not a denial" "$out" \
 	"j['stats']['false_positives']>=2 and j['stats']['maybe']>=j['stats']['false_positives']+1 and j['hooks']==['exec','open']"
 expect 0 "detach" $B lsm detach
 expect 0 "after detach open works" cat "$D/deny1"
+
+# ---- btrfs: files of two subvolumes share (dev, ino): path only ----
+BT=$TMP/btrfs
+if modprobe btrfs 2> /dev/null && command -v mkfs.btrfs > /dev/null &&
+	truncate -s 128M "$TMP/btrfs.img" &&
+	mkfs.btrfs -q -f "$TMP/btrfs.img" > /dev/null 2>&1 && mkdir "$BT" &&
+	mount -o loop "$TMP/btrfs.img" "$BT" 2> /dev/null &&
+	btrfs subvolume create "$BT/a" > /dev/null &&
+	btrfs subvolume create "$BT/b" > /dev/null; then
+	cp /bin/true "$BT/a/listed"
+	cp /bin/true "$BT/b/other"
+	check "files of two btrfs subvolumes share an inode number" \
+		test "$(stat -c %i "$BT/a/listed")" = "$(stat -c %i "$BT/b/other")"
+	echo "$BT/a/listed" > "$TMP/list_btrfs"
+	expect 0 "attach a list with a file on btrfs" \
+		$B lsm attach pf -file "$TMP/list_btrfs" --exec --open
+	like "which warns it is matched by its path only" "$err" \
+		"warning: $BT/a/listed: .*no inode generation.*path only"
+	expect 126 "the listed file is denied" "$BT/a/listed"
+	expect 0 "the other subvolume's file of that inode number runs" "$BT/b/other"
+	expect 0 "... and opens" cat "$BT/b/other"
+	expect 0 "detach" $B lsm detach
+	umount "$BT"
+else
+	ok "# SKIP no btrfs (module or mkfs.btrfs)"
+fi
 
 # ---- audit: nothing denied, each hit reported ----
 expect 0 "attach --audit" $B lsm attach pf -file "$TMP/list" --exec --open --audit

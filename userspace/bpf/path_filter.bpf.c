@@ -54,7 +54,8 @@ struct {
 } paths SEC(".maps");
 
 /*
- * the inode set: (dev, ino) of each listed file that existed at attach,
+ * the inode set: (dev, ino, generation) of each listed file that existed
+ * at attach on a filesystem whose file handles give the generation,
  * whatever path (bind mount, chroot, hard link, other mount namespace)
  * reaches it
  */
@@ -214,12 +215,14 @@ static __always_inline int pf_verdict(int deny)
 	return v;
 }
 
-/* is the file's inode listed?  id: its (dev, ino), for the report */
+/* is the file's inode listed?  id: its (dev, ino, gen), for the report */
 static __always_inline bool pf_ino_listed(struct file *file,
 					  struct pf_ino *id)
 {
 	id->dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
 	id->ino = BPF_CORE_READ(file, f_inode, i_ino);
+	id->gen = BPF_CORE_READ(file, f_inode, i_generation);
+	id->pad = 0;
 	return bpf_map_lookup_elem(&inodes, id);
 }
 

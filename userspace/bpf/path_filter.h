@@ -64,10 +64,16 @@ struct pf_hash {
 /*
  * a key of the inode set: a listed file as the kernel identifies it,
  * inode->i_sb->s_dev (the kernel's dev_t: major << 20 | minor, not
- * glibc's st_dev encoding) and inode->i_ino
+ * glibc's st_dev encoding), inode->i_ino and inode->i_generation.  The
+ * generation tells the listed file from a new one that reuses its inode
+ * number once it is deleted (ext4 hands a freed number out again at
+ * once): without it, a package upgrade replacing a listed binary could
+ * deny an innocent file created next.
  */
 struct pf_ino {
 	__u64 dev, ino;
+	__u32 gen;
+	__u32 pad;		/* 0 */
 };
 
 /*
