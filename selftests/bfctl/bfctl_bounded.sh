@@ -11,7 +11,8 @@ B=$BFCTL
 XT=$(dirname "$B")/xtables
 export XTABLES_LIBDIR=$XT:/usr/lib/x86_64-linux-gnu/xtables
 # Bounds in seconds, measured under TCG on 6.12 (new code / old code):
-# info, over an info of a 64-byte filter (starting bfctl takes 0.3-0.6 s):
+# info (the fastest of three runs), over an info of a 64-byte filter
+# (starting bfctl takes 0.3-0.6 s):
 # 0.04-0.9 / 12.3 s more; with the list loop running: 0.5-1.5 / 13.4 s;
 # 1M adds 8-17 / 180 s; iptables -A 1.1-5.4 / 16 s (the old code made the
 # rule wait for the registry lock held through a 1 GiB scan).  A loaded
@@ -26,24 +27,34 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 # under T REF MAX: T <= REF + MAX
 under() { awk -v t="$1" -v r="$2" -v m="$3" 'BEGIN { exit !(t <= r + m) }'; }
+# best CMD...: the seconds of the fastest of three runs (the host's load
+# stalls a TCG guest now and then: one slow run is noise, three are the
+# code, and the old code's scan took its seconds every time)
+best() {
+	local i t e b=
+	for i in 1 2 3; do
+		t=$(now)
+		"$@" > /dev/null 2>&1
+		e=$(elapsed "$t")
+		b=$(awk -v e="$e" -v b="${b:-$e}" 'BEGIN { print (e < b) ? e : b }')
+	done
+	echo "$b"
+}
 
 diag "guest memory:" "$(free -m)"
 $B destroy big 2> /dev/null
 $B destroy small 2> /dev/null
 expect 0 "create a 64-byte filter (reference)" $B create small classic \
 	--bits 512 --hashes 7 --key-type ipv4
-t=$(now)
-$B info small > /dev/null
-tref=$(elapsed "$t")
+tref=$(best $B info small)
 # 2^33 bits: 1 GiB (+ LevelDB's k byte), the slowest kind to scan
 expect 0 "create a 1 GiB classic filter" $B create big classic \
 	--bits 8589934592 --hashes 7 --key-type ipv4
 $B add big 10.0.0.1 > /dev/null
 
-t=$(now)
 expect 0 "info of the 1 GiB filter" $B info big
-ti=$(elapsed "$t")
 like "info shows the key's bits" "$out" "bits|fill"
+ti=$(best $B info big)
 check "info answers in ${ti}s <= ${tref}s + ${INFO_MAX}s" under "$ti" "$tref" "$INFO_MAX"
 
 python3 -c '
@@ -87,12 +98,9 @@ else
 	diag "no iptables with libxt_bloom here: rule timing skipped"
 fi
 
-t=$(now)
 expect 0 "info of the filled filter while 'list' loops" $B info big
-ti2=$(elapsed "$t")
-t=$(now)
-$B info small > /dev/null
-tref2=$(elapsed "$t")
+ti2=$(best $B info big)
+tref2=$(best $B info small)
 # against an info of the small filter under the same load: both pay for
 # starting bfctl on a host as busy as it is now
 check "info answers in ${ti2}s <= ${tref2}s + ${INFO_LOAD_MAX}s" \
