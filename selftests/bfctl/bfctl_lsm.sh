@@ -13,9 +13,9 @@
 # whose kernel dev_t is not stat's st_dev) is denied by inode; a listed
 # path replaced or created after attach is denied by path; a new file
 # reusing a deleted listed file's inode number is not (the generation),
-# nor one of another btrfs subvolume (path only there); without a path
-# buffer (injected) enforce mode fails closed, and with one left (the
-# others held) it judges the path; checks preempted on one CPU by
+# nor one of another btrfs subvolume (path only there, and on vfat);
+# without a path buffer (injected) enforce mode fails closed, and with one
+# left (the others held) it judges the path; checks preempted on one CPU by
 # higher-priority ones each get a buffer; concurrent attaches leave
 # one whole attachment; show warns when the filter lost listed paths.
 . "$(dirname "$0")/lib.sh"
@@ -34,7 +34,7 @@ esac
 D=$TMP/fs
 mkdir -p "$D"
 mount -t tmpfs tmpfs "$D"
-trap '$B lsm detach 2> /dev/null; umount "$D"; umount "$E" "$TMP/btrfs" 2> /dev/null; rm -rf "$TMP"' EXIT
+trap '$B lsm detach 2> /dev/null; umount "$D"; umount "$E" "$TMP/btrfs" "$TMP/vfat" 2> /dev/null; rm -rf "$TMP"' EXIT
 for f in deny1 deny2 allow; do cp /bin/true "$D/$f"; done
 LDSO=/lib64/ld-linux-x86-64.so.2
 # mapx.py MODE PATH: map PATH's first page, executable (mmap), readable
@@ -295,11 +295,29 @@ if modprobe btrfs 2> /dev/null && command -v mkfs.btrfs > /dev/null &&
 		"warning: $BT/a/listed: .*no inode generation.*path only"
 	expect 126 "the listed file is denied" "$BT/a/listed"
 	expect 0 "the other subvolume's file of that inode number runs" "$BT/b/other"
-	expect 0 "... and opens" cat "$BT/b/other"
+	expect 0 "... and opens" head -c 4 "$BT/b/other"
 	expect 0 "detach" $B lsm detach
 	umount "$BT"
 else
 	ok "# SKIP no btrfs (module or mkfs.btrfs)"
+fi
+# ---- vfat numbers an inode anew each time it reads it in: path only ----
+VF=$TMP/vfat
+if modprobe vfat 2> /dev/null && command -v mkfs.vfat > /dev/null &&
+	truncate -s 8M "$TMP/vfat.img" &&
+	mkfs.vfat "$TMP/vfat.img" > /dev/null 2>&1 && mkdir "$VF" &&
+	mount -o loop "$TMP/vfat.img" "$VF" 2> /dev/null; then
+	cp /bin/true "$VF/listed"
+	echo "$VF/listed" > "$TMP/list_vfat"
+	expect 0 "attach a list with a file on vfat" \
+		$B lsm attach pf -file "$TMP/list_vfat" --exec
+	like "which warns it is matched by its path only" "$err" \
+		"warning: $VF/listed: .*may name another file later.*path only"
+	expect 126 "the listed file is denied (by path)" "$VF/listed"
+	expect 0 "detach" $B lsm detach
+	umount "$VF"
+else
+	ok "# SKIP no vfat (module or mkfs.vfat)"
 fi
 
 # ---- audit: nothing denied, each hit reported ----

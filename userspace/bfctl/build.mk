@@ -91,7 +91,7 @@ bench-gozero: $(UBUILD)/bench/bench_gozero $(UBUILD)/tests/gozero-oracle
 KB_BPF_PROGS += path_filter
 # its path buffers are claimed with compare-and-exchange: BPF ISA v3
 $(KB_BPF_OUT)/path_filter.bpf.o: KB_BPF_CFLAGS += -mcpu=v3
-KB_LSM_OBJS := $(foreach o,lsm lsm_show,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)
+KB_LSM_OBJS := $(foreach o,lsm lsm_show lsm_inode,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)
 $(KB_LSM_OBJS): $(KB_BPF_OUT)/path_filter.skel.h
 $(KB_LSM_OBJS): KB_UCFLAGS += $(KB_BPF_USER_CFLAGS) -I$(CURDIR)/userspace/bpf
 $(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += $(KB_BPF_LIBS)

@@ -21,7 +21,6 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -31,10 +30,6 @@
 #include "lsm.h"
 #include "path_filter.h"
 #include "path_filter.skel.h"
-
-/* the file handle types lsm_inode_gen() reads (<linux/exportfs.h>) */
-#define LSM_FILEID_INO32_GEN		1
-#define LSM_FILEID_INO64_GEN		0x81
 
 /* what attach pins (and detach removes): nothing else is touched */
 static const char *const lsm_pins[] = {
@@ -123,88 +118,6 @@ struct lsm_list {
 };
 
 /*
- * The kernel's dev_t of the filesystem holding path's file, as the programs
- * read it (inode->i_sb->s_dev: major << 20 | minor).  Not stat()'s
- * st_dev: glibc encodes it differently (makedev()), and a filesystem's
- * getattr may report another device than its superblock's (btrfs
- * subvolumes).  /proc/self/mountinfo prints each mount's s_dev; statx()
- * names the mount.  0 if it cannot be found.
- */
-static u64 lsm_sb_dev(const char *path)
-{
-	unsigned int id, parent, maj, min;
-	char *line = NULL;
-	size_t cap = 0;
-	struct statx stx;
-	u64 dev = 0;
-	FILE *f;
-
-	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &stx) ||
-	    !(stx.stx_mask & STATX_MNT_ID))
-		return 0;
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return 0;
-	/*
-	 * whole lines (getline): a line longer than a fixed buffer (a mount
-	 * point or source a user chose, e.g. FUSE) would be split, and its
-	 * tail parsed as a line of its own, with a mount id and a device
-	 * the user wrote
-	 */
-	while (getline(&line, &cap, f) > 0)
-		if (sscanf(line, "%u %u %u:%u", &id, &parent, &maj, &min) == 4 &&
-		    id == stx.stx_mnt_id) {
-			dev = ((u64)maj << 20) | min;
-			break;
-		}
-	free(line);
-	fclose(f);
-	return dev;
-}
-
-/*
- * The generation of the inode of path (inode->i_generation), read from
- * its file handle without opening the file (a listed file may be a FIFO,
- * or one the filter attached before denies to open).  Only a handle whose
- * layout is known and names st_ino gives it: the generic {ino32, gen}
- * (ext2/3/4, f2fs, squashfs...), {ino64, gen} (XFS's, generic since
- * 6.7) and tmpfs's {gen, ino64}.  Any other is -EOPNOTSUPP: btrfs (its subvolumes give files of
- * one superblock the same inode numbers), overlayfs, vfat (numbers that
- * do not last), NFS; the file is then matched by its path only.
- */
-static int lsm_inode_gen(const char *path, u64 ino, u32 *gen)
-{
-	union {
-		struct file_handle fh;
-		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-	} h;
-	u32 w[3] = { 0, 0, 0 };
-	int mnt;
-
-	h.fh.handle_bytes = MAX_HANDLE_SZ;
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0))
-		return -errno;
-	memcpy(w, h.fh.f_handle, h.fh.handle_bytes < sizeof(w) ?
-	       h.fh.handle_bytes : sizeof(w));
-	if (h.fh.handle_type == LSM_FILEID_INO32_GEN &&
-	    h.fh.handle_bytes == 8 && w[0] == ino) {
-		*gen = w[1];
-		return 0;
-	}
-	if (h.fh.handle_type == LSM_FILEID_INO32_GEN &&
-	    h.fh.handle_bytes == 12 && (w[1] | (u64)w[2] << 32) == ino) {
-		*gen = w[0];		/* tmpfs */
-		return 0;
-	}
-	if (h.fh.handle_type == LSM_FILEID_INO64_GEN &&
-	    h.fh.handle_bytes == 12 && (w[0] | (u64)w[1] << 32) == ino) {
-		*gen = w[2];
-		return 0;
-	}
-	return -EOPNOTSUPP;
-}
-
-/*
  * One listed path, as the hooks will see it: bpf_d_path() gives the path
  * the file was reached by with every symlink resolved, so a listed
  * symlink (/bin/sh on a merged /usr) is replaced by its target; a path
@@ -215,8 +128,7 @@ static int lsm_list_key(const u8 *k, u32 len, u64 line, void *arg)
 	struct lsm_list *l = arg;
 	char given[PF_PATH_MAX + 1], real[PATH_MAX], *p;
 	struct pf_ino id = { 0, 0, 0, 0 };
-	struct stat st;
-	int ret;
+	int fd, ret;
 
 	memcpy(given, k, len);
 	given[len] = 0;
@@ -239,19 +151,19 @@ static int lsm_list_key(const u8 *k, u32 len, u64 line, void *arg)
 				given, real);
 		p = real;
 	}
-	ret = stat(p, &st) ? -errno : lsm_inode_gen(p, st.st_ino, &id.gen);
-	if (!ret) {
-		id.ino = st.st_ino;
-		id.dev = lsm_sb_dev(p);
-		if (!id.dev)
-			id.dev = ((u64)major(st.st_dev) << 20) | minor(st.st_dev);
+	fd = open(p, O_PATH | O_CLOEXEC);
+	ret = fd < 0 ? -errno : bfctl_lsm_file_id(fd, &id);
+	if (fd >= 0)
+		close(fd);
+	if (!ret)
 		l->n_ino++;
-	} else if (!l->quiet) {
+	else if (!l->quiet)
 		fprintf(stderr, "bfctl: lsm attach: warning: %s: %s: matched by this path only, not by its inode\n",
 			given, ret == -EOPNOTSUPP ?
-			"its filesystem's file handles give no inode generation (btrfs, overlayfs, vfat, NFS...)" :
+			"its filesystem's file handles give no inode generation (btrfs, overlayfs, NFS...)" :
+			ret == -ESTALE ?
+			"its filesystem's inode numbers may name another file later (vfat, exfat, squashfs, erofs, isofs)" :
 			strerror(-ret));
-	}
 	if (l->n == l->cap) {
 		struct lsm_entry *ne;
 

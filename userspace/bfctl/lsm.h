@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bfctl lsm: what attach/detach (lsm.c) and show/log (lsm_show.c) share.
+ * bfctl lsm: what attach/detach (lsm.c), show/log (lsm_show.c) and the
+ * inode identities (lsm_inode.c) share.
  */
 #ifndef _BFCTL_LSM_H
 #define _BFCTL_LSM_H
@@ -25,6 +26,13 @@ int bfctl_lsm_netns_cookie(u64 *cookie);
 int bfctl_lsm_filter_keys(struct kbconn *conn, unsigned long cmd,
 			  const char *name, char *const *path, u64 n,
 			  u64 *res);
+struct pf_ino;
+/*
+ * the identity of the file fd (O_PATH) refers to, for the inode set;
+ * -EOPNOTSUPP or -ESTALE (lsm_inode.c says why) if it is to be matched
+ * by its path only, or -errno
+ */
+int bfctl_lsm_file_id(int fd, struct pf_ino *id);
 int bfctl_lsm_show(int argc, char **argv);
 int bfctl_lsm_log(int argc, char **argv);
 

@@ -235,7 +235,7 @@ int bfctl_lsm_show(int argc, char **argv)
 	}
 	/* loud, even with -j (on stderr): the list is half enforced */
 	if (!ls.why && ls.missing)
-		fprintf(stderr, "bfctl: lsm show: WARNING: %llu of %llu listed paths are not in filter %s (flushed, rebuilt or destroyed?): the programs allow them by path in this netns; listed files that existed at attach are still denied by inode. bfctl lsm detach and attach again to re-add them.\n",
+		fprintf(stderr, "bfctl: lsm show: WARNING: %llu of %llu listed paths are not in filter %s (flushed, rebuilt or destroyed?): the programs allow them by path in this netns; listed files recorded by inode at attach are still denied by inode. bfctl lsm detach and attach again to re-add them.\n",
 			(unsigned long long)ls.missing,
 			(unsigned long long)ls.n, (const char *)cfg.filter_name);
 	else if (ls.why && !bfctl_quiet)
