@@ -13,7 +13,8 @@
 # whose kernel dev_t is not stat's st_dev) is denied by inode; a listed
 # path replaced or created after attach is denied by path; a new file
 # reusing a deleted listed file's inode number is not (the generation),
-# nor one of another btrfs subvolume (path only there, and on vfat);
+# nor one of another btrfs subvolume (the subvolume tells them apart);
+# vfat's are matched by path only;
 # without a path buffer (injected) enforce mode fails closed, and with one
 # left (the others held) it judges the path; checks preempted on one CPU by
 # higher-priority ones each get a buffer; concurrent attaches leave
@@ -276,7 +277,7 @@ json_check "show: the false positive cost a lookup, not a denial" "$out" \
 expect 0 "detach" $B lsm detach
 expect 0 "after detach open works" cat "$D/deny1"
 
-# ---- btrfs: files of two subvolumes share (dev, ino): path only ----
+# ---- btrfs: files of two subvolumes share (dev, ino): the subvolume ----
 BT=$TMP/btrfs
 if modprobe btrfs 2> /dev/null && command -v mkfs.btrfs > /dev/null &&
 	truncate -s 128M "$TMP/btrfs.img" &&
@@ -285,17 +286,29 @@ if modprobe btrfs 2> /dev/null && command -v mkfs.btrfs > /dev/null &&
 	btrfs subvolume create "$BT/a" > /dev/null &&
 	btrfs subvolume create "$BT/b" > /dev/null; then
 	cp /bin/true "$BT/a/listed"
+	ln "$BT/a/listed" "$BT/a/hard"
 	cp /bin/true "$BT/b/other"
+	# a snapshot's files keep their inode items: number and generation
+	btrfs subvolume snapshot "$BT/a" "$BT/snap" > /dev/null
 	check "files of two btrfs subvolumes share an inode number" \
-		test "$(stat -c %i "$BT/a/listed")" = "$(stat -c %i "$BT/b/other")"
+		test "$(stat -c %i "$BT/a/listed")" = "$(stat -c %i "$BT/b/other")" -a \
+		"$(stat -c %i "$BT/a/listed")" = "$(stat -c %i "$BT/snap/listed")"
 	echo "$BT/a/listed" > "$TMP/list_btrfs"
 	expect 0 "attach a list with a file on btrfs" \
 		$B lsm attach pf -file "$TMP/list_btrfs" --exec --open
-	like "which warns it is matched by its path only" "$err" \
-		"warning: $BT/a/listed: .*no inode generation.*path only"
+	if [ -r /sys/kernel/btf/btrfs ]; then
+		check "... recorded by inode, without a warning" \
+			test -z "$err" -a "$($B -j lsm show | python3 -c 'import json,sys; print(json.load(sys.stdin)["inodes"])')" = 1
+		expect 126 "a hard link to it is denied (by inode)" "$BT/a/hard"
+	else
+		like "... by path only without btrfs's BTF, with a warning" "$err" \
+			"warning: $BT/a/listed: .*no inode generation.*path only"
+	fi
 	expect 126 "the listed file is denied" "$BT/a/listed"
 	expect 0 "the other subvolume's file of that inode number runs" "$BT/b/other"
 	expect 0 "... and opens" head -c 4 "$BT/b/other"
+	expect 0 "a snapshot's copy (same inode number and generation) runs" \
+		"$BT/snap/listed"
 	expect 0 "detach" $B lsm detach
 	umount "$BT"
 else

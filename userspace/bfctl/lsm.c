@@ -127,7 +127,7 @@ static int lsm_list_key(const u8 *k, u32 len, u64 line, void *arg)
 {
 	struct lsm_list *l = arg;
 	char given[PF_PATH_MAX + 1], real[PATH_MAX], *p;
-	struct pf_ino id = { 0, 0, 0, 0 };
+	struct pf_ino id = { 0, 0, 0, 0, 0 };
 	int fd, ret;
 
 	memcpy(given, k, len);
@@ -160,7 +160,7 @@ static int lsm_list_key(const u8 *k, u32 len, u64 line, void *arg)
 	else if (!l->quiet)
 		fprintf(stderr, "bfctl: lsm attach: warning: %s: %s: matched by this path only, not by its inode\n",
 			given, ret == -EOPNOTSUPP ?
-			"its filesystem's file handles give no inode generation (btrfs, overlayfs, NFS...)" :
+			"its filesystem's file handles give no inode generation (overlayfs, NFS, btrfs without BTF...)" :
 			ret == -ESTALE ?
 			"its filesystem's inode numbers may name another file later (vfat, exfat, squashfs, erofs, isofs)" :
 			strerror(-ret));

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 #include "lsm.h"
@@ -22,6 +23,9 @@
 /* the file handle types lsm_inode_gen() reads (<linux/exportfs.h>) */
 #define LSM_FILEID_INO32_GEN		1
 #define LSM_FILEID_XFS_INO64_GEN	0x81	/* | XFS_FILEID_TYPE_64FLAG */
+#define LSM_FILEID_BTRFS		0x4d	/* FILEID_BTRFS_WITHOUT_PARENT */
+/* where the programs find btrfs's inode layout (pf_subvol()) */
+#define LSM_BTRFS_BTF			"/sys/kernel/btf/btrfs"
 
 /*
  * The kernel's dev_t of the filesystem holding fd's file, as the programs
@@ -64,22 +68,24 @@ static u64 lsm_sb_dev(int fd)
 }
 
 /*
- * The generation of fd's inode (inode->i_generation), read from its file
- * handle.  Only a handle whose layout is known and names st_ino gives
- * it: the generic {ino32, gen} (ext2/3/4, f2fs...), XFS's {ino64, gen}
- * and tmpfs's {gen, ino64}.  Any other is -EOPNOTSUPP: btrfs (its
- * subvolumes give files of one superblock the same inode numbers),
+ * The generation of fd's inode (inode->i_generation), and on btrfs its
+ * subvolume, read from its file handle.  Only a handle whose layout is
+ * known and names st_ino gives them: the generic {ino32, gen} (ext2/3/4,
+ * f2fs...), XFS's {ino64, gen}, tmpfs's {gen, ino64} and btrfs's
+ * {ino64, root64, gen} (its subvolumes give files of one superblock the
+ * same inode numbers: the root tells them apart, if the programs can
+ * read it, i.e. the btrfs module has BTF).  Any other is -EOPNOTSUPP:
  * overlayfs, NFS...; the file is then matched by its path only.
  */
 static int lsm_inode_gen(int fd, const struct stat *st, long fs_type,
-			 u32 *gen)
+			 struct pf_ino *id)
 {
 	union {
 		struct file_handle fh;
 		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
 	} h;
 	u64 ino = st->st_ino;
-	u32 w[3] = { 0, 0, 0 };
+	u32 w[5] = { 0, 0, 0, 0, 0 };
 	int mnt;
 
 	h.fh.handle_bytes = MAX_HANDLE_SZ;
@@ -90,19 +96,27 @@ static int lsm_inode_gen(int fd, const struct stat *st, long fs_type,
 	       h.fh.handle_bytes : sizeof(w));
 	if (h.fh.handle_type == LSM_FILEID_INO32_GEN &&
 	    h.fh.handle_bytes == 8 && w[0] == ino) {
-		*gen = w[1];
+		id->gen = w[1];
 		return 0;
 	}
 	if (h.fh.handle_type == LSM_FILEID_INO32_GEN &&
 	    h.fh.handle_bytes == 12 && fs_type == TMPFS_MAGIC &&
 	    (w[1] | (u64)w[2] << 32) == ino) {
-		*gen = w[0];
+		id->gen = w[0];
 		return 0;
 	}
 	if (h.fh.handle_type == LSM_FILEID_XFS_INO64_GEN &&
 	    h.fh.handle_bytes == 12 && fs_type == XFS_SUPER_MAGIC &&
 	    (w[0] | (u64)w[1] << 32) == ino) {
-		*gen = w[2];
+		id->gen = w[2];
+		return 0;
+	}
+	if (h.fh.handle_type == LSM_FILEID_BTRFS &&
+	    h.fh.handle_bytes == 20 && fs_type == PF_BTRFS_MAGIC &&
+	    (w[0] | (u64)w[1] << 32) == ino &&
+	    !access(LSM_BTRFS_BTF, R_OK)) {
+		id->sub = w[2] | (u64)w[3] << 32;
+		id->gen = w[4];
 		return 0;
 	}
 	return -EOPNOTSUPP;
@@ -134,7 +148,7 @@ int bfctl_lsm_file_id(int fd, struct pf_ino *id)
 	case ISOFS_SUPER_MAGIC:
 		return -ESTALE;
 	}
-	ret = lsm_inode_gen(fd, &st, (long)sf.f_type, &id->gen);
+	ret = lsm_inode_gen(fd, &st, (long)sf.f_type, id);
 	if (ret)
 		return ret;
 	id->ino = st.st_ino;

@@ -13,9 +13,10 @@
  * the filter costs one map lookup, never a denial.
  *
  * A path is not a file's only name (bind mounts, chroots, hard links,
- * other mount namespaces): the inode set, (dev, ino) of each listed file
- * resolved at attach, denies the file by any path; the path check still
- * denies a listed path whose file was replaced or created after attach.
+ * other mount namespaces): the inode set, the identity (struct pf_ino) of
+ * each listed file resolved at attach, denies the file by any path; the
+ * path check still denies a listed path whose file was replaced or
+ * created after attach.
  * With --exec, mapping a listed file's code (mmap_file, file_mprotect
  * with PROT_EXEC) is denied too: `ld.so /listed/binary` never execs it.
  *
@@ -215,13 +216,51 @@ static __always_inline int pf_verdict(int deny)
 	return v;
 }
 
-/* is the file's inode listed?  id: its (dev, ino, gen), for the report */
+/*
+ * btrfs's inode and subvolume root, as far as the programs read them:
+ * the btrfs module's BTF gives CO-RE their layout (vmlinux.h has none)
+ */
+struct btrfs_key___pf {
+	__u64 objectid;
+} __attribute__((preserve_access_index));
+
+struct btrfs_root___pf {
+	struct btrfs_key___pf root_key;
+} __attribute__((preserve_access_index));
+
+struct btrfs_inode___pf {
+	struct btrfs_root___pf *root;
+	struct inode vfs_inode;
+} __attribute__((preserve_access_index));
+
+/*
+ * The btrfs subvolume of inode (BTRFS_I(inode)->root's objectid, what
+ * btrfs's file handles carry), or 0: not btrfs, or no btrfs BTF at load
+ * (bfctl then matches btrfs files by path only).
+ */
+static __always_inline __u64 pf_subvol(struct inode *inode)
+{
+	struct btrfs_inode___pf *bi;
+
+	if (!bpf_core_type_exists(struct btrfs_inode___pf))
+		return 0;
+	if (BPF_CORE_READ(inode, i_sb, s_magic) != PF_BTRFS_MAGIC)
+		return 0;
+	bi = (void *)((unsigned long)inode -
+		      bpf_core_field_offset(struct btrfs_inode___pf, vfs_inode));
+	return BPF_CORE_READ(bi, root, root_key.objectid);
+}
+
+/* is the file's inode listed?  id: its identity, for the report */
 static __always_inline bool pf_ino_listed(struct file *file,
 					  struct pf_ino *id)
 {
-	id->dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
-	id->ino = BPF_CORE_READ(file, f_inode, i_ino);
-	id->gen = BPF_CORE_READ(file, f_inode, i_generation);
+	struct inode *inode = BPF_CORE_READ(file, f_inode);
+
+	id->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	id->ino = BPF_CORE_READ(inode, i_ino);
+	id->gen = BPF_CORE_READ(inode, i_generation);
+	id->sub = pf_subvol(inode);
 	id->pad = 0;
 	return bpf_map_lookup_elem(&inodes, id);
 }

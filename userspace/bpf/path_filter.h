@@ -39,7 +39,7 @@
 
 /* why an event's file was judged listed (pf_event.why) */
 #define PF_WHY_PATH	(1u << 0)	/* its path is in the exact set */
-#define PF_WHY_INODE	(1u << 1)	/* its (dev, ino) is in the inode set */
+#define PF_WHY_INODE	(1u << 1)	/* its identity is in the inode set */
 #define PF_WHY_NO_BUF	(1u << 2)	/* no path buffer: failed closed */
 
 /* counters: the per-CPU array "stats", one slot each */
@@ -68,13 +68,17 @@ struct pf_hash {
  * generation tells the listed file from a new one that reuses its inode
  * number once it is deleted (ext4 hands a freed number out again at
  * once): without it, a package upgrade replacing a listed binary could
- * deny an innocent file created next.
+ * deny an innocent file created next.  On btrfs, whose subvolumes share
+ * a superblock and number their files alike, sub is the subvolume's id
+ * (its root's objectid); elsewhere 0.
  */
 struct pf_ino {
-	__u64 dev, ino;
+	__u64 dev, ino, sub;
 	__u32 gen;
 	__u32 pad;		/* 0 */
 };
+
+#define PF_BTRFS_MAGIC	0x9123683e	/* BTRFS_SUPER_MAGIC */
 
 /*
  * one listed path, as attach resolved it: the array "list", which the
