@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bfctl lsm attach: a listed file's identity as the path filter's
- * programs see it, (inode->i_sb->s_dev, i_ino, i_generation), for the
- * inode set that denies the file under its other names (docs/lsm.md,
- * "Other names of a listed file").  A file whose filesystem cannot give
+ * programs see it, (inode->i_sb->s_dev, i_ino, the btrfs subvolume,
+ * i_generation), for the inode set that denies the file under its other
+ * names (docs/lsm.md, "Other names of a listed file").  A file whose filesystem cannot give
  * an identity that names it alone is matched by its path only: an inode
  * match must never deny an innocent file.
  */

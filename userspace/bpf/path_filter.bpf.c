@@ -55,8 +55,9 @@ struct {
 } paths SEC(".maps");
 
 /*
- * the inode set: (dev, ino, generation) of each listed file that existed
- * at attach on a filesystem whose file handles give the generation,
+ * the inode set: the identity (struct pf_ino: dev, ino, btrfs subvolume,
+ * generation) of each listed file that existed at attach on a filesystem
+ * whose file handles give it,
  * whatever path (bind mount, chroot, hard link, other mount namespace)
  * reaches it
  */
