@@ -220,6 +220,8 @@ check-debug: selftests
 		-t $(VM_DEBUG_TIMEOUT),KB_TEST_TIMEOUT=1800)
 
 # Debian's PREEMPT_RT kernel: RCU read sections are preemptible, spinlocks sleep.
+# (RT_LANE=rt-kernel: without the cli scripts, as make check runs it)
+RT_LANE ?= rt
 check-rt:
 	@k=$$($(CURDIR)/scripts/kver rt) && \
-	$(MAKE) --no-print-directory check-vm KVER=$$k VM_LANE=rt
+	$(MAKE) --no-print-directory check-vm KVER=$$k VM_LANE=$(RT_LANE)
