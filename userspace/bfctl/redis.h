@@ -76,7 +76,7 @@ int bfctl_redis_sibling(char *out, size_t len, const char *key,
 
 /* what the events of a key said since the last look */
 enum {
-	RSUB_SETBIT	= 1 << 0,	/* bits were set: a superset */
+	RSUB_SETBIT	= 1 << 0,	/* setbit (SETBIT, BITFIELD: set or cleared) */
 	RSUB_OTHER	= 1 << 1,	/* anything else: the value was replaced */
 	RSUB_GONE	= 1 << 2,	/* del, expired, evicted, rename_from */
 };
@@ -132,11 +132,10 @@ struct bfctl_redis_pull {
 
 /* redis_fence.c: the fence of a read (0, or BFCTL_ERR with pl->why) */
 int bfctl_redis_fence_begin(struct bfctl_redis *r, struct bfctl_redis *sub,
-			    struct bfctl_redis_pull *pl, long long *flushes);
+			    struct bfctl_redis_pull *pl);
 /* after the read: 0 unchanged, 1 changed (read again), -1 error */
 int bfctl_redis_fence_end(struct bfctl_redis *r, struct bfctl_redis *sub,
-			  struct bfctl_redis_pull *pl, bool gozero,
-			  long long flushes);
+			  struct bfctl_redis_pull *pl);
 int bfctl_redis_unwatch(struct bfctl_redis *r);
 void bfctl_redis_test_pause(void);
 
