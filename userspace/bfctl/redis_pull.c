@@ -354,11 +354,15 @@ static int fetch_alloc(struct bfctl_redis_pull *pl, struct fetch *fx, u64 len)
 	return 0;
 }
 
-/* a bulk reply of at most room bytes to value offset off; its length or -1 */
+/*
+ * A bulk reply of at most room bytes to value offset off; its length or
+ * -1.  A reply declared longer than the asked bytes is refused before it
+ * is read (redis_io.c).
+ */
 static s64 take(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
-		struct fetch *fx, u64 off, u64 room)
+		struct fetch *fx, u64 off, u64 room, u64 asked)
 {
-	redisReply *rep = bfctl_redis_reply(r);
+	redisReply *rep = bfctl_redis_reply_max(r, asked, true);
 	s64 n;
 
 	if (!rep)
@@ -367,7 +371,8 @@ static s64 take(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		n = rep->type == REDIS_REPLY_NIL ? 0 : -1;
 		freeReplyObject(rep);
 		if (n < 0)
-			pull_fail(pl, "%s: unexpected reply", pl->key);
+			pull_fail(pl, "%s: an unexpected reply type where a string was asked",
+				  pl->key);
 		return n;
 	}
 	n = (s64)rep->len;
@@ -406,7 +411,7 @@ static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		{
 			u64 n = len - got < chunk ? len - got : chunk;
 			/* after a short chunk nothing is kept: read again */
-			s64 m = take(r, pl, fx, got, shortread ? 0 : n);
+			s64 m = take(r, pl, fx, got, shortread ? 0 : n, n);
 
 			/* replies still in flight: the connection is out of step */
 			if (m < 0) {
@@ -496,7 +501,7 @@ static int read_value(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 			bfctl_redis_test_pause();
 		if (redisAppendCommandArgv(r->c, 4, get, NULL) != REDIS_OK)
 			return pull_fail(pl, "out of memory"), -1;
-		n = take(r, pl, fx, 0, fx->cap);
+		n = take(r, pl, fx, 0, fx->cap, r->o->chunk + 1);
 		if (n < 0)
 			return -1;
 		if ((u64)n > fx->cap || (u64)n > r->o->chunk ||
