@@ -277,6 +277,10 @@ static int do_pull(int argc, char **argv)
 	}
 	/* events on: subscribe before the read (else WATCH fences it) */
 	fenced = bfctl_redis_notify_on(&r);
+	if (bfctl_redis_single(&r, fenced)) {
+		ret = bfctl_fail(BFCTL_ERR, "redis pull", "%s; nothing changed", r.err);
+		goto out;
+	}
 	if (fenced && (bfctl_redis_connect(&sub, &a.o) ||
 		       bfctl_redis_subscribe(&sub, a.pl.key))) {
 		ret = bfctl_fail(BFCTL_ERR, "redis pull", "%s; nothing changed", sub.err);

@@ -115,6 +115,14 @@ enum {
  * 0 no or not allowed to ask.
  */
 int bfctl_redis_notify_on(struct bfctl_redis *r);
+/*
+ * Is the server the single Redis bfctl follows?  A Redis Cluster node
+ * (cluster_enabled:1) is refused, and so is a replica that publishes no
+ * keyspace events (notify: what bfctl_redis_notify_on() said): its
+ * followers would only poll a copy that may lag.  0, or -1 with r->err
+ * naming the problem (r->io_err set: the caller disconnects).
+ */
+int bfctl_redis_single(struct bfctl_redis *r, bool notify);
 /* SUBSCRIBE __keyspace@DB__:key on r; 0 or -1 */
 int bfctl_redis_subscribe(struct bfctl_redis *r, const char *key);
 /*

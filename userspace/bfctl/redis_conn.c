@@ -338,6 +338,59 @@ int bfctl_redis_notify_on(struct bfctl_redis *r)
 	return on;
 }
 
+/* INFO SECTION's field (name:value) into val; 1 found, 0 not, -1 io */
+static int info_field(struct bfctl_redis *r, const char *section,
+		      const char *name, char *val, size_t len)
+{
+	const char *argv[] = { "INFO", section };
+	redisReply *rep = bfctl_redis_cmd(r, 2, argv, NULL);
+	const char *p;
+	size_t n, nl = strlen(name);
+	int found = 0;
+
+	if (!rep)	/* INFO renamed or not allowed: nothing known */
+		return r->io_err ? -1 : 0;
+	for (p = rep->type == REDIS_REPLY_STRING ? rep->str : NULL;
+	     p && *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		if (strncmp(p, name, nl) || p[nl] != ':')
+			continue;
+		n = strcspn(p + nl + 1, "\r\n");
+		snprintf(val, len, "%.*s", (int)n, p + nl + 1);
+		found = 1;
+		break;
+	}
+	freeReplyObject(rep);
+	return found;
+}
+
+int bfctl_redis_single(struct bfctl_redis *r, bool notify)
+{
+	char v[32];
+	int ret;
+
+	ret = info_field(r, "cluster", "cluster_enabled", v, sizeof(v));
+	if (ret < 0)
+		return -1;
+	if (ret && strcmp(v, "0")) {
+		snprintf(r->err, sizeof(r->err), "%s: a Redis Cluster node (cluster_enabled:%s): bfctl redis follows a single Redis, not a cluster",
+			 r->o->url, v);
+		r->io_err = true;
+		return -1;
+	}
+	if (notify)
+		return 0;
+	ret = info_field(r, "replication", "role", v, sizeof(v));
+	if (ret < 0)
+		return -1;
+	if (ret && strcmp(v, "master")) {
+		snprintf(r->err, sizeof(r->err), "%s: a replica (role:%s) that publishes no keyspace events (notify-keyspace-events K$g): its copy may lag unseen; follow the primary, or turn events on in the replica",
+			 r->o->url, v);
+		r->io_err = true;
+		return -1;
+	}
+	return 0;
+}
+
 int bfctl_redis_subscribe(struct bfctl_redis *r, const char *key)
 {
 	char ch[1100];

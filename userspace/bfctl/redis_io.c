@@ -260,8 +260,15 @@ redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk)
 	}
 	rep = v;
 	if (rep->type == REDIS_REPLY_ERROR) {
-		snprintf(r->err, sizeof(r->err), "%s: %.*s", r->o->url,
-			 (int)rep->len, rep->str);
+		/* a cluster node's redirection: not the single Redis we follow */
+		if (!strncmp(rep->str, "MOVED ", 6) || !strncmp(rep->str, "ASK ", 4) ||
+		    !strncmp(rep->str, "CLUSTERDOWN", 11))
+			snprintf(r->err, sizeof(r->err), "%s: %.*s: a Redis Cluster node redirects the key; bfctl redis follows a single Redis (not a cluster)",
+				 r->o->url, (int)(rep->len > 80 ? 80 : rep->len),
+				 rep->str);
+		else
+			snprintf(r->err, sizeof(r->err), "%s: %.*s", r->o->url,
+				 (int)rep->len, rep->str);
 		freeReplyObject(rep);
 		return NULL;
 	}

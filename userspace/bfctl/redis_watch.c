@@ -107,6 +107,8 @@ static void connect_up(struct watch *s)
 	if (bfctl_redis_connect(&s->r, s->o))
 		return disconnect(s, s->r.err);
 	s->notify = bfctl_redis_notify_on(&s->r);
+	if (bfctl_redis_single(&s->r, s->notify))
+		return disconnect(s, s->r.err);
 	if (s->notify && (bfctl_redis_connect(&s->sub, s->o) ||
 			  bfctl_redis_subscribe(&s->sub, s->pl->key)))
 		return disconnect(s, s->sub.err);
