@@ -10,7 +10,9 @@
 # (KBLOOM_SAVE_ON_STOP=yes).  Boot 2: iptables.service (iptables-restore
 # of that ruleset, no ordering of its own) succeeds only because
 # kbloom.service restored the filter before it.  A third boot with
-# kbloom.service masked shows that the ruleset fails without it.
+# kbloom.service masked shows that the ruleset fails without it.  In boot
+# 2, bfctl-redis-watch@.service follows a key of a redis-server started
+# by the probe, as a dynamic user with CAP_NET_ADMIN alone.
 # The modules are loaded in the guest (a container cannot load them).
 #   pkg_systemd.sh BUILD   (BUILD/pkg-root: make install DESTDIR; BUILD/kmod-KVER)
 set -u
@@ -81,6 +83,41 @@ log=/var/lib/kbtest/boot$(cat /var/lib/kbtest/boot)
 	systemctl show -p ExecMainStatus --value kbloom.service | sed 's/^/kbloom_status=/'
 	journalctl -b -u kbloom.service --no-pager -o cat | sed 's/^/journal: /'
 } > "$log" 2>&1
+# boot 2: bfctl-redis-watch@.service follows a key as its dynamic user,
+# in the kbloom group, with CAP_NET_ADMIN alone (skipped without redis)
+if [ "$(cat /var/lib/kbtest/boot)" = 2 ] && command -v redis-server > /dev/null; then {
+	w=bfctl-redis-watch@boot.gz.service rs=/run/kbredis.sock
+	redis-server --port 0 --unixsocket $rs --unixsocketperm 777 --save "" \
+		--appendonly no --notify-keyspace-events KA --daemonize yes \
+		--logfile /var/lib/kbtest/redis.log
+	for i in $(seq 50); do [ -S $rs ] && break; sleep 0.2; done
+	# what 60-kbloom.rules does (no udev here)
+	chgrp kbloom /dev/kbloom && chmod 660 /dev/kbloom
+	bfctl create boot.src gozero --bits 8192 --key-type str &&
+	bfctl add boot.src probe-key > /dev/null &&
+	bfctl redis push boot.src gz --server unix://$rs > /dev/null &&
+	bfctl create boot.gz gozero --bits 8192 --key-type str
+	mkdir -p /etc/kbloom
+	printf 'BFCTL_REDIS_SERVER=unix://%s\nBFCTL_REDIS_KEY=gz\nBFCTL_REDIS_OPTS=--poll 1\n' $rs \
+		> /etc/kbloom/redis-boot.gz.conf
+	: > /etc/kbloom/redis-boot.gz.password
+	chmod 600 /etc/kbloom/redis-boot.gz.password
+	systemctl start $w
+	for i in $(seq 120); do
+		bfctl test -q boot.gz probe-key && break
+		sleep 0.5
+	done
+	bfctl test -q boot.gz probe-key && echo watch_key=yes || echo watch_key=no
+	pid=$(systemctl show -p MainPID --value $w)
+	echo "watch_uid=$(awk '/^Uid:/ { print $2 }' /proc/$pid/status)"
+	g=$(getent group kbloom | cut -d: -f3)
+	awk -v g="$g" '/^Groups:/ { for (i = 2; i <= NF; i++) if ($i == g) f = 1 }
+		END { print "watch_kbloom_group=" (f ? "yes" : "no") }' /proc/$pid/status
+	echo "watch_capeff=$(awk '/^CapEff:/ { print $2 }' /proc/$pid/status)"
+	echo "watch_memorymax=$(systemctl show -p MemoryMax --value $w)"
+	systemctl stop $w
+	journalctl -b -u $w --no-pager -o cat | sed 's/^/watch journal: /'
+} >> "$log" 2>&1; fi
 if [ "$(cat /var/lib/kbtest/boot)" = 1 ]; then
 	bfctl create boot.bl blocked --items 1000 --fpr 0.01 --key-type ip &&
 	bfctl add boot.bl 192.0.2.66 &&
@@ -107,6 +144,7 @@ boot() {	# boot N: one boot; $log: its probe's log
 	[ -n "$log" ] || tail -n 30 "$blog" | sed 's/^/# /'
 }
 has() { grep -qx "$1" <<< "$log"; }
+hasre() { grep -q "$1" <<< "$log"; }
 
 boot 1
 check "boot 1: kbloom.service active without a save file (first boot)" has kbloom=active
@@ -118,6 +156,14 @@ check "boot 2: kbloom.service active (restored)" has kbloom=active
 check "boot 2: iptables.service loaded the ruleset that uses the filter" has iptables=active
 check "boot 2: the rule is in the new netns" has rule=yes
 check "boot 2: the saved key answers" has key=yes
+if command -v redis-server > /dev/null; then
+	check "boot 2: bfctl-redis-watch@ follows a Redis key into the kernel" has watch_key=yes
+	check "boot 2: ... as a user of its own, not root" hasre '^watch_uid=[1-9]'
+	check "boot 2: ... in the kbloom group" has watch_kbloom_group=yes
+	check "boot 2: ... with CAP_NET_ADMIN alone (CapEff 0x1000)" has watch_capeff=0000000000001000
+	check "boot 2: ... with a MemoryMax" hasre '^watch_memorymax=[0-9]'
+	grep -q '^watch_key=yes' <<< "$log" || grep '^watch journal' <<< "$log" | sed 's/^/# /' 
+fi
 [ "$fail" = 0 ] || sed 's/^/# /' <<< "$log"
 ln -sf /dev/null $u/kbloom.service
 boot 3

@@ -133,7 +133,7 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 
 	memset(a, 0, sizeof(*a));
 	a->pl.key_type = -1;
-	a->o.timeout_ms = 10000;
+	a->o.timeout_ms = 60000;
 	a->o.chunk = BFCTL_REDIS_CHUNK;
 	a->w.poll_s = 300;
 	a->w.debounce_s = 0.2;
@@ -265,15 +265,25 @@ static int do_pull(int argc, char **argv)
 	if (ret)
 		return ret;
 	kbconn_init(&kc);
+	/*
+	 * SIGTERM and SIGINT end a pull waiting on Redis (nothing loaded),
+	 * and --timeout bounds it whole, from the connect on
+	 */
+	bfctl_redis_signals();
+	bfctl_redis_deadline(&a.o);
 	if (bfctl_redis_connect(&r, &a.o)) {
-		ret = bfctl_fail(BFCTL_ERR, "redis pull", "%s", r.err);
+		ret = bfctl_fail(BFCTL_ERR, "redis pull", "%s; nothing changed", r.err);
 		goto out;
 	}
 	/* events on: subscribe before the read (else WATCH fences it) */
 	fenced = bfctl_redis_notify_on(&r);
+	if (bfctl_redis_single(&r, fenced)) {
+		ret = bfctl_fail(BFCTL_ERR, "redis pull", "%s; nothing changed", r.err);
+		goto out;
+	}
 	if (fenced && (bfctl_redis_connect(&sub, &a.o) ||
 		       bfctl_redis_subscribe(&sub, a.pl.key))) {
-		ret = bfctl_fail(BFCTL_ERR, "redis pull", "%s", sub.err);
+		ret = bfctl_fail(BFCTL_ERR, "redis pull", "%s; nothing changed", sub.err);
 		goto out;
 	}
 	ret = bfctl_redis_pull_once(&r, fenced ? &sub : NULL, &kc, &a.pl);

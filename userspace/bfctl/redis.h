@@ -4,11 +4,12 @@
  * the server (URL, password, timeouts, replies, the keyspace subscription
  * that fences a chunked read), redis_pull.c reads a value into an image
  * and loads it, redis.c parses the options and pushes, redis_watch.c
- * follows a key.
+ * follows a key, redis_io.c reads replies within bounds and deadlines.
  */
 #ifndef _BFCTL_REDIS_H
 #define _BFCTL_REDIS_H
 
+#include <signal.h>
 #include <hiredis/hiredis.h>
 #include "bfctl.h"
 
@@ -20,6 +21,8 @@
 #define BFCTL_REDIS_TRIES	16
 /* the longest KEY (the channel and sibling key buffers hold it whole) */
 #define BFCTL_REDIS_KEY_MAX	1024
+/* the longest reply but a GETRANGE's (INFO, CONFIG GET, events) */
+#define BFCTL_REDIS_REPLY_MAX	(256u << 10)
 /* the metadata key's value starts with this */
 #define BFCTL_REDIS_META	"kbloom-meta 1"
 /* go-zero's probe scheme as the metadata names it */
@@ -33,7 +36,7 @@ struct bfctl_redis_opts {
 	bool is_unix;
 	char password[512];
 	bool have_password;
-	int timeout_ms;			/* --timeout, connect and each reply */
+	int timeout_ms;			/* --timeout: a whole pull, each reply */
 	u64 chunk;			/* --chunk-size */
 };
 
@@ -65,6 +68,31 @@ redisReply *bfctl_redis_cmd(struct bfctl_redis *r, int argc,
 			    const char **argv, const size_t *lens);
 /* the next reply of a pipeline, as bfctl_redis_cmd() */
 redisReply *bfctl_redis_reply(struct bfctl_redis *r);
+
+/* ---- bounded, interruptible replies (redis_io.c) ---- */
+
+/* set by SIGTERM/SIGINT once bfctl_redis_signals() installed the handler */
+extern volatile sig_atomic_t bfctl_redis_stop;
+/*
+ * Block SIGTERM and SIGINT, which set bfctl_redis_stop, and return the
+ * mask that lets them through (ppoll's): they end any wait for Redis.
+ */
+const sigset_t *bfctl_redis_signals(void);
+double bfctl_redis_now(void);
+/* a pull's deadline: --timeout from now (o NULL: none) */
+void bfctl_redis_deadline(const struct bfctl_redis_opts *o);
+/*
+ * The next reply, refused (NULL, r->io_err) if a bulk string of it is
+ * declared longer than max, it holds more than max bytes and its
+ * headers, or (bulk) it is anything but a bulk string or an error
+ */
+redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk);
+/* a non-blocking connect's end; 0 or -1 */
+int bfctl_redis_wait_connected(struct bfctl_redis *r);
+/* the socket non-blocking, hiredis' own loops off; 0 or -1 */
+int bfctl_redis_nonblock(struct bfctl_redis *r);
+/* what the socket holds into the reader (after poll), bounded; 0 or -1 */
+int bfctl_redis_read_some(struct bfctl_redis *r);
 /*
  * A key in the cluster hash slot of key (its {tag}, or {key} as the tag)
  * with a suffix: the temporary and metadata keys.  0 or -ENAMETOOLONG.
@@ -76,7 +104,7 @@ int bfctl_redis_sibling(char *out, size_t len, const char *key,
 
 /* what the events of a key said since the last look */
 enum {
-	RSUB_SETBIT	= 1 << 0,	/* bits were set: a superset */
+	RSUB_SETBIT	= 1 << 0,	/* setbit (SETBIT, BITFIELD: set or cleared) */
 	RSUB_OTHER	= 1 << 1,	/* anything else: the value was replaced */
 	RSUB_GONE	= 1 << 2,	/* del, expired, evicted, rename_from */
 };
@@ -87,6 +115,14 @@ enum {
  * 0 no or not allowed to ask.
  */
 int bfctl_redis_notify_on(struct bfctl_redis *r);
+/*
+ * Is the server the single Redis bfctl follows?  A Redis Cluster node
+ * (cluster_enabled:1) is refused, and so is a replica that publishes no
+ * keyspace events (notify: what bfctl_redis_notify_on() said): its
+ * followers would only poll a copy that may lag.  0, or -1 with r->err
+ * naming the problem (r->io_err set: the caller disconnects).
+ */
+int bfctl_redis_single(struct bfctl_redis *r, bool notify);
 /* SUBSCRIBE __keyspace@DB__:key on r; 0 or -1 */
 int bfctl_redis_subscribe(struct bfctl_redis *r, const char *key);
 /*
@@ -132,11 +168,10 @@ struct bfctl_redis_pull {
 
 /* redis_fence.c: the fence of a read (0, or BFCTL_ERR with pl->why) */
 int bfctl_redis_fence_begin(struct bfctl_redis *r, struct bfctl_redis *sub,
-			    struct bfctl_redis_pull *pl, long long *flushes);
+			    struct bfctl_redis_pull *pl);
 /* after the read: 0 unchanged, 1 changed (read again), -1 error */
 int bfctl_redis_fence_end(struct bfctl_redis *r, struct bfctl_redis *sub,
-			  struct bfctl_redis_pull *pl, bool gozero,
-			  long long flushes);
+			  struct bfctl_redis_pull *pl);
 int bfctl_redis_unwatch(struct bfctl_redis *r);
 void bfctl_redis_test_pause(void);
 

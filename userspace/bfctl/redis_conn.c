@@ -3,8 +3,8 @@
  * bfctl redis: the connection to the server (hiredis).  The server is
  * redis://[user@]host[:port][/db] or unix:///path[?db=N]; the password
  * never comes from the command line (other users read argv in /proc)
- * but from --password-file or the environment.  Every reply waits at most
- * --timeout.  The keyspace subscription is the fence of a chunked read:
+ * but from --password-file or the environment.  Replies are read within
+ * bounds and deadlines by redis_io.c.  The keyspace subscription is the fence of a chunked read:
  * PING on a subscribed connection is answered after every event
  * published before it, so after the read a PING tells what happened to
  * the key meanwhile.
@@ -207,27 +207,6 @@ static void set_io_err(struct bfctl_redis *r)
 		 r->c && r->c->errstr[0] ? r->c->errstr : "connection lost");
 }
 
-redisReply *bfctl_redis_reply(struct bfctl_redis *r)
-{
-	void *v = NULL;
-	redisReply *rep;
-
-	if (r->io_err)
-		return NULL;
-	if (redisGetReply(r->c, &v) != REDIS_OK || !v) {
-		set_io_err(r);
-		return NULL;
-	}
-	rep = v;
-	if (rep->type == REDIS_REPLY_ERROR) {
-		snprintf(r->err, sizeof(r->err), "%s: %.*s", r->o->url,
-			 (int)rep->len, rep->str);
-		freeReplyObject(rep);
-		return NULL;
-	}
-	return rep;
-}
-
 redisReply *bfctl_redis_cmd(struct bfctl_redis *r, int argc,
 			    const char **argv, const size_t *lens)
 {
@@ -261,20 +240,22 @@ static int cmd_ok(struct bfctl_redis *r, int argc, const char **argv)
 
 int bfctl_redis_connect(struct bfctl_redis *r, const struct bfctl_redis_opts *o)
 {
-	struct timeval tv = {
-		.tv_sec = o->timeout_ms / 1000,
-		.tv_usec = (o->timeout_ms % 1000) * 1000,
-	};
 	char db[16];
 
 	memset(r, 0, sizeof(*r));
 	r->o = o;
-	r->c = o->is_unix ? redisConnectUnixWithTimeout(o->path, tv) :
-			    redisConnectWithTimeout(o->host, o->port, tv);
-	if (!r->c || r->c->err || redisSetTimeout(r->c, tv) != REDIS_OK) {
+	/*
+	 * Non-blocking, and waited for by redis_io.c: a signal or the
+	 * pull's deadline ends the connect too
+	 */
+	r->c = o->is_unix ? redisConnectUnixNonBlock(o->path) :
+			    redisConnectNonBlock(o->host, o->port);
+	if (!r->c || r->c->err) {
 		set_io_err(r);
 		return -1;
 	}
+	if (bfctl_redis_wait_connected(r) || bfctl_redis_nonblock(r))
+		return -1;
 	/*
 	 * A watcher's subscription is idle for hours: keepalive finds a
 	 * peer that vanished (a host down, a NAT that forgot the flow)
@@ -357,6 +338,59 @@ int bfctl_redis_notify_on(struct bfctl_redis *r)
 	return on;
 }
 
+/* INFO SECTION's field (name:value) into val; 1 found, 0 not, -1 io */
+static int info_field(struct bfctl_redis *r, const char *section,
+		      const char *name, char *val, size_t len)
+{
+	const char *argv[] = { "INFO", section };
+	redisReply *rep = bfctl_redis_cmd(r, 2, argv, NULL);
+	const char *p;
+	size_t n, nl = strlen(name);
+	int found = 0;
+
+	if (!rep)	/* INFO renamed or not allowed: nothing known */
+		return r->io_err ? -1 : 0;
+	for (p = rep->type == REDIS_REPLY_STRING ? rep->str : NULL;
+	     p && *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		if (strncmp(p, name, nl) || p[nl] != ':')
+			continue;
+		n = strcspn(p + nl + 1, "\r\n");
+		snprintf(val, len, "%.*s", (int)n, p + nl + 1);
+		found = 1;
+		break;
+	}
+	freeReplyObject(rep);
+	return found;
+}
+
+int bfctl_redis_single(struct bfctl_redis *r, bool notify)
+{
+	char v[32];
+	int ret;
+
+	ret = info_field(r, "cluster", "cluster_enabled", v, sizeof(v));
+	if (ret < 0)
+		return -1;
+	if (ret && strcmp(v, "0")) {
+		snprintf(r->err, sizeof(r->err), "%s: a Redis Cluster node (cluster_enabled:%s): bfctl redis follows a single Redis, not a cluster",
+			 r->o->url, v);
+		r->io_err = true;
+		return -1;
+	}
+	if (notify)
+		return 0;
+	ret = info_field(r, "replication", "role", v, sizeof(v));
+	if (ret < 0)
+		return -1;
+	if (ret && strcmp(v, "master")) {
+		snprintf(r->err, sizeof(r->err), "%s: a replica (role:%s) that publishes no keyspace events (notify-keyspace-events K$g): its copy may lag unseen; follow the primary, or turn events on in the replica",
+			 r->o->url, v);
+		r->io_err = true;
+		return -1;
+	}
+	return 0;
+}
+
 int bfctl_redis_subscribe(struct bfctl_redis *r, const char *key)
 {
 	char ch[1100];
@@ -405,10 +439,8 @@ int bfctl_redis_sub_poll(struct bfctl_redis *r, int *ev)
 
 	if (r->io_err)
 		return -1;
-	if (poll(&pfd, 1, 0) > 0 && redisBufferRead(r->c) != REDIS_OK) {
-		set_io_err(r);
+	if (poll(&pfd, 1, 0) > 0 && bfctl_redis_read_some(r))
 		return -1;
-	}
 	for (;;) {
 		v = NULL;
 		if (redisGetReplyFromReader(r->c, &v) != REDIS_OK) {

@@ -13,19 +13,13 @@
  * moments: a value changed between two chunks would give a torn filter,
  * missing keys.  So a chunked read is fenced:
  *
- *   keyspace events on (the server publishes them, the caller subscribed
- *   before the read): after the read, a PING on the subscription returns
- *   after every event of the read.  setbit events only set bits: what was
- *   read holds every bit the value had when the read began (a superset
- *   of it, a subset of the value now), which a later pull completes.
- *   Any other event (set, rename, del, setrange, ...) restarts the read.
- *   FLUSHDB, FLUSHALL and SWAPDB publish no event for the key: the read
- *   is also WATCHed and ends with an empty MULTI/EXEC; a failed EXEC with
- *   setbit events only is accepted if those commands' call counts (INFO
- *   commandstats) did not move.
- *
- *   events off: WATCH before the read, an empty MULTI/EXEC after it; EXEC
- *   fails if the key changed at all, and the read restarts.
+ *   WATCH before the read, an empty MULTI/EXEC after it: EXEC fails if
+ *   the key changed at all (FLUSHDB, FLUSHALL and SWAPDB included), and
+ *   the read restarts.  setbit events are no exception: SETBIT 0 and
+ *   BITFIELD SET clear bits and publish "setbit" too, so a read they
+ *   overlap is no superset of anything (redis_fence.c).  With keyspace
+ *   events on, the caller subscribed before the read and a PING on the
+ *   subscription after it takes the read's events off it.
  *
  * Every value is then checked as image import checks one (length and bits
  * past --bits for gozero, header and CRC for an image) before the one
@@ -71,7 +65,6 @@ struct fetch {
 	bool to_file;		/* -o names a file that can be replaced */
 	struct kbu_out out;	/* its temporary file while out.fd >= 0 */
 	u64 pos;		/* value bytes written to out */
-	long long flushes;	/* flush_calls() when the read began */
 	u32 crc;		/* over the image's header and payload so far */
 	u8 last;		/* the value's byte at cap - 1 */
 	struct kb_params p;
@@ -361,11 +354,15 @@ static int fetch_alloc(struct bfctl_redis_pull *pl, struct fetch *fx, u64 len)
 	return 0;
 }
 
-/* a bulk reply of at most room bytes to value offset off; its length or -1 */
+/*
+ * A bulk reply of at most room bytes to value offset off; its length or
+ * -1.  A reply declared longer than the asked bytes is refused before it
+ * is read (redis_io.c).
+ */
 static s64 take(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
-		struct fetch *fx, u64 off, u64 room)
+		struct fetch *fx, u64 off, u64 room, u64 asked)
 {
-	redisReply *rep = bfctl_redis_reply(r);
+	redisReply *rep = bfctl_redis_reply_max(r, asked, true);
 	s64 n;
 
 	if (!rep)
@@ -374,7 +371,8 @@ static s64 take(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		n = rep->type == REDIS_REPLY_NIL ? 0 : -1;
 		freeReplyObject(rep);
 		if (n < 0)
-			pull_fail(pl, "%s: unexpected reply", pl->key);
+			pull_fail(pl, "%s: an unexpected reply type where a string was asked",
+				  pl->key);
 		return n;
 	}
 	n = (s64)rep->len;
@@ -413,7 +411,7 @@ static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		{
 			u64 n = len - got < chunk ? len - got : chunk;
 			/* after a short chunk nothing is kept: read again */
-			s64 m = take(r, pl, fx, got, shortread ? 0 : n);
+			s64 m = take(r, pl, fx, got, shortread ? 0 : n, n);
 
 			/* replies still in flight: the connection is out of step */
 			if (m < 0) {
@@ -503,7 +501,7 @@ static int read_value(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 			bfctl_redis_test_pause();
 		if (redisAppendCommandArgv(r->c, 4, get, NULL) != REDIS_OK)
 			return pull_fail(pl, "out of memory"), -1;
-		n = take(r, pl, fx, 0, fx->cap);
+		n = take(r, pl, fx, 0, fx->cap, r->o->chunk + 1);
 		if (n < 0)
 			return -1;
 		if ((u64)n > fx->cap || (u64)n > r->o->chunk ||
@@ -665,7 +663,7 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 		     (stat(pl->out, &st) ? errno == ENOENT :
 		      S_ISREG(st.st_mode));
 	for (tries = 0; tries < BFCTL_REDIS_TRIES; tries++) {
-		ret = bfctl_redis_fence_begin(r, sub, pl, &fx.flushes);
+		ret = bfctl_redis_fence_begin(r, sub, pl);
 		if (!ret)
 			ret = check_meta(r, pl, &fx);
 		if (ret)
@@ -680,8 +678,7 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 			goto out;
 		}
 		if (!ret)
-			ret = bfctl_redis_fence_end(r, sub, pl, fx.gozero,
-						    fx.flushes);
+			ret = bfctl_redis_fence_end(r, sub, pl);
 		else if (bfctl_redis_unwatch(r)) {	/* the next read WATCHes afresh */
 			ret = redis_fail(pl, r);
 			goto out;

@@ -18,7 +18,9 @@
  * it was, reported "stale" (--empty-on-delete empties it).  A failed pull
  * (a value that is not one, a wrong --bits) leaves the filter serving
  * and is reported; the watcher goes on.  SIGTERM and SIGINT end it
- * between pulls, with status 0.
+ * with status 0, within a pull too (one waiting on Redis is abandoned,
+ * nothing loaded).  Each pull (and each connect) must end within
+ * --timeout.
  */
 #include <errno.h>
 #include <poll.h>
@@ -34,21 +36,8 @@
 /* a burst's pull waits at most this many debounces after its first event */
 #define DEBOUNCE_MAX_X	10
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#define stop bfctl_redis_stop
+#define now_s bfctl_redis_now
 
 /* one status line: -j a JSON object, else text (-q: errors only) */
 static void status(const struct bfctl_redis_pull *pl, const char *st,
@@ -114,9 +103,12 @@ static void connect_up(struct watch *s)
 	char msg[160];
 
 	memset(&s->sub, 0, sizeof(s->sub));
+	bfctl_redis_deadline(s->o);
 	if (bfctl_redis_connect(&s->r, s->o))
 		return disconnect(s, s->r.err);
 	s->notify = bfctl_redis_notify_on(&s->r);
+	if (bfctl_redis_single(&s->r, s->notify))
+		return disconnect(s, s->r.err);
 	if (s->notify && (bfctl_redis_connect(&s->sub, s->o) ||
 			  bfctl_redis_subscribe(&s->sub, s->pl->key)))
 		return disconnect(s, s->sub.err);
@@ -154,8 +146,11 @@ static void pull(struct watch *s)
 	if (s->w->poll_s > 0)
 		s->next_poll = now_s() + s->w->poll_s;
 	pl->fence_ev = 0;
+	bfctl_redis_deadline(s->o);
 	ret = bfctl_redis_pull_once(&s->r, s->notify ? &s->sub : NULL,
 				    &s->kc, pl);
+	if (stop)	/* SIGTERM or SIGINT cut the pull short: nothing loaded */
+		return;
 	if (s->r.io_err || s->sub.io_err)
 		return disconnect(s, s->r.io_err ? s->r.err : s->sub.err);
 	/*
@@ -234,9 +229,8 @@ int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 		      struct bfctl_redis_pull *pl,
 		      const struct bfctl_redis_watch_opts *w)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct kb_ioc_info info;
-	sigset_t block, run_mask;
+	const sigset_t *run_mask;
 	struct watch s;
 	u64 seed;
 	int ret;
@@ -263,16 +257,13 @@ int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 	if (kbu_random(&seed, sizeof(seed)))
 		seed = (u64)getpid() ^ (u64)time(NULL);
 	srandom((unsigned int)seed);
-	/* the signals arrive only in ppoll: a pull is never cut short */
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigprocmask(SIG_BLOCK, &block, &run_mask);
-	sigdelset(&run_mask, SIGTERM);
-	sigdelset(&run_mask, SIGINT);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	watch_loop(&s, &run_mask);
+	/*
+	 * The signals arrive only in a ppoll, the watch's or a reply's
+	 * (redis_io.c): a pull waiting for Redis ends at once, its
+	 * transaction aborted, and the filter serves on as it was
+	 */
+	run_mask = bfctl_redis_signals();
+	watch_loop(&s, run_mask);
 	status(pl, "stopped", NULL);
 	bfctl_redis_close(&s.sub);
 	bfctl_redis_close(&s.r);

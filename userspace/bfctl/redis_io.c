@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bfctl redis: the replies, read by bfctl rather than by hiredis' blocking
+ * loop, because that loop trusts the server.  hiredis 0.14 buffers a
+ * whole bulk reply before handing it over, however long the length a
+ * server declares, and retries a read cut by a signal: a hostile or broken
+ * server could make bfctl buffer 256 MiB for a GETRANGE of one chunk, or
+ * hold a pull forever by dripping a byte a second.  So the socket is
+ * non-blocking and this file waits for it (ppoll), feeds hiredis' reader
+ * and, while a reply is incomplete, looks at what the reader has parsed
+ * of it:
+ *
+ *   - a bulk string's or array's declared length over what was asked is
+ *     refused as soon as its header is in (before its body is read);
+ *   - the bytes of one reply are bounded likewise (deep or long arrays of
+ *     small items, a status line without an end);
+ *   - a reply where a bulk string was asked (GETRANGE) must be one.
+ *
+ * A pull has a deadline (--timeout from its start), each reply also waits
+ * at most --timeout for a byte, and SIGTERM/SIGINT (blocked except while
+ * waiting here or in watch's loop) end the wait at once.  Every refusal
+ * leaves the connection unusable (io_err): the caller drops it, and the
+ * kernel filter serves on as it was.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <hiredis/sds.h>
+#include "redis.h"
+
+/* what a reply's bytes may exceed what was asked by: its headers */
+#define REPLY_SLACK	64
+/* elements of an array reply (the longest bfctl reads is EXEC's) */
+#define REPLY_ELEMS	16
+
+volatile sig_atomic_t bfctl_redis_stop;
+static sigset_t run_mask;
+static bool have_mask;
+static double deadline;	/* of the current pull, 0: none */
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	bfctl_redis_stop = 1;
+}
+
+const sigset_t *bfctl_redis_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block;
+
+	if (have_mask)
+		return &run_mask;
+	/*
+	 * Blocked, and let through only inside ppoll(): a signal can never
+	 * fall between the check of the flag and the wait.  No SA_RESTART:
+	 * it is ppoll that it interrupts.
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &run_mask);
+	sigdelset(&run_mask, SIGTERM);
+	sigdelset(&run_mask, SIGINT);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	have_mask = true;
+	return &run_mask;
+}
+
+double bfctl_redis_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void bfctl_redis_deadline(const struct bfctl_redis_opts *o)
+{
+	deadline = o ? bfctl_redis_now() + o->timeout_ms / 1000.0 : 0;
+}
+
+static int io_fail(struct bfctl_redis *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int io_fail(struct bfctl_redis *r, const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	r->io_err = true;
+	snprintf(r->err, sizeof(r->err), "%s: %s", r->o->url, msg);
+	return -1;
+}
+
+/*
+ * Wait for ev on the socket: 0 (revents in *rev), or -1 when the pull's
+ * deadline or the idle --timeout since idle_from passed, or a signal came.
+ */
+static int wait_sock(struct bfctl_redis *r, short ev, double idle_from,
+		     short *rev)
+{
+	struct pollfd p = { .fd = r->c->fd, .events = ev };
+	double idle = r->o->timeout_ms / 1000.0, t, until;
+	struct timespec ts;
+	int n;
+
+	for (;;) {
+		if (bfctl_redis_stop)
+			return io_fail(r, "interrupted by a signal");
+		t = bfctl_redis_now();
+		until = idle_from + idle;
+		if (deadline && deadline < until)
+			until = deadline;
+		if (t >= until)
+			return io_fail(r, deadline && until == deadline ?
+				       "timed out: --timeout %g s bounds the whole pull" :
+				       "timed out: no answer for --timeout %g s",
+				       idle);
+		ts.tv_sec = (time_t)(until - t);
+		ts.tv_nsec = (long)((until - t - (double)ts.tv_sec) * 1e9);
+		p.revents = 0;
+		n = ppoll(&p, 1, &ts, have_mask ? &run_mask : NULL);
+		if (n < 0 && errno != EINTR)
+			return io_fail(r, "poll: %s", strerror(errno));
+		if (n > 0) {
+			*rev = p.revents;
+			return 0;
+		}
+	}
+}
+
+int bfctl_redis_wait_connected(struct bfctl_redis *r)
+{
+	int err = 0;
+	socklen_t l = sizeof(err);
+	short rev;
+
+	if (wait_sock(r, POLLOUT, bfctl_redis_now(), &rev))
+		return -1;
+	if (getsockopt(r->c->fd, SOL_SOCKET, SO_ERROR, &err, &l) || err)
+		return io_fail(r, "connect: %s", strerror(err ? err : errno));
+	return 0;
+}
+
+/* the decimal number at p (n bytes), up to its CR; -1 while incomplete */
+static long long header_num(const char *p, size_t n)
+{
+	long long v = 0;
+	size_t i = 0;
+
+	if (n && p[0] == '-')	/* a nil: $-1, *-1 */
+		return 0;
+	for (; i < n && i < 20 && p[i] >= '0' && p[i] <= '9'; i++)
+		v = v * 10 + (p[i] - '0');
+	return i < n && i ? v : -1;
+}
+
+/*
+ * The reply in the reader is incomplete: is it still within bounds?
+ * got: its bytes so far; max: the longest bulk string asked; bulk: a bulk
+ * string (or an error) is the only answer expected.
+ */
+static int check_bounds(struct bfctl_redis *r, u64 got, u64 max, bool bulk)
+{
+	redisReader *rd = r->c->reader;
+	const char *p = rd->buf + rd->pos;
+	size_t n = rd->len - rd->pos;
+	const redisReadTask *t;
+	long long v;
+	int i;
+
+	if (got > max + REPLY_SLACK)
+		return io_fail(r, "a reply longer than the %llu bytes asked: refused",
+			       (unsigned long long)max);
+	if (rd->ridx < 0)
+		return 0;
+	/* arrays hiredis has begun (it allocates their element vectors) */
+	for (i = 0; i < rd->ridx; i++)
+		if (rd->rstack[i].elements > REPLY_ELEMS)
+			return io_fail(r, "an array reply of %d elements: refused",
+				       rd->rstack[i].elements);
+	t = &rd->rstack[rd->ridx];
+	/* hiredis has read the type byte; the length follows at pos */
+	if (bulk && (rd->ridx > 0 || (t->type >= 0 &&
+				      t->type != REDIS_REPLY_STRING &&
+				      t->type != REDIS_REPLY_ERROR)))
+		return io_fail(r, "an unexpected reply type where a string was asked: refused");
+	if (t->type != REDIS_REPLY_STRING && t->type != REDIS_REPLY_ARRAY)
+		return 0;
+	v = header_num(p, n);
+	if (t->type == REDIS_REPLY_STRING && (u64)v > max && v >= 0)
+		return io_fail(r, "a reply of %lld bytes declared where at most %llu were asked: refused",
+			       v, (unsigned long long)max);
+	if (t->type == REDIS_REPLY_ARRAY && v > REPLY_ELEMS)
+		return io_fail(r, "an array reply of %lld elements: refused",
+			       v);
+	return 0;
+}
+
+redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk)
+{
+	redisReader *rd;
+	double idle_from = bfctl_redis_now();
+	u64 got;
+	void *v = NULL;
+	short rev;
+	int done;
+	redisReply *rep;
+
+	if (r->io_err)
+		return NULL;
+	rd = r->c->reader;
+	/* bytes of this reply already buffered (and maybe of later ones) */
+	got = rd->len - rd->pos;
+	for (;;) {
+		if (redisGetReplyFromReader(r->c, &v) != REDIS_OK) {
+			io_fail(r, "%s", r->c->errstr[0] ? r->c->errstr :
+				"protocol error");
+			return NULL;
+		}
+		if (v)
+			break;
+		if (check_bounds(r, got, max, bulk))
+			return NULL;
+		done = !sdslen(r->c->obuf);
+		if (wait_sock(r, done ? POLLIN : POLLIN | POLLOUT, idle_from,
+			      &rev))
+			return NULL;
+		if ((rev & POLLOUT) && redisBufferWrite(r->c, &done) != REDIS_OK) {
+			io_fail(r, "%s", r->c->errstr[0] ? r->c->errstr :
+				"write failed");
+			return NULL;
+		}
+		if (rev & (POLLIN | POLLHUP | POLLERR)) {
+			size_t before = rd->len - rd->pos;
+
+			if (redisBufferRead(r->c) != REDIS_OK) {
+				io_fail(r, "%s", r->c->errstr[0] ? r->c->errstr :
+					"connection lost");
+				return NULL;
+			}
+			if (rd->len - rd->pos > before) {
+				got += rd->len - rd->pos - before;
+				idle_from = bfctl_redis_now();
+			}
+		}
+	}
+	rep = v;
+	if (rep->type == REDIS_REPLY_ERROR) {
+		/* a cluster node's redirection: not the single Redis we follow */
+		if (!strncmp(rep->str, "MOVED ", 6) || !strncmp(rep->str, "ASK ", 4) ||
+		    !strncmp(rep->str, "CLUSTERDOWN", 11))
+			snprintf(r->err, sizeof(r->err), "%s: %.*s: a Redis Cluster node redirects the key; bfctl redis follows a single Redis (not a cluster)",
+				 r->o->url, (int)(rep->len > 80 ? 80 : rep->len),
+				 rep->str);
+		else
+			snprintf(r->err, sizeof(r->err), "%s: %.*s", r->o->url,
+				 (int)rep->len, rep->str);
+		freeReplyObject(rep);
+		return NULL;
+	}
+	return rep;
+}
+
+redisReply *bfctl_redis_reply(struct bfctl_redis *r)
+{
+	return bfctl_redis_reply_max(r, BFCTL_REDIS_REPLY_MAX, false);
+}
+
+int bfctl_redis_read_some(struct bfctl_redis *r)
+{
+	redisReader *rd = r->c->reader;
+
+	if (redisBufferRead(r->c) != REDIS_OK)
+		return io_fail(r, "%s", r->c->errstr[0] ? r->c->errstr :
+			       "connection lost");
+	/* the subscription's messages are small: a flood is refused */
+	if (rd->len - rd->pos > BFCTL_REDIS_REPLY_MAX + REPLY_SLACK)
+		return io_fail(r, "%zu bytes of unread messages on the subscription: refused",
+			       rd->len - rd->pos);
+	return 0;
+}
+
+int bfctl_redis_nonblock(struct bfctl_redis *r)
+{
+	int fl = fcntl(r->c->fd, F_GETFL);
+
+	if (fl < 0 || fcntl(r->c->fd, F_SETFL, fl | O_NONBLOCK))
+		return io_fail(r, "fcntl: %s", strerror(errno));
+	/* hiredis then never loops on the socket itself */
+	r->c->flags &= ~REDIS_BLOCK;
+	return 0;
+}
