@@ -41,6 +41,32 @@ expect 0 "save -file through a symlink" $B save rs_blk -file "$TMP/one.link"
 check "the symlink is still a symlink" test -L "$TMP/one.link"
 check "its target holds the save" cmp -s "$TMP/one.copy" "$TMP/one.save"
 check "the target kept its mode 644" test "$(stat -c %a "$TMP/one.copy")" = 644
+# ... but not a link another user made in a sticky world-writable
+# directory (/tmp), unless the directory's owner made it: the kernel's
+# fs.protected_symlinks rule, whatever the sysctl says
+N="setpriv --reuid=65534 --regid=65534 --clear-groups"
+sticky=$(mktemp -d /tmp/bfctl-sticky.XXXXXX)
+chmod 1777 "$sticky"
+echo motd > "$TMP/motd"
+$N ln -s "$TMP/motd" "$sticky/kb.save"
+$N ln -s "$TMP/motd" "$sticky/kb.img"
+$N mkdir "$sticky/d"
+$N ln -s "$TMP" "$sticky/dir"
+expect 3 "save -file through nobody's symlink in a sticky dir is refused" \
+	$B save rs_blk -file "$sticky/kb.save"
+like "... with EACCES, naming the path" "$err" "$sticky/kb.save: Permission denied"
+expect 3 "export -o through it is refused" $B export rs_blk -o "$sticky/kb.img"
+expect 3 "a path through nobody's directory symlink is refused" \
+	$B save rs_blk -file "$sticky/dir/motd"
+check "the link's target is untouched" test "$(cat "$TMP/motd")" = motd
+check "no file was made beside it" test -z "$(ls "$TMP" | grep '^motd.tmp')"
+chown 65534 "$sticky/d" && chmod 1777 "$sticky/d"
+$N ln -s "$TMP/motd" "$sticky/d/own.save"
+expect 0 "the sticky dir's owner's own link is followed" $B save rs_blk -file "$sticky/d/own.save"
+check "... into its target" grep -q '^# bfctl save end' "$TMP/motd"
+ln -s "$TMP/one.copy" "$sticky/root.save"
+expect 0 "root's own link in the sticky dir is followed" $B save rs_blk -file "$sticky/root.save"
+rm -rf "$sticky"
 mknod "$TMP/null" c 1 3
 expect 0 "save -file to a device node" $B save rs_blk -file "$TMP/null"
 check "the device node is still a device" test -c "$TMP/null"
