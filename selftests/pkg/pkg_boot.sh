@@ -6,8 +6,8 @@
 # ruleset references, and stops the unit (KBLOOM_SAVE_ON_STOP=yes saves).
 # Without the unit, the ruleset cannot be restored after the reload; with
 # it, the unit's start loads the modules and the filter, and then the
-# ruleset restores.  A corrupt save file fails the start and restores
-# nothing.  The unit's ExecStart/ExecStop and EnvironmentFile are read
+# ruleset restores.  A corrupt save file fails the start, but still
+# creates the filter (empty), so that the ruleset restores.  The unit's ExecStart/ExecStop and EnvironmentFile are read
 # from the unit file as `make install` laid it out.
 #   pkg_boot.sh BUILD   (BUILD/pkg-root: make install DESTDIR; BUILD/kmod-KVER)
 set -u
@@ -70,13 +70,16 @@ logged "boot 2: the saved key is in the filter" bfctl test boot.bl 192.0.2.66
 logged "boot 2: a second start (restart) replaces, does not fail" unitcmd start
 check "reboot" reboot
 
-# A corrupt (truncated) save file fails the start, says so, loads nothing.
+# A corrupt (truncated) save file fails the start and says so, but
+# creates the filter it names (empty: KBLOOM_RESTORE_FAILED's default).
 truncate -s $(($(stat -c %s "$save") / 2)) "$save"
 out=$(unitcmd start 2>&1)
 rc=$?
 check "a corrupt save file fails the unit" test "$rc" != 0
 check "... with a message naming the file" grep -q "cannot restore $save" <<< "$out"
-check "... and restores nothing" sh -c '! bfctl info boot.bl > /dev/null 2>&1'
+check "... and the filter" grep -q "not restored, created empty: boot.bl" <<< "$out"
+logged "... which exists, so the ruleset restores" iptables-restore "$rules"
+check "... empty" sh -c '! bfctl test -q boot.bl 192.0.2.66'
 rm -f "$save"
 : > /etc/default/kbloom
 bfctl create x.bl blocked --items 10 --fpr 0.1 --key-type ip

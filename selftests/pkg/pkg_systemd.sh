@@ -12,7 +12,12 @@
 # kbloom.service restored the filter before it.  A third boot with
 # kbloom.service masked shows that the ruleset fails without it.  In boot
 # 2, bfctl-redis-watch@.service follows a key of a redis-server started
-# by the probe, as a dynamic user with CAP_NET_ADMIN alone.
+# by the probe, as a dynamic user with CAP_NET_ADMIN alone.  A fourth
+# boot, with the filter's block in the save file corrupted and
+# KBLOOM_RESTORE_FAILED=closed: kbloom.service fails, loudly (journal,
+# kernel log), but only after creating the filter, so the ruleset loads
+# whole and the filter answers "maybe" for every key; the failed unit does
+# not save over the file at poweroff.
 # The modules are loaded in the guest (a container cannot load them).
 #   pkg_systemd.sh BUILD   (BUILD/pkg-root: make install DESTDIR; BUILD/kmod-KVER)
 set -u
@@ -78,7 +83,11 @@ log=/var/lib/kbtest/boot$(cat /var/lib/kbtest/boot)
 {
 	echo "kbloom=$(systemctl is-active kbloom.service)"
 	echo "iptables=$(systemctl is-active iptables.service)"
+	echo "kbloom_failed=$(systemctl is-failed kbloom.service)"
 	iptables -S INPUT | grep -q bloom && echo rule=yes || echo rule=no
+	echo "rules=$(iptables -S INPUT | grep -c '^-A')"
+	bfctl test -q boot.bl $(seq -f 198.18.7.%g 1 200) > /dev/null 2>&1 &&
+		echo closed=yes || echo closed=no
 	bfctl test boot.bl 192.0.2.66 > /dev/null 2>&1 && echo key=yes || echo key=no
 	systemctl show -p ExecMainStatus --value kbloom.service | sed 's/^/kbloom_status=/'
 	journalctl -b -u kbloom.service --no-pager -o cat | sed 's/^/journal: /'
@@ -121,7 +130,7 @@ if [ "$(cat /var/lib/kbtest/boot)" = 2 ] && command -v redis-server > /dev/null;
 if [ "$(cat /var/lib/kbtest/boot)" = 1 ]; then
 	bfctl create boot.bl blocked --items 1000 --fpr 0.01 --key-type ip &&
 	bfctl add boot.bl 192.0.2.66 &&
-	printf '*filter\n-A INPUT -m bloom --bloom-name boot.bl --bloom-dir src -j DROP\nCOMMIT\n' \
+	printf '*filter\n-A INPUT -m bloom --bloom-name boot.bl --bloom-dir src -j DROP\n-A INPUT -p tcp --dport 22 -j ACCEPT\nCOMMIT\n' \
 		> /etc/iptables/rules.v4
 	echo "created=$?" >> "$log"
 fi
@@ -137,7 +146,7 @@ boot() {	# boot N: one boot; $log: its probe's log
 	mkdir -p /sys/fs/cgroup/kbsd$i
 	(echo $BASHPID > /sys/fs/cgroup/kbsd$i/cgroup.procs &&
 	 exec timeout -k 5 240 systemd-nspawn -q -D $r --private-network \
-		--register=no --keep-unit --bind=/dev/kbloom \
+		--register=no --keep-unit --bind=/dev/kbloom --bind=/dev/kmsg \
 		-b -- systemd.unit=kbtest.target) > "$blog" 2>&1 || rc=$?
 	echo "# boot $i: nspawn exit $rc after $((SECONDS - t0)) s"
 	log=$(cat $r/var/lib/kbtest/boot$i 2> /dev/null)
@@ -156,6 +165,8 @@ check "boot 2: kbloom.service active (restored)" has kbloom=active
 check "boot 2: iptables.service loaded the ruleset that uses the filter" has iptables=active
 check "boot 2: the rule is in the new netns" has rule=yes
 check "boot 2: the saved key answers" has key=yes
+check "boot 2: the whole ruleset" has rules=2
+check "boot 2: a filter restored whole answers absent for keys never added" has closed=no
 if command -v redis-server > /dev/null; then
 	check "boot 2: bfctl-redis-watch@ follows a Redis key into the kernel" has watch_key=yes
 	check "boot 2: ... as a user of its own, not root" hasre '^watch_uid=[1-9]'
@@ -170,6 +181,27 @@ boot 3
 rm -f $u/kbloom.service
 check "boot without kbloom.service (masked): iptables.service fails" has iptables=failed
 check "... and no rule is loaded" has rule=no
+# Boot 4: one payload line of boot.bl's block changed (its CRC fails)
+s=$r/var/lib/kbloom/kbloom.save
+pl=$(awk '/^filter boot\.bl / { f = 1; next } f && !/^\*/ { print NR; exit }' $s)
+awk -v n="$pl" 'NR == n { c = substr($0, 1, 1); $0 = (c == "A" ? "B" : "A") substr($0, 2) } { print }' \
+	$s > $d/bad.save && cp $d/bad.save $s
+be=$(awk -v n="$pl" 'NR > n && $0 == "end" { print NR; exit }' $s)	# (where the CRC fails)
+printf 'KBLOOM_SAVE_ON_STOP=yes\nKBLOOM_MODULES=\nKBLOOM_RESTORE_FAILED=closed\n' > $r/etc/default/kbloom
+dmesg -C 2> /dev/null
+t0=$SECONDS
+boot 4
+check "boot 4, a corrupt save: kbloom.service failed" has kbloom_failed=failed
+check "... iptables.service loaded the ruleset" has iptables=active
+check "... the whole ruleset" has rules=2
+check "... the journal names the filter and its bad line" \
+	grep -q "^journal: bfctl: restore: .*: filter boot\.bl (line [0-9]*) not restored: line $be: filter boot\.bl: crc32c does not match" <<< "$log"
+check "... the kernel log names the filter" \
+	grep -q 'kbloom: not restored, created closed (every key answers maybe): boot\.bl$' <<< "$(dmesg)"
+check "... KBLOOM_RESTORE_FAILED=closed: it answers maybe for keys never added" has closed=yes
+check "... the failed unit did not save over the file at poweroff" cmp -s $d/bad.save $s
+echo "# boot 4 (corrupt save): $((SECONDS - t0)) s"
+[ "$fail" = 0 ] || { sed 's/^/# /' <<< "$log"; dmesg | grep kbloom | sed 's/^/# dmesg: /'; }
 umount $r && umount $d
 # Leave the guest as found for the next test (pkg_deb installs packages).
 rmmod xt_bloom kbloom 2> /dev/null

@@ -53,10 +53,12 @@ VM_TEST_PROGS += $(UBUILD)/bfctl
 
 # fuzz_savefmt (userspace/build.mk) runs restore, which reads create lines
 # with the kernel verbs' option parser, add lines with the key parser, and
-# guards capacity
+# guards capacity (restore_bad.c: --on-bad-payload's stand-ins)
 KB_FUZZ_SRCS_fuzz_savefmt += userspace/bfctl/restore.c userspace/bfctl/kargs.c \
-	userspace/bfctl/keys.c userspace/bfctl/capacity.c
+	userspace/bfctl/keys.c userspace/bfctl/capacity.c \
+	userspace/bfctl/restore_bad.c
 $(UBUILD)/fuzz/fuzz_savefmt: userspace/bfctl/restore.c userspace/bfctl/kargs.c \
+	userspace/bfctl/restore_bad.c \
 	userspace/bfctl/keys.c userspace/bfctl/capacity.c \
 	userspace/bfctl/savefmt.h userspace/bfctl/kverbs.h
 

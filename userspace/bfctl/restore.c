@@ -122,12 +122,24 @@ static int line_filter(struct bfctl_restore *rs, char *s)
 {
 	struct kb_ioc_info info;
 	struct rfilter tmp, *rf;
+	char why[sizeof(rs->r.err)] = "";
 	bool live;
 	int ret;
 
 	memset(&tmp, 0, sizeof(tmp));
 	ret = bfctl_save_parse_block(&rs->r, s, &tmp, rs->max_bytes,
 			  rs->total < rs->max_total ? rs->max_total - rs->total : 0);
+	/* --on-bad-payload: a block bad after its name and key type */
+	if (ret && rs->on_bad && !rs->sync && tmp.name[0] &&
+	    (tmp.have_p || tmp.have_type)) {
+		memcpy(why, rs->r.err, sizeof(why));
+		rs->r.code = 0;
+		rs->r.err[0] = 0;
+		free(tmp.img);
+		tmp.img = NULL;
+		tmp.img_len = 0;
+		ret = 0;
+	}
 	if (!ret)
 		ret = define(rs, tmp.name, &live, &info);
 	if (!ret && live && !rs->exist && !rs->sync) {
@@ -153,7 +165,16 @@ static int line_filter(struct bfctl_restore *rs, char *s)
 	if (live)
 		tmp.live_info = info;
 	*rf = tmp;
-	return new_keys(rs, rf);
+	ret = new_keys(rs, rf);
+	if (!ret && why[0]) {
+		ret = bfctl_restore_standin(rs, rf, why);
+		bfctl_lines_skip_block(&rs->r);
+		if (ret)
+			ret = bfctl_lines_fail(&rs->r, BFCTL_ERR,
+					       "filter %s: no stand-in: %s",
+					       rf->name, strerror(-ret));
+	}
+	return ret;
 }
 
 static int line_create(struct bfctl_restore *rs, char *s)
@@ -215,6 +236,8 @@ static int line_create(struct bfctl_restore *rs, char *s)
 	rs->fresh += !live;
 	rf->key_type = c.key_type;
 	rf->c = c;
+	rf->p = p;
+	rf->have_p = rf->have_type = true;
 	rf->live = live;
 	if (live)
 		rf->live_info = info;
@@ -297,6 +320,8 @@ static int line_add(struct bfctl_restore *rs, char *s)
 		rs->last = rs->n - 1;
 	}
 parse:
+	if (rf->bad)	/* a stand-in: its contents are not restored */
+		return 0;
 	while (*key == ' ' || *key == '\t')
 		key++;
 	if (bfctl_batch_reserve(&rf->keys))
@@ -304,10 +329,15 @@ parse:
 					strerror(ENOMEM));
 	if (bfctl_batch_push_text(&rf->keys, rf->key_type,
 				  bfctl_key_format(-1, rf->key_type), key,
-			  (size_t)(s + rs->r.len - key), rs->r.line, &why))
-		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
-					"key '%.64s': %s (key type %s)", key,
-					why, kb_key_type_name(rf->key_type));
+			  (size_t)(s + rs->r.len - key), rs->r.line, &why)) {
+		bfctl_lines_fail(&rs->r, BFCTL_USAGE,
+				 "key '%.64s': %s (key type %s)", key, why,
+				 kb_key_type_name(rf->key_type));
+		/* a filter of the file's: its contents are not restored */
+		if (rs->on_bad && rf->how != RF_LIVE)
+			return bfctl_restore_bad(rs, rf);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -316,7 +346,13 @@ static int parse_all(struct bfctl_restore *rs)
 	char *s;
 	int ret;
 
-	while ((s = bfctl_lines_next(&rs->r))) {
+	for (;;) {
+		s = bfctl_lines_next(&rs->r);
+		/* --on-bad-payload: a line too long, a read error */
+		if (!s && rs->r.code && !bfctl_restore_bad(rs, NULL))
+			continue;
+		if (!s)
+			break;
 		if (!s[0])
 			continue;
 		if (!rs->lines)
@@ -337,13 +373,18 @@ static int parse_all(struct bfctl_restore *rs)
 			ret = bfctl_lines_fail(&rs->r, BFCTL_USAGE,
 				      "expected 'filter NAME ...', 'create NAME ...' or 'add NAME KEY', got '%.40s'",
 					       s);
+		/* --on-bad-payload: reported and skipped, the reading goes on */
+		if (ret && rs->r.code && !bfctl_restore_bad(rs, NULL))
+			ret = 0;
 		if (ret)
 			return ret;
 	}
 	if (!rs->r.code && rs->save && !rs->ended)
-		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
-					"the save does not end with '%s': it is cut short (did the save fail?)",
-					SAVE_END);
+		bfctl_lines_fail(&rs->r, BFCTL_USAGE,
+				 "the save does not end with '%s': it is cut short (did the save fail?)",
+				 SAVE_END);
+	if (rs->r.code && !bfctl_restore_bad(rs, NULL))
+		return 0;
 	return rs->r.code ? -EINVAL : 0;
 }
 
@@ -385,6 +426,8 @@ int bfctl_restore_read(struct bfctl_restore *rs, const char *verb,
 	int ret;
 
 	kbconn_init(&rs->conn);
+	rs->verb = verb;
+	rs->file = file;
 	ret = bfctl_lines_open(&rs->r, file);
 	if (ret)
 		return bfctl_fail(BFCTL_ERR, verb, "%s: %s", file,
@@ -414,8 +457,22 @@ int bfctl_restore_guard(struct bfctl_restore *rs, const char *verb,
 		snprintf(what, sizeof(what), "%s: %s: line %llu: filter %s",
 			 verb, file, (unsigned long long)rs->v[i].line,
 			 rs->v[i].name);
+		if (rs->v[i].bad)	/* a stand-in's own contents */
+			continue;
 		ret = bfctl_cap_check(&rs->v[i].held, rs->v[i].keys.count,
 				      rs->force, what);
+		/*
+		 * --on-bad-payload: the refused filter gets a stand-in; adds
+		 * to one in the kernel are dropped
+		 */
+		if (ret && rs->on_bad && !rs->sync) {
+			if (bfctl_restore_standin(rs, &rs->v[i],
+						  "refused by the capacity guard")) {
+				bfctl_batch_reset(&rs->v[i].keys);
+				rs->nlost++;
+			}
+			ret = 0;
+		}
 	}
 	return ret;
 }
@@ -529,9 +586,15 @@ int bfctl_restore_main(int argc, char **argv)
 			rs.force = true;
 		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
 			bfctl_quiet = true;	/* -q anywhere, as for every verb */
+		} else if (!strncmp(argv[i], "--on-bad-payload=", 17) ||
+			   !strncmp(argv[i], "-on-bad-payload=", 16)) {
+			if (bfctl_restore_bad_parse(&rs, strchr(argv[i], '=') + 1))
+				return bfctl_fail(BFCTL_USAGE, "restore",
+						  "--on-bad-payload is empty or closed, not '%s'",
+						  strchr(argv[i], '=') + 1);
 		} else {
 			return bfctl_fail(BFCTL_USAGE, "restore",
-					  "option '%s' is not allowed here (bfctl restore [-file FILE] [-exist] [-check] [--force])",
+					  "option '%s' is not allowed here (bfctl restore [-file FILE] [-exist] [-check] [--force] [--on-bad-payload=empty|closed])",
 					  argv[i]);
 		}
 	}
@@ -553,9 +616,27 @@ int bfctl_restore_main(int argc, char **argv)
 		}
 	}
 	ret = 0;
-	for (i = 0; !rs.check && !ret && i < rs.n; i++)
-		ret = bfctl_restore_load(&rs.conn, "restore", &rs.v[i]);
-	if (rs.check && !bfctl_quiet) {
+	for (i = 0; !rs.check && !ret && i < rs.n; i++) {
+		struct rfilter *rf = &rs.v[i];
+
+		ret = bfctl_restore_load(&rs.conn, "restore", rf);
+		if (!ret || !rs.on_bad)
+			continue;
+		/*
+		 * --on-bad-payload: the kernel refused it: a stand-in (adds
+		 * to a filter of the kernel's: some went in, reported above)
+		 */
+		if (!rf->have_p && !rf->have_type)
+			rs.nlost++;
+		else if (rf->bad || bfctl_restore_standin(&rs, rf,
+					"the kernel refused it (above)") ||
+			 bfctl_restore_load(&rs.conn, "restore", rf))
+			rf->gone = true;
+		ret = 0;
+	}
+	if (!ret)
+		ret = bfctl_restore_bad_report(&rs);
+	if (rs.check && !bfctl_quiet && !rs.nbad && !rs.nlost) {
 		u64 keys = 0;
 
 		for (i = 0; i < rs.n; i++)

@@ -417,20 +417,72 @@ static char *lines_take(struct bfctl_lines *r, char *s, char *end)
 	if (end > s && end[-1] == '\r')
 		*--end = 0;
 	r->len = (size_t)(end - s);
+	r->last = s;
 	return s;
+}
+
+/* (the line stays in buf: nothing moves it before the next read) */
+void bfctl_lines_unread(struct bfctl_lines *r)
+{
+	r->again = true;
+	r->line--;
+}
+
+bool bfctl_lines_begins(const char *s)
+{
+	return !strncmp(s, "filter ", 7) || !strncmp(s, "create ", 7) ||
+	       !strncmp(s, "create\t", 7) || !strncmp(s, "add ", 4) ||
+	       !strncmp(s, "add\t", 4) || !strcmp(s, SAVE_END);
+}
+
+/*
+ * base64 and "*N" lines have no blank, so no payload line looks like the
+ * beginning of something else: the rest of a bad block goes up to its
+ * 'end' or to such a line, which is read again
+ */
+void bfctl_lines_skip_block(struct bfctl_lines *r)
+{
+	char *s;
+
+	while (r->in_block) {
+		s = bfctl_lines_next(r);
+		if (!s && r->code && r->discard) {
+			r->code = 0;	/* a line too long: still the block's */
+			continue;
+		}
+		if (!s || !strcmp(s, "end"))
+			break;
+		if (bfctl_lines_begins(s)) {
+			bfctl_lines_unread(r);
+			break;
+		}
+	}
+	r->in_block = false;
 }
 
 char *bfctl_lines_next(struct bfctl_lines *r)
 {
+	if (r->again) {
+		r->again = false;
+		r->line++;
+		return r->last;
+	}
 	for (;;) {
 		char *s = r->buf + r->pos;
 		char *nl = memchr(s, '\n', r->end - r->pos);
 		ssize_t n;
 
+		if (nl && r->discard) {	/* the end of a line too long */
+			r->discard = false;
+			r->pos = (size_t)(nl + 1 - r->buf);
+			continue;
+		}
 		if (nl) {
 			r->pos = (size_t)(nl + 1 - r->buf);
 			return lines_take(r, s, nl);
 		}
+		if (r->discard)
+			r->pos = r->end;
 		if (r->eof) {
 			if (r->pos == r->end)
 				return NULL;
@@ -443,6 +495,9 @@ char *bfctl_lines_next(struct bfctl_lines *r)
 		if (r->end == r->cap - 1) {	/* keep a byte for the NUL */
 			r->line++;
 			bfctl_lines_fail(r, BFCTL_USAGE, "line too long");
+			/* a reader that goes on (restore_bad.c) skips it */
+			r->discard = true;
+			r->pos = r->end = 0;
 			return NULL;
 		}
 		n = read(r->fd, r->buf + r->end, r->cap - 1 - r->end);
@@ -450,6 +505,8 @@ char *bfctl_lines_next(struct bfctl_lines *r)
 			continue;
 		if (n < 0) {
 			bfctl_lines_fail(r, BFCTL_ERR, "%s", strerror(errno));
+			r->eof = true;	/* a reader that goes on reads no more */
+			r->pos = r->end;
 			return NULL;
 		}
 		if (!n)
@@ -526,6 +583,23 @@ static int parse_u64_list(const char *v, u64 *out, int n)
 
 #define BAD(what)	bfctl_lines_fail(r, BFCTL_USAGE, "%s", what)
 
+/*
+ * A filter line bad before its key-type=: the key type alone still gives
+ * restore --on-bad-payload a stand-in that firewall rules accept
+ */
+static void type_after(struct rfilter *rf, char **save)
+{
+	char *tok;
+	int val;
+
+	while (!rf->have_type && (tok = strtok_r(NULL, " \t", save)))
+		if (!strncmp(tok, "key-type=", 9)) {
+			val = kb_key_type_from_name(tok + 9);
+			rf->key_type = (u32)val;
+			rf->have_type = val >= 0;
+		}
+}
+
 /* the "filter NAME k=v..." line -> params, count, bytes, crc */
 static int parse_filter_line(struct bfctl_lines *r, char *s, struct rfilter *rf,
 			     struct kb_params *p, u64 *count, u64 *bytes,
@@ -548,9 +622,11 @@ static int parse_filter_line(struct bfctl_lines *r, char *s, struct rfilter *rf,
 		const char *key = tok, *val_s;
 		int ret = 0;
 
-		if (!eq)
+		if (!eq) {
+			type_after(rf, &save);
 			return bfctl_lines_fail(r, BFCTL_USAGE,
 				       "expected key=value, got '%.40s'", tok);
+		}
 		*eq = 0;
 		val_s = eq + 1;
 		if (!strcmp(key, "kind")) {
@@ -562,6 +638,8 @@ static int parse_filter_line(struct bfctl_lines *r, char *s, struct rfilter *rf,
 			val = kb_key_type_from_name(val_s);
 			ret = val < 0 ? -EINVAL : 0;
 			p->key_type = (u32)val;
+			rf->key_type = p->key_type;
+			rf->have_type = !ret;
 			seen |= 2;
 		} else if (!strcmp(key, "hash")) {
 			val = kb_hash_from_name(val_s);
@@ -596,12 +674,15 @@ static int parse_filter_line(struct bfctl_lines *r, char *s, struct rfilter *rf,
 		} else if (!strcmp(key, "count")) {
 			ret = bfctl_parse_u64(val_s, count);
 		} else {
+			type_after(rf, &save);
 			return bfctl_lines_fail(r, BFCTL_USAGE,
 						"unknown field '%.40s'", key);
 		}
-		if (ret)
+		if (ret) {
+			type_after(rf, &save);
 			return bfctl_lines_fail(r, BFCTL_USAGE,
 						"bad value for '%s'", key);
+		}
 	}
 	if (seen != 127)
 		return BAD("filter line needs kind, key-type, hash, m, k, bytes and crc32c");
@@ -666,6 +747,7 @@ int bfctl_save_parse_block(struct bfctl_lines *r, char *fline,
 	int ret;
 
 	rf->line = r->line;
+	r->in_block = true;	/* until its 'end' */
 	ret = parse_filter_line(r, fline, rf, &p, &count, &bytes, &crc);
 	if (ret)
 		return ret;
@@ -679,6 +761,8 @@ int bfctl_save_parse_block(struct bfctl_lines *r, char *fline,
 			       "filter %s: bytes=%llu makes the file's filters total over max_netns_bytes",
 					rf->name, (unsigned long long)bytes);
 	rf->key_type = p.key_type;
+	rf->p = p;
+	rf->have_p = true;
 	bfctl_image_request(&p, &rf->c, rf->name);
 	bfctl_held_from_params(&rf->held, &p, count);
 	rf->img_len = hl + bytes + KB_IMAGE_TRAILER_LEN;
@@ -691,8 +775,18 @@ int bfctl_save_parse_block(struct bfctl_lines *r, char *fline,
 		u8 dec[64];
 		int n;
 
-		if (!strcmp(s, "end"))
+		if (!strcmp(s, "end")) {
+			r->in_block = false;
 			break;
+		}
+		/* its 'end' was lost: the line is the next block's */
+		if (bfctl_lines_begins(s)) {
+			bfctl_lines_unread(r);
+			r->in_block = false;
+			return bfctl_lines_fail(r, BFCTL_USAGE,
+						"filter %s: missing 'end' line",
+						rf->name);
+		}
 		if (s[0] == '*') {
 			u64 z;
 
@@ -717,8 +811,11 @@ int bfctl_save_parse_block(struct bfctl_lines *r, char *fline,
 		off += (u64)n;
 	}
 	if (!s) {
+		if (r->code && !r->discard)
+			r->in_block = false;	/* a read error: no more */
 		if (r->code)
 			return -EINVAL;
+		r->in_block = false;
 		return bfctl_lines_fail(r, BFCTL_USAGE,
 					"filter %s: missing 'end' line",
 					rf->name);

@@ -29,6 +29,10 @@ struct bfctl_lines {
 	size_t len;		/* its length */
 	int code;		/* of the first error: BFCTL_USAGE or _ERR */
 	char err[320];		/* "line N: why" */
+	bool in_block;		/* a filter block's 'end' is still to come */
+	bool discard;		/* the rest of a line too long is dropped */
+	bool again;		/* bfctl_lines_unread(): the last line again */
+	char *last;		/* the line last returned */
 };
 
 int bfctl_lines_open(struct bfctl_lines *r, const char *file);
@@ -40,6 +44,12 @@ char *bfctl_lines_next(struct bfctl_lines *r);
 /* record "line N: why" (the current line) with code; returns -EINVAL */
 int bfctl_lines_fail(struct bfctl_lines *r, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* make the next bfctl_lines_next() return the line it returned last */
+void bfctl_lines_unread(struct bfctl_lines *r);
+/* s begins a filter block, a create or add line, or is SAVE_END */
+bool bfctl_lines_begins(const char *s);
+/* the rest of a filter block after an error (r->in_block), if any */
+void bfctl_lines_skip_block(struct bfctl_lines *r);
 
 /* one filter of a restore */
 enum rf_how {
@@ -66,6 +76,33 @@ struct rfilter {
 	/* sync: the kernel's filter of that name when the file was read */
 	bool live;
 	struct kb_ioc_info live_info;
+	/*
+	 * --on-bad-payload (restore_bad.c): p holds the parameters the file
+	 * gave (have_p), have_type its key type alone (a filter line bad
+	 * after its key-type=); bad: its contents cannot be restored, so a
+	 * stand-in is loaded instead, why saying what went wrong
+	 */
+	struct kb_params p;
+	bool have_p, have_type;
+	bool bad;
+	bool gone;		/* not even its stand-in loaded */
+	char why[sizeof(((struct bfctl_lines *)0)->err)];
+};
+
+/*
+ * What restore makes of a filter whose contents it cannot restore (a bad
+ * or truncated block, a CRC that does not match, a bad add line, a payload
+ * a guard refuses, a load the kernel refuses).  RS_BAD_FAIL: nothing
+ * loads (the default, and always for sync).  RS_BAD_EMPTY, RS_BAD_CLOSED
+ * (restore --on-bad-payload=empty|closed, restore_bad.c): every other
+ * filter loads, and the bad one is created anyway, empty or answering
+ * "maybe" for every key, so that the firewall rules naming it load; the
+ * exit code is BFCTL_ERR.
+ */
+enum rs_bad {
+	RS_BAD_FAIL,
+	RS_BAD_EMPTY,
+	RS_BAD_CLOSED,
 };
 
 /*
@@ -82,6 +119,10 @@ struct bfctl_restore {
 	bool exist, check;	/* check: -check, change nothing */
 	bool sync;		/* the input of bfctl sync */
 	bool force;		/* --force: past the capacity guard */
+	enum rs_bad on_bad;	/* --on-bad-payload */
+	u64 nbad;		/* filters loaded as stand-ins */
+	u64 nlost;		/* lines skipped, not even a stand-in */
+	const char *verb, *file;	/* for messages */
 	int no_kernel;		/* -check without the module (-EOPNOTSUPP)
 				 * or the right to ask it (-EPERM): the file
 				 * only
@@ -134,5 +175,29 @@ int bfctl_restore_check_count(struct bfctl_restore *rs, const char *verb,
  */
 int bfctl_save_parse_block(struct bfctl_lines *r, char *fline,
 			   struct rfilter *rf, u64 max_bytes, u64 budget);
+
+/* ---- --on-bad-payload (restore_bad.c) ---- */
+
+/*
+ * The error just recorded in rs->r (a line of rf's, or of no filter when
+ * rf is NULL): with --on-bad-payload, report it, make rf a stand-in, clear
+ * the error and return 0 so that the reading goes on; without, return
+ * -EINVAL (the error stands).  Skips the rest of a filter block whose
+ * 'end' is still to come.
+ */
+int bfctl_restore_bad(struct bfctl_restore *rs, struct rfilter *rf);
+/*
+ * Make rf a stand-in (empty or closed, rs->on_bad) for the reason why:
+ * its image and keys go.  Any check of a payload (a guard) calls it
+ * instead of failing when rs->on_bad is set, and skips rf->bad filters:
+ * a stand-in is deliberate.  0, or -ENOMEM / -EINVAL when no stand-in can
+ * be made (rf->have_p and rf->have_type both false).
+ */
+int bfctl_restore_standin(struct bfctl_restore *rs, struct rfilter *rf,
+			  const char *why);
+/* the summary of what was not restored (stderr); BFCTL_ERR if anything */
+int bfctl_restore_bad_report(struct bfctl_restore *rs);
+/* "empty", "closed" -> rs->on_bad; -EINVAL */
+int bfctl_restore_bad_parse(struct bfctl_restore *rs, const char *v);
 
 #endif /* _BFCTL_SAVEFMT_H */

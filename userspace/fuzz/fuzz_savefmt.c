@@ -9,7 +9,9 @@
  * Input: byte 0 holds options, the rest is the restore text (filter
  * blocks, create and add lines).  Bit 0 adds -exist, bit 1 makes every
  * name taken in the kernel, bits 2-3 make the Nth kernel write
- * (begin/upload/keys/commit) fail.  The fake kernel builds filters with
+ * (begin/upload/keys/commit) fail, bits 4-5 add --on-bad-payload=empty
+ * (1) or closed (2, 3), whose stand-ins must be images the kernel takes
+ * and whose bad text never exits 2.  The fake kernel builds filters with
  * the core (kb_filter_*), so create and add lines give real images.
  * restore's payload cap is FUZZ_MAX_BYTES, so nothing is skipped.  Checks:
  *  - restore exits 0, 2 or 3, never leaves a transaction open, only
@@ -430,19 +432,22 @@ static int run_verb(int (*verb)(int argc, char **argv), int argc,
 	return ret;
 }
 
-/* bfctl restore [-exist] -file TEXT; its exit code */
-static int restore(const u8 *text, size_t len, bool exist)
+/* bfctl restore -file TEXT [-exist] [--on-bad-payload=...]; its exit code */
+static int restore(const u8 *text, size_t len, bool exist, int on_bad)
 {
-	char path[64], *argv[5] = { "restore", "-file", path, NULL, NULL };
-	int fd, ret;
+	char path[64], *argv[6] = { "restore", "-file", path, NULL, NULL, NULL };
+	int fd, ret, argc = 3;
 
 	fd = memfd_create("fuzz_savefmt", MFD_CLOEXEC);
 	FUZZ_CHECK(fd >= 0);
 	FUZZ_CHECK(write(fd, text, len) == (ssize_t)len);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (exist)
-		argv[3] = "-exist";
-	ret = run_verb(bfctl_restore_main, exist ? 4 : 3, argv);
+		argv[argc++] = "-exist";
+	if (on_bad)
+		argv[argc++] = on_bad == 1 ? "--on-bad-payload=empty" :
+					     "--on-bad-payload=closed";
+	ret = run_verb(bfctl_restore_main, argc, argv);
 	close(fd);
 	FUZZ_CHECK(!K.txn);
 	return ret;
@@ -521,7 +526,7 @@ static void round_trip(void)
 	text = save(&tlen);
 	f = take(&n);
 	kernel_reset(false, 0);
-	FUZZ_CHECK(restore((const u8 *)text, tlen, false) == BFCTL_OK);
+	FUZZ_CHECK(restore((const u8 *)text, tlen, false, 0) == BFCTL_OK);
 	FUZZ_CHECK(K.n == n);
 	for (i = 0; i < n; i++) {
 		FUZZ_CHECK(!strcmp(K.f[i].name, f[i].name));
@@ -540,16 +545,19 @@ static void round_trip(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	bool exist, taken;
-	int ret;
+	int ret, on_bad;
 
 	if (size < 1)
 		return 0;
 	bfctl_restore_max_bytes = FUZZ_MAX_BYTES;
 	exist = data[0] & 1;
 	taken = data[0] & 2;
+	on_bad = (data[0] >> 4) & 3;
 	kernel_reset(taken, (data[0] >> 2) & 3);
-	ret = restore(data + 1, size - 1, exist);
+	ret = restore(data + 1, size - 1, exist, on_bad);
 	FUZZ_CHECK(ret == BFCTL_OK || ret == BFCTL_USAGE || ret == BFCTL_ERR);
+	if (on_bad)	/* bad text is reported and skipped: exit 3 */
+		FUZZ_CHECK(ret != BFCTL_USAGE);
 	if (taken && !exist)
 		FUZZ_CHECK(K.n == 0);
 	if (ret == BFCTL_OK)

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -538,10 +539,121 @@ int kbu_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * The kernel's fs.protected_symlinks rule (may_follow_link()): a symlink
+ * in a sticky, world-writable directory (/tmp) is followed only by its
+ * owner, or when the directory's owner also owns the link
+ */
+static bool may_follow(const struct stat *dir, const struct stat *link)
+{
+	if (link->st_uid == geteuid())
+		return true;
+	if ((dir->st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH))
+		return true;
+	return dir->st_uid == link->st_uid;
+}
+
+/*
+ * realpath() of an output path, applying may_follow() to every symlink on
+ * the way: realpath() reads links with readlink(), which the kernel's
+ * check does not cover, so a user's `ln -s /etc/motd /tmp/kb.save` made
+ * root's `bfctl save -file /tmp/kb.save` replace /etc/motd.  Applied
+ * whatever the sysctl says: root writing through another user's link in
+ * /tmp is never what was meant.  A path whose last component does not
+ * exist resolves (a new file), unless it is a symlink's target (ENOENT, as
+ * realpath()).  0 or -errno (-EACCES: a link refused).
+ */
+static int out_resolve(const char *path, char *res, size_t size)
+{
+	char rest[2 * PATH_MAX], next[2 * PATH_MAX], link[PATH_MAX];
+	size_t rl = 0, n;
+	int links = 0;
+	char *p = rest, *q;
+	struct stat st, dst;
+	ssize_t ll;
+
+	if (strlen(path) >= sizeof(rest) || size < PATH_MAX)
+		return -ENAMETOOLONG;
+	strcpy(rest, path);
+	res[0] = 0;
+	if (path[0] != '/') {
+		if (!getcwd(res, size))
+			return -errno;
+		if (!strcmp(res, "/"))
+			res[0] = 0;
+		rl = strlen(res);
+	}
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		q = p + strcspn(p, "/");
+		n = (size_t)(q - p);
+		if (n == 1 && p[0] == '.') {
+			p = q;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (rl && res[--rl] != '/')
+				;
+			res[rl] = 0;
+			p = q;
+			continue;
+		}
+		if (rl + 1 + n >= size)
+			return -ENAMETOOLONG;
+		res[rl] = '/';
+		memcpy(res + rl + 1, p, n);
+		res[rl + 1 + n] = 0;
+		if (lstat(res, &st)) {
+			/* a new file: the last component only, not a link's */
+			if (errno == ENOENT && !q[strspn(q, "/")] && !links)
+				return 0;
+			return -errno;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			rl += 1 + n;
+			if (!S_ISDIR(st.st_mode) && q[strspn(q, "/")])
+				return -ENOTDIR;
+			p = q;
+			continue;
+		}
+		res[rl] = 0;
+		if (stat(rl ? res : "/", &dst))
+			return -errno;
+		if (!may_follow(&dst, &st))
+			return -EACCES;
+		res[rl] = '/';
+		if (++links > 40)
+			return -ELOOP;
+		ll = readlink(res, link, sizeof(link) - 1);
+		if (ll < 0)
+			return -errno;
+		link[ll] = 0;
+		res[rl] = 0;
+		if (link[0] == '/')
+			rl = 0;		/* an absolute target: from / again */
+		res[rl] = 0;
+		n = strlen(q);
+		if ((size_t)ll + 1 + n >= sizeof(next))
+			return -ENAMETOOLONG;
+		memcpy(next, link, (size_t)ll);
+		next[ll] = '/';
+		memcpy(next + ll + 1, q, n + 1);
+		memcpy(rest, next, (size_t)ll + n + 2);
+		p = rest;
+	}
+	if (!rl)
+		strcpy(res, "/");
+	return 0;
+}
+
 int kbu_out_open(struct kbu_out *o, const char *path)
 {
 	struct stat st;
 	bool exists = false;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
@@ -551,18 +663,20 @@ int kbu_out_open(struct kbu_out *o, const char *path)
 	}
 	if (strlen(path) >= sizeof(o->path))
 		return -ENAMETOOLONG;
-	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
-		/* write through the link (a dangling one: ENOENT) */
-		if (!realpath(path, o->path))
-			return -errno;
-	} else {
-		strcpy(o->path, path);
-	}
+	/*
+	 * the links on the way followed here, not by the kernel (a final
+	 * one would be replaced, not written through), each as the kernel
+	 * would; a dangling final one: ENOENT
+	 */
+	ret = out_resolve(path, o->path, sizeof(o->path));
+	if (ret)
+		return ret;
 	if (!stat(o->path, &st)) {
 		if (S_ISDIR(st.st_mode))
 			return -EISDIR;
 		if (!S_ISREG(st.st_mode)) {
-			o->fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+			o->fd = open(o->path, O_WRONLY | O_NOCTTY | O_NOFOLLOW |
+				     O_CLOEXEC);
 			return o->fd < 0 ? -errno : 0;
 		}
 		exists = true;
@@ -578,8 +692,7 @@ int kbu_out_open(struct kbu_out *o, const char *path)
 	/* keep what the admin set; a non-root caller cannot chown: fine */
 	if (exists && ((fchown(o->fd, st.st_uid, st.st_gid) && errno != EPERM) ||
 		       fchmod(o->fd, st.st_mode & 07777))) {
-		int ret = -errno;
-
+		ret = -errno;
 		kbu_out_abort(o);
 		return ret;
 	}

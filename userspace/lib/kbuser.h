@@ -79,6 +79,9 @@ int kbu_read_file_max(const char *path, void *buf, size_t max, size_t *len);
  * a temporary file next to it and renamed over it only once complete (a
  * crash or an error never leaves half a file), keeping an existing file's
  * mode and owner; a new file is 0600 (images and saves hold seeds).
+ * Symlinks on the way are followed as the kernel's fs.protected_symlinks
+ * allows (whatever the sysctl says): not one that another user made in a
+ * sticky world-writable directory such as /tmp (EACCES).
  */
 struct kbu_out {
 	int fd;			/* write here */
