@@ -409,13 +409,29 @@ int bfctl_restore_guard(struct bfctl_restore *rs, const char *verb,
 	int ret = 0;
 
 	for (i = 0; !ret && i < rs->n; i++) {
+		struct rfilter *rf = &rs->v[i];
+		struct kb_stats st;
 		char what[128];
 
 		snprintf(what, sizeof(what), "%s: %s: line %llu: filter %s",
-			 verb, file, (unsigned long long)rs->v[i].line,
-			 rs->v[i].name);
-		ret = bfctl_cap_check(&rs->v[i].held, rs->v[i].keys.count,
-				      rs->force, what);
+			 verb, file, (unsigned long long)rf->line, rf->name);
+		ret = bfctl_cap_check(&rf->held, rf->keys.count, rs->force,
+				      what);
+		if (ret || rf->how != RF_IMAGE)
+			continue;
+		/* a saved payload: refused before anything changes; the
+		 * kernel checks it once more at commit
+		 */
+		rf->max_fpr_ppb = bfctl_guard_image_limit(rf->img, rf->img_len,
+							  rs->max_fpr_ppb,
+							  rs->force);
+		if (bfctl_guard_image(rf->img, rf->img_len, rf->max_fpr_ppb,
+				      &st) == -EDOM) {
+			char why[200];
+
+			bfctl_guard_why(&st, rf->max_fpr_ppb, why, sizeof(why));
+			ret = bfctl_fail(BFCTL_ERR, what, "refused: %s", why);
+		}
 	}
 	return ret;
 }
@@ -495,7 +511,7 @@ int bfctl_restore_load(struct kbconn *conn, const char *verb,
 	if (!ret)
 		ret = send_keys(conn, rf, KB_KEYS_F_TXN);
 	if (!ret)
-		ret = kbdev_txn_commit(conn->dev);
+		ret = kbdev_txn_commit_guarded(conn->dev, rf->max_fpr_ppb);
 	if (ret) {
 		if (why && why < KB_IMG_ERR_MAX)
 			snprintf(conn->extack, sizeof(conn->extack), "%s",
@@ -527,11 +543,16 @@ int bfctl_restore_main(int argc, char **argv)
 			rs.check = true;
 		} else if (!strcmp(argv[i], "-force") || !strcmp(argv[i], "--force")) {
 			rs.force = true;
+		} else if (!strcmp(argv[i], "-max-fpr") || !strcmp(argv[i], "--max-fpr")) {
+			if (++i == (size_t)argc ||
+			    bfctl_parse_max_fpr(argv[i], &rs.max_fpr_ppb))
+				return bfctl_fail(BFCTL_USAGE, "restore",
+						  "--max-fpr needs P over 0 and at most 1 (0.01 or 1%%)");
 		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
 			bfctl_quiet = true;	/* -q anywhere, as for every verb */
 		} else {
 			return bfctl_fail(BFCTL_USAGE, "restore",
-					  "option '%s' is not allowed here (bfctl restore [-file FILE] [-exist] [-check] [--force])",
+					  "option '%s' is not allowed here (bfctl restore [-file FILE] [-exist] [-check] [--force] [--max-fpr P])",
 					  argv[i]);
 		}
 	}

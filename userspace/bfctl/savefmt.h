@@ -66,6 +66,7 @@ struct rfilter {
 	/* sync: the kernel's filter of that name when the file was read */
 	bool live;
 	struct kb_ioc_info live_info;
+	u32 max_fpr_ppb;	/* RF_IMAGE: the commit's saturation guard */
 };
 
 /*
@@ -81,7 +82,10 @@ struct bfctl_restore {
 	struct kbconn conn;
 	bool exist, check;	/* check: -check, change nothing */
 	bool sync;		/* the input of bfctl sync */
-	bool force;		/* --force: past the capacity guard */
+	bool force;		/* --force: past the capacity and
+				 * saturation guards
+				 */
+	u32 max_fpr_ppb;	/* --max-fpr, 0: not given */
 	int no_kernel;		/* -check without the module (-EOPNOTSUPP)
 				 * or the right to ask it (-EPERM): the file
 				 * only
