@@ -390,7 +390,7 @@ static long kb_ioc_txn_end(struct file *file, struct kb_file *kf,
 	ret = kb_copy_in(&a, sizeof(a), KB_IOC_TXN_SIZE_VER0, u, &usize);
 	if (ret)
 		return ret;
-	if (a.flags)
+	if (a.flags || a.reserved || (!commit && a.max_fpr_ppb))
 		return -EINVAL;
 	mutex_lock(&kf->lock);
 	t = kf->txn;
@@ -404,7 +404,7 @@ static long kb_ioc_txn_end(struct file *file, struct kb_file *kf,
 	if (!t)
 		return -ENOENT;
 	if (commit)
-		return kb_txn_commit(t, NULL);
+		return kb_txn_commit(t, a.max_fpr_ppb, NULL);
 	kb_txn_abort(t);
 	return 0;
 }

@@ -79,6 +79,7 @@ long kb_ioc_upload(struct file *file, struct kb_file *kf, void __user *u)
 	struct kb_ioc_image a;
 	struct kb_gen *g;
 	u32 usize, why = 0;
+	bool over = false;
 	long ret;
 
 	ret = kb_copy_in(&a, sizeof(a), KB_IOC_IMAGE_SIZE_VER0, u, &usize);
@@ -86,7 +87,8 @@ long kb_ioc_upload(struct file *file, struct kb_file *kf, void __user *u)
 		return ret;
 	if ((a.flags & ~(KB_IMAGE_F_CREATE | KB_IMAGE_F_TXN)) ||
 	    (a.flags & KB_IMAGE_F_CREATE && a.flags & KB_IMAGE_F_TXN) ||
-	    a.reserved0 || !kb_zero(a.reserved, sizeof(a.reserved)) ||
+	    (a.flags & KB_IMAGE_F_TXN && a.max_fpr_ppb) ||
+	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
 	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	g = kb_image_read(kf->net, u64_to_user_ptr(a.image), a.image_len,
@@ -106,8 +108,20 @@ long kb_ioc_upload(struct file *file, struct kb_file *kf, void __user *u)
 		ret = IS_ERR(t) ? PTR_ERR(t) : kb_txn_set_gen(t, g, NULL);
 		mutex_unlock(&kf->lock);
 	} else {
-		ret = kb_reg_upload(kf->net, a.name, g,
-				    a.flags & KB_IMAGE_F_CREATE, NULL);
+		/* g is not published yet: nobody else writes its counters */
+		ret = kb_gen_guard(kf->net, g, a.name, a.max_fpr_ppb, NULL);
+		over = !ret && kb_gen_over(g);
+		if (ret) {
+			a.why = KB_IMG_SATURATED;
+			if (kb_copy_out(u, &a, sizeof(a), usize))
+				ret = -EFAULT;
+		} else {
+			ret = kb_reg_upload(kf->net, a.name, g,
+					    a.flags & KB_IMAGE_F_CREATE, NULL);
+		}
+		if (!ret && over)
+			kb_reg_announce(kf->net, KB_EVENT_OVER_CAPACITY,
+					a.name, NULL);
 	}
 	if (ret)
 		kb_gen_discard(g);
@@ -263,7 +277,7 @@ long kb_ioc_export(struct file *file, struct kb_file *kf, void __user *u)
 	ret = kb_copy_in(&a, sizeof(a), KB_IOC_IMAGE_SIZE_VER0, u, &usize);
 	if (ret)
 		return ret;
-	if ((a.flags & ~KB_IMAGE_F_TXN) || a.reserved0 ||
+	if ((a.flags & ~KB_IMAGE_F_TXN) || a.max_fpr_ppb ||
 	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
 	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;

@@ -225,6 +225,25 @@ bool kb_gen_over(struct kb_gen *g)
 	return g->over_told;
 }
 
+/*
+ * The saturation guard of an upload or a commit (uapi KB_IOC_UPLOAD), on
+ * g before it is published, no lock held: from the fill tracker's
+ * counters, so no payload scan runs here (kb_gen_fill() or the writers
+ * counted them).  Refused: -EDOM, announced as KB_EVENT_REFUSED under
+ * name, and the caller discards g, so the live generation serves on.
+ */
+int kb_gen_guard(struct net *net, struct kb_gen *g, const char *name,
+		 u32 max_fpr_ppb, struct netlink_ext_ack *extack)
+{
+	struct kb_stats st;
+
+	if (!kb_filter_guard(&g->f, max_fpr_ppb, &st))
+		return 0;
+	NL_SET_ERR_MSG_MOD(extack, "saturated: estimated false positive rate over the limit");
+	kb_reg_announce(net, KB_EVENT_REFUSED, name, NULL);
+	return -EDOM;
+}
+
 /* free (after a grace period) a generation that is not or no longer live */
 void kb_gen_discard(struct kb_gen *g)
 {

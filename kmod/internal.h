@@ -253,6 +253,9 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 void kb_gen_fill(struct kb_gen *g);
 /* writers: g just went over its capacity (true once until a flush) */
 bool kb_gen_over(struct kb_gen *g);
+/* an unpublished g's saturation guard: 0, or -EDOM and KB_EVENT_REFUSED */
+int kb_gen_guard(struct net *net, struct kb_gen *g, const char *name,
+		 u32 max_fpr_ppb, struct netlink_ext_ack *extack);
 int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
 		u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack);
 void kb_gen_discard(struct kb_gen *g);
@@ -334,7 +337,9 @@ int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
 		   struct netlink_ext_ack *extack);
 int kb_txn_use(struct kb_txn *t, enum kb_txn_fill how);
 int kb_txn_write(struct kb_txn *t, u64 off, const void *buf, u64 len);
-int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack);
+/* max_fpr_ppb: the saturation guard (kb_gen_guard(), 0: none) */
+int kb_txn_commit(struct kb_txn *t, u32 max_fpr_ppb,
+		  struct netlink_ext_ack *extack);
 void kb_txn_abort(struct kb_txn *t);
 
 /*

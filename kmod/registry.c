@@ -347,6 +347,8 @@ static const char * const kb_event_what[KB_EVENT_MAX + 1] = {
 	[KB_EVENT_REBUILT] = "rebuilt",
 	[KB_EVENT_OVER_CAPACITY] =
 		"over its configured capacity: it may match almost any key",
+	[KB_EVENT_REFUSED] =
+		"refused a saturated payload: the old contents serve on",
 };
 
 void kb_reg_announce(struct net *net, enum kb_nl_event ev, const char *name,
@@ -355,9 +357,10 @@ void kb_reg_announce(struct net *net, enum kb_nl_event ev, const char *name,
 	/*
 	 * Names are validated ([A-Za-z0-9_.:-]): safe to log as they are.  A
 	 * blocklist about to match everything is a warning, with its own rate
-	 * limit, so that a burst of creates cannot hide it.
+	 * limit, so that a burst of creates cannot hide it; so is a refused
+	 * saturated payload.
 	 */
-	if (ev == KB_EVENT_OVER_CAPACITY)
+	if (ev == KB_EVENT_OVER_CAPACITY || ev == KB_EVENT_REFUSED)
 		pr_warn_ratelimited("netns %u: filter %s %s\n", net->ns.inum,
 				    name, kb_event_what[ev]);
 	else

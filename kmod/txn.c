@@ -121,12 +121,18 @@ static void kb_txn_free(struct kb_txn *t)
 	kfree(t);
 }
 
-/* publish the staging generation; the transaction ends either way */
-int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
+/*
+ * Publish the staging generation; the transaction ends either way.  The
+ * guard and the capacity check read the fill tracker (no payload scan)
+ * before the generation is published: after it, adds may run.
+ */
+int kb_txn_commit(struct kb_txn *t, u32 max_fpr_ppb,
+		  struct netlink_ext_ack *extack)
 {
 	struct kb_net *kn = kb_net(t->net);
 	char name[KB_NAME_MAX];
 	struct kb_set *s;
+	bool over = false;
 	int ret;
 
 	strscpy(name, t->name, sizeof(name));
@@ -135,6 +141,10 @@ int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
 		if (ret)
 			goto out;
 	}
+	ret = kb_gen_guard(t->net, t->gen, name, max_fpr_ppb, extack);
+	if (ret)
+		goto out;
+	over = kb_gen_over(t->gen);
 	if (t->set_id) {
 		s = kb_set_find_id(t->net, t->set_id);
 		if (IS_ERR(s)) {
@@ -154,11 +164,15 @@ int kb_txn_commit(struct kb_txn *t, struct netlink_ext_ack *extack)
 		}
 	}
 out:
-	if (ret)
+	if (ret) {
 		kb_gen_discard(t->gen);
-	else
+	} else {
 		kb_reg_announce(t->net, t->set_id ? KB_EVENT_REBUILT :
 				KB_EVENT_CREATED, name, NULL);
+		if (over)
+			kb_reg_announce(t->net, KB_EVENT_OVER_CAPACITY, name,
+					NULL);
+	}
 	kb_txn_free(t);
 	return ret;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/kbloom images: export, upload (create, replace), and every kind of
- * bad image refused with its errno and reason, the filter unchanged.
+ * bad image refused with its errno and reason, the filter unchanged; the
+ * saturation guard of upload and commit.
  */
 #include "kselftest_harness.h"
 #include "kb_test.h"
@@ -208,6 +209,105 @@ TEST(gozero_images)
 	free(now);
 	free(ref);
 	free(bad);
+	close(fd);
+}
+
+/* enum kb_img_err: the saturation guard refused the image */
+#define KB_IMG_SATURATED_WHY	24
+
+static int commit_max(int fd, __u32 max_fpr_ppb, __u32 reserved)
+{
+	struct kb_ioc_txn t = { .size = sizeof(t), .max_fpr_ppb = max_fpr_ppb,
+				.reserved = reserved };
+
+	return kbt_ioc(fd, KB_IOC_TXN_COMMIT, &t);
+}
+
+/*
+ * The saturation guard (max_fpr_ppb of an upload, of a VER1 commit): an
+ * image with every bit set is refused with EDOM when a limit is given,
+ * and the filter serves unchanged; 0 (old callers) takes it as before.
+ */
+TEST(saturation_guard)
+{
+	struct kb_ioc_create c = kbt_spec("t.sat", KB_KIND_GOZERO, KB_KEY_BYTES,
+					  0, 0);
+	struct kb_ioc_txn t = { .size = sizeof(t) };
+	struct kb_ioc_image im;
+	unsigned char *ones;
+	void *ref = NULL, *now = NULL;
+	long len;
+	__u32 why = 0;
+	int fd = kbt_open();
+
+	ASSERT_LE(0, fd);
+	c.sizing = KB_SIZING_MK;
+	c.m = 1001;
+	c.k = 14;
+	ASSERT_EQ(0, kbt_create_spec(fd, &c));
+	fill(fd, "t.sat", 12, 50);
+	len = kbt_export(fd, "t.sat", 0, &ref);
+	ASSERT_EQ(128 + 126 + 4, len);
+	ones = malloc(len);
+	ASSERT_TRUE(ones != NULL);
+	memcpy(ones, ref, len);
+	memset(ones + 128, 0xff, 125);
+	ones[128 + 125] = 0x80;		/* bit 1000, the last */
+	recrc(ones, len);
+	/* upload: refused at 1%, the filter as it was */
+	memset(&im, 0, sizeof(im));
+	im.size = sizeof(im);
+	kbt_name(im.name, "t.sat");
+	im.image = (uintptr_t)ones;
+	im.image_len = len;
+	im.max_fpr_ppb = 10000000;
+	EXPECT_EQ(-EDOM, kbt_ioc(fd, KB_IOC_UPLOAD, &im));
+	EXPECT_EQ(KB_IMG_SATURATED_WHY, im.why);
+	ASSERT_EQ(len, kbt_export(fd, "t.sat", 0, &now));
+	EXPECT_EQ(0, memcmp(ref, now, len));
+	free(now);
+	/* ... so is a create from it: nothing created */
+	kbt_name(im.name, "t.sat2");
+	im.flags = KB_IMAGE_F_CREATE;
+	EXPECT_EQ(-EDOM, kbt_ioc(fd, KB_IOC_UPLOAD, &im));
+	EXPECT_EQ(-ENOENT, kbt_destroy(fd, "t.sat2"));
+	/* a transaction's upload takes its limit at commit */
+	im.flags = KB_IMAGE_F_TXN;
+	kbt_name(im.name, "t.sat");
+	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_UPLOAD, &im));
+	/* the filter's own image passes; a limit of 1 takes anything */
+	im.flags = 0;
+	im.image = (uintptr_t)ref;
+	EXPECT_EQ(0, kbt_ioc(fd, KB_IOC_UPLOAD, &im));
+	im.image = (uintptr_t)ones;
+	im.max_fpr_ppb = 1000000000;
+	EXPECT_EQ(0, kbt_ioc(fd, KB_IOC_UPLOAD, &im));
+	EXPECT_EQ(0, kbt_upload(fd, "t.sat", 0, ref, len, NULL));
+	/* commit: the same, and the transaction ends */
+	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c));
+	ASSERT_EQ(0, kbt_upload(fd, "t.sat", KB_IMAGE_F_TXN, ones, len, &why));
+	EXPECT_EQ(-EINVAL, commit_max(fd, 10000000, 1));	/* reserved */
+	t.max_fpr_ppb = 1;
+	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_ABORT, &t));
+	EXPECT_EQ(-EDOM, commit_max(fd, 10000000, 0));
+	EXPECT_EQ(-ENOENT, kbt_txn(fd, KB_IOC_TXN_ABORT));
+	ASSERT_EQ(len, kbt_export(fd, "t.sat", 0, &now));
+	EXPECT_EQ(0, memcmp(ref, now, len));
+	free(now);
+	/* raw writes are counted at commit, then checked */
+	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c));
+	ASSERT_EQ(0, kbt_txn_write(fd, "t.sat", 0, ones + 128, 126));
+	EXPECT_EQ(-EDOM, commit_max(fd, 10000000, 0));
+	/* without a limit (VER0 callers) it loads as before */
+	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c));
+	ASSERT_EQ(0, kbt_upload(fd, "t.sat", KB_IMAGE_F_TXN, ones, len, &why));
+	EXPECT_EQ(0, kbt_txn(fd, KB_IOC_TXN_COMMIT));
+	ASSERT_EQ(len, kbt_export(fd, "t.sat", 0, &now));
+	EXPECT_EQ(0, memcmp(ones + 128, (unsigned char *)now + 128, 126));
+	free(now);
+	EXPECT_EQ(0, kbt_destroy(fd, "t.sat"));
+	free(ref);
+	free(ones);
 	close(fd);
 }
 

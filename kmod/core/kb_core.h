@@ -569,6 +569,24 @@ void kb_fill_init_empty(struct kb_fill *fill, struct kb_filter *f);
  */
 void kb_filter_stats_fill(const struct kb_filter *f, struct kb_stats *st);
 
+/*
+ * The saturation guard: whether a payload about to replace a filter (an
+ * upload, a restore, a Redis pull) answers "maybe" too often to be a
+ * filter anyone meant.  A value set to all ones by whoever can write it
+ * would otherwise turn a DROP rule on the filter into "drop everything".
+ * The estimate is kb_filter_stats()'s est_fpr_ppb: from f's fill counters
+ * when it has them (O(1)), else by scanning the payload (yielding).
+ * Returns -EDOM when it is over max_fpr_ppb (0: no limit), else 0; *st
+ * holds the statistics either way.
+ */
+int kb_filter_guard(const struct kb_filter *f, u32 max_fpr_ppb,
+		    struct kb_stats *st);
+
+/* the guard's default limit: 10x the configured FPR, else 1% */
+#define KB_GUARD_FPR_FACTOR	10
+#define KB_GUARD_FPR_PPB	10000000U
+u32 kb_guard_default_ppb(const struct kb_params *p);
+
 /* ---- images ------------------------------------------------------------- */
 
 /* Which check an image failed (for logs, extack and tests). */
@@ -597,6 +615,7 @@ enum kb_img_err {
 	KB_IMG_NOT_CLASSIC,	/* LevelDB export of a non-classic filter */
 	KB_IMG_GOZERO_PAD,	/* gozero: bits set past m in the last byte */
 	KB_IMG_GOZERO_LONG,	/* gozero import: value over ceil(m / 8) */
+	KB_IMG_SATURATED,	/* kb_filter_guard(): FPR over the limit */
 	KB_IMG_ERR_MAX,
 };
 

@@ -337,3 +337,22 @@ void kb_filter_stats_fill(const struct kb_filter *f, struct kb_stats *st)
 		q = kb_div128(fl->fpr_hi, fl->fpr_lo, f->nblocks);
 	kb_stats_from(f, x, q, st);
 }
+
+int kb_filter_guard(const struct kb_filter *f, u32 max_fpr_ppb,
+		    struct kb_stats *st)
+{
+	if (f->fill)
+		kb_filter_stats_fill(f, st);
+	else
+		kb_filter_stats(f, st);
+	return max_fpr_ppb && st->est_fpr_ppb > max_fpr_ppb ? -EDOM : 0;
+}
+
+u32 kb_guard_default_ppb(const struct kb_params *p)
+{
+	u64 v = (u64)p->fpr_ppb * KB_GUARD_FPR_FACTOR;
+
+	if (!p->fpr_ppb)
+		return KB_GUARD_FPR_PPB;
+	return v < 1000000000ULL ? (u32)v : 1000000000U;
+}

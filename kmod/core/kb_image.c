@@ -33,6 +33,7 @@ static const char * const kb_img_err_str[KB_IMG_ERR_MAX] = {
 	[KB_IMG_NOT_CLASSIC] = "not a classic filter",
 	[KB_IMG_GOZERO_PAD] = "bits set past the filter's bits (wrong bits?)",
 	[KB_IMG_GOZERO_LONG] = "value longer than ceil(bits / 8) bytes (wrong bits?)",
+	[KB_IMG_SATURATED] = "saturated: estimated false positive rate over the limit",
 };
 
 const char *kb_image_strerror(enum kb_img_err why)

@@ -5,11 +5,15 @@
 # its capacity and rebuild refuses to drop more than half of its keys,
 # each unless --force and each changing nothing when it refuses; an add
 # that leaves a filter over capacity warns, in bfctl and as a kernel event
-# (monitor) and log line.  Also: what is printed for a saturated filter,
+# (monitor) and log line, and so does an upload or a commit that does.
+# The saturation guard: upload, restore and sync refuse a payload whose
+# estimated FPR is over --max-fpr (default 10x the configured FPR, else
+# 1%), the kernel raising a "refused" event, the filter serving on; --force
+# loads it.  Also: what is printed for a saturated filter,
 # limits named in the user's terms, restore -check against the kernel.
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
-names="gd gd2 gdsat gdr gdm1 gdm2 gdnew"
+names="gd gd2 gdsat gdr gdm1 gdm2 gdnew gdu gdo gdrs gdoc"
 cleanup() { for f in $names; do $B destroy $f 2> /dev/null; done; }
 cleanup
 count() { $B info -j "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])'; }
@@ -159,6 +163,57 @@ like "... names it" "$err" 'filter nosuchfilter does not exist'
 expect 0 "restore -check without CAP_NET_ADMIN checks the file" \
 	bash -c "setpriv --reuid=65534 --regid=65534 --clear-groups $B restore -check < $TMP/exists.restore"
 like "... and says it did not ask the kernel" "$err" 'no CAP_NET_ADMIN to ask the kernel: checked the file only'
+
+# ---- the saturation guard: upload, restore, sync ----
+# ($TMP/sat.img: gdsat, every bit set; sized by --bits: the 1% default)
+$B create gdu blocked --items 1000 --fpr 0.01 --key-type str
+$B monitor -j > "$TMP/mon2" 2>&1 &
+mon=$!
+fl2() { grep -c '"event":"flushed","name":"gdu"' "$TMP/mon2"; }
+flushed2() { $B flush gdu && [ "$(fl2)" -gt 0 ]; }
+wait_for "the monitor listens" flushed2
+$B add gdu u1 u2 u3
+for v in 0 1.5 abc; do
+	expect 2 "upload --max-fpr $v: usage" $B upload gdu "$TMP/sat.img" --max-fpr $v
+done
+expect 3 "upload of a saturated image is refused" $B upload gdu "$TMP/sat.img"
+like "says why, with fill and FPR" "$err" 'sat.img: refused: saturated, fill 100%, est. FPR 100% \(limit 1%'
+expect 0 "... the filter keeps its keys" $B test gdu u1 u2 u3
+expect 1 "... and answers absent for others" $B test gdu $(seq 1 20 | sed 's/^/zz/')
+expect 0 "upload --force loads it" $B upload gdu "$TMP/sat.img" --force
+expect 0 "... maybe for anything now" $B test gdu zz1 zz2 zz3
+# over capacity (1.4x) but well under the guard: loads, and says so
+$B create gdo blocked --items 100 --fpr 0.01 --key-type str
+seq 1 140 | sed 's/^/o/' | $B -q add gdo -file -
+$B export gdo -o "$TMP/over.img"
+expect 0 "upload of an image over its capacity" $B upload gdu "$TMP/over.img"
+$B save gdo | sed 's/^filter gdo /filter gdoc /' > "$TMP/over.save"
+expect 0 "restore of a save over its capacity (a commit)" $B restore -file "$TMP/over.save"
+$B save gdsat | sed 's/^filter gdsat /filter gdrs /' > "$TMP/sat.save"
+expect 3 "restore of a saturated save is refused" $B restore -file "$TMP/sat.save"
+like "... names the line and filter, and why" "$err" 'line [0-9]+: filter gdrs: refused: saturated, fill 100%, est. FPR 100%'
+expect 3 "... nothing restored" $B info gdrs
+expect 3 "restore -check refuses it too" $B restore -check -file "$TMP/sat.save"
+expect 2 "restore --max-fpr 2: usage" $B restore --max-fpr 2 -file "$TMP/sat.save"
+expect 0 "restore --max-fpr 100% loads it" $B restore --max-fpr 100% -file "$TMP/sat.save"
+$B flush gdu
+more2() { [ "$(fl2)" -gt 1 ]; }
+wait_for "... (the monitor saw all of it)" more2
+kill $mon; wait $mon 2> /dev/null
+like "the kernel's refused event (monitor)" "$(cat "$TMP/mon2")" '"event":"refused","name":"gdu"'
+like "an upload over capacity raises over-capacity" "$(cat "$TMP/mon2")" '"event":"over-capacity","name":"gdu"'
+like "so does a commit (restore)" "$(cat "$TMP/mon2")" '"event":"over-capacity","name":"gdoc"'
+like "the kernel log says it refused" "$(dmesg | tail -n 200)" "kbloom: netns [0-9]+: filter gdu refused a saturated payload"
+NS=kbgd
+ip netns del $NS 2> /dev/null
+if ip netns add $NS 2> /dev/null; then
+	expect 3 "sync of a saturated save is refused" ip netns exec $NS $B sync -file "$TMP/sat.save"
+	like "... says why" "$err" 'filter gdrs: refused: saturated'
+	check "... nothing created" test -z "$(ip netns exec $NS $B list -t)"
+	expect 0 "sync --force loads it" ip netns exec $NS $B sync --force -file "$TMP/sat.save"
+	expect 0 "... maybe for anything" ip netns exec $NS $B test gdrs zz1 zz2
+	ip netns del $NS
+fi
 
 cleanup
 done_testing

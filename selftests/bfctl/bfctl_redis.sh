@@ -16,7 +16,10 @@
 # the filter equal to the new value); a value with bits past --bits is
 # refused and the filter serves unchanged; a 32 MiB value is pulled with
 # a peak RSS under half its size (streamed into the kernel); a kernel
-# filter flushed behind a watcher is loaded again by its next poll.
+# filter flushed behind a watcher is loaded again by its next poll; a
+# value set to all ones (SETRANGE) is refused as saturated by pull and
+# watch (status "refused", a kernel event), the filter serving unchanged,
+# and loaded with --force.
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
 U=$(dirname "$B")
@@ -67,6 +70,9 @@ R() { redis-cli -s "$sock" "$@"; }
 start_redis || { nok "redis-server did not start: $(cat "$TMP/redis.log")"; done_testing; exit 1; }
 
 bits=1409	# small: the 1000 absent addresses have false positives to compare
+# (and so, with 200 keys and more, past the saturation guard's default
+# of 1%: the pulls that load such values say --max-fpr 1)
+MF="--max-fpr 1"
 # address sets, as dotted quads (bfctl) and as their 4 raw bytes in hex
 # (what the application adds: go-zero keys are bytes)
 python3 - "$TMP" << 'EOF'
@@ -119,8 +125,8 @@ synced() {	# synced DESC
 # ---- pull --create ----
 add p1
 expect 1 "pull of a missing key: exit 1" $N $B redis pull rw nokey --create --bits $bits --server $S
-expect 3 "pull into a missing filter without --create" $N $B redis pull rw gz --bits $bits --server $S
-expect 0 "pull --create a gozero ipv4 filter" $N $B redis pull rw gz --create --bits $bits --key-type ipv4 --server $S
+expect 3 "pull into a missing filter without --create" $N $B redis pull rw gz --bits $bits $MF --server $S
+expect 0 "pull --create a gozero ipv4 filter" $N $B redis pull rw gz --create --bits $bits --key-type ipv4 $MF --server $S
 expect 0 "info" $N $B info -j rw
 json_check "gozero, m = --bits, ipv4" "$out" "j['kind'] == 'gozero' and j['m'] == $bits and j['key_type'] == 'ipv4'"
 check "the kernel answers 1401 addresses as go-zero's Exists" agree
@@ -128,7 +134,7 @@ fp=$(tail -n 1000 "$TMP/k" | grep -cx 1)
 check "with false positives to compare ($fp of 1000)" test "$fp" -gt 0
 
 # ---- watch ----
-$N $B -j redis watch rw gz --debounce 0.1 --poll 600 --server $S \
+$N $B -j redis watch rw gz --debounce 0.1 --poll 600 $MF --server $S \
 	> "$TMP/w.log" 2> "$TMP/w.err" &
 wpid=$!
 wait_for "watch: connected and pulled" grep -q '"status":"unchanged\|"status":"updated' "$TMP/w.log"
@@ -193,7 +199,7 @@ for l in open(sys.argv[1]):
 # ---- a killed watcher leaves the last good filter ----
 add p2
 m0=0
-$N $B redis watch rw gz --debounce 0.1 --server $S > "$TMP/w.log" 2>&1 &
+$N $B redis watch rw gz --debounce 0.1 $MF --server $S > "$TMP/w.log" 2>&1 &
 wpid=$!
 synced "a new watcher pulls the recreated key"
 kill -KILL "$wpid"; wait "$wpid" 2> /dev/null
@@ -229,7 +235,7 @@ add p0
 len0=$(R STRLEN gz)
 hook="$O add $sock gz $bits < $TMP/p4.hex"
 paused "$hook" 0 "a chunked pull while the application adds" \
-	$N $B redis pull rw gz --chunk-size 4 --server $S
+	$N $B redis pull rw gz --chunk-size 4 $MF --server $S
 # (a setbit event may as well have cleared a bit: SETBIT 0, BITFIELD SET)
 like "setbit events mid-read: read again, not taken for a superset" "$out" ", 1 re-reads"
 len1=$(R STRLEN gz)
@@ -243,17 +249,55 @@ check "the kernel answers as go-zero's Exists at once" agree
 add p2 gz2
 hook="redis-cli -s $sock RENAME gz2 gz > /dev/null"
 paused "$hook" 0 "a chunked pull while the key is replaced" \
-	$N $B redis pull rw gz --chunk-size 16 --server $S
+	$N $B redis pull rw gz --chunk-size 16 $MF --server $S
 like "replaced: one re-read" "$out" ", 1 re-reads"
 check "the kernel answers as go-zero's Exists on the new value" agree
 
 # ---- a bad value: refused, the filter serving as it was ----
 kernel_ans > "$TMP/before"
 R SET gz "$(head -c $(((bits + 7) / 8)) /dev/zero | tr '\0' '\377')" > /dev/null
-expect 3 "bits past --bits refused" $N $B redis pull rw gz --chunk-size 16 --server $S
+expect 3 "bits past --bits refused" $N $B redis pull rw gz --chunk-size 16 $MF --server $S
 like "says why" "$err" "bits set past"
 kernel_ans > "$TMP/after"
 check "the refused pull left the filter unchanged" cmp -s "$TMP/before" "$TMP/after"
+
+# ---- a saturated value: refused, the filter serving as it was ----
+# anyone who may write the key can set every bit (SETRANGE); loaded, a
+# DROP rule on the filter would drop everything, the watcher's own Redis
+# replies included
+R DEL gz > /dev/null
+add p1
+expect 0 "a value within 1% loads (the default guard)" $N $B redis pull rw gz --server $S
+# (every bit of 1409: 176 bytes of ones and the top bit of the last)
+R SETRANGE gz 0 "$(head -c $((bits / 8)) /dev/zero | tr '\0' '\377')$(printf '\200')" > /dev/null
+$N $B monitor -j > "$TMP/mon" 2>&1 &
+mpid=$!
+expect 3 "an all-ones value (SETRANGE) is refused" $N $B redis pull rw gz --server $S
+like "says it is saturated, with fill and FPR" "$err" 'refused: saturated, fill 100%, est. FPR 100% \(limit 1%'
+kernel_ans > "$TMP/after"
+check "the filter still answers present for its keys" test "$(head -n 101 "$TMP/after" | grep -cx 1)" = 101
+check "... and absent for absent keys" test "$(tail -n +102 "$TMP/after" | grep -cx 1)" -lt 100
+refused_ev() {	# the monitor may have joined after the first refusal
+	$N $B redis pull rw gz --server $S > /dev/null 2>&1
+	grep -q '"event":"refused","name":"rw"' "$TMP/mon"
+}
+wait_for "the kernel raised a refused event (monitor)" refused_ev
+kill "$mpid"; wait "$mpid" 2> /dev/null
+$N $B -j redis watch rw gz --poll 600 --server $S > "$TMP/w.log" 2> "$TMP/w.err" &
+wpid=$!
+wait_for "watch -j: status refused" grep -q '"status":"refused"' "$TMP/w.log"
+like "... with fill and FPR" "$(cat "$TMP/w.log")" '"detail":"saturated, fill 100%, est. FPR 100%'
+kill -TERM "$wpid"; wait "$wpid" 2> /dev/null
+$N $B redis watch rw gz --poll 600 --server $S > "$TMP/w.log" 2>&1 &
+wpid=$!
+wait_for "watch: status refused (text)" grep -q '^rw gz: refused: saturated, fill 100%, est. FPR 100%' "$TMP/w.log"
+kill -TERM "$wpid"; wait "$wpid" 2> /dev/null
+wpid=
+kernel_ans > "$TMP/after2"
+check "the refused watcher left the filter as it was" cmp -s "$TMP/after" "$TMP/after2"
+expect 0 "--force loads it anyway" $N $B redis pull rw gz --force --server $S
+kernel_ans > "$TMP/after"
+check "... and it answers maybe for everything" test "$(grep -cx 1 "$TMP/after")" = 1401
 
 # ---- a big value streams: bfctl never holds it ----
 # 32 MiB (2^28 bits): bfctl's peak RSS stays well under the value's size
@@ -274,7 +318,7 @@ R DEL gzbig > /dev/null
 # ---- the kernel filter changed behind the watcher: the poll restores it ----
 R DEL gz > /dev/null
 add p1
-$N $B -j redis watch rw gz --debounce 0.1 --poll 1 --server $S \
+$N $B -j redis watch rw gz --debounce 0.1 --poll 1 $MF --server $S \
 	> "$TMP/w.log" 2> "$TMP/w.err" &
 wpid=$!
 m0=0

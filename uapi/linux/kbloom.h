@@ -360,6 +360,13 @@ struct kb_ioc_keys {
  * live filter's generation (the key type must stay the same: EINVAL);
  * KB_IMAGE_F_CREATE creates the filter from the image if it does not exist;
  * KB_IMAGE_F_TXN replaces this file's transaction's staging generation.
+ * max_fpr_ppb (0: no limit; KB_IMAGE_F_TXN: 0, give it at commit) is the
+ * saturation guard: an image whose estimated FPR (kb_ioc_info.est_fpr_ppb,
+ * from its fill) is over it is refused with EDOM (why = KB_IMG_SATURATED
+ * of the core) and a KB_EVENT_REFUSED event, and the live filter serves
+ * unchanged: a value set to all ones would answer "maybe" for every key.
+ * An upload that leaves a filter over its configured capacity raises
+ * KB_EVENT_OVER_CAPACITY, as an add does.
  *
  * KB_IOC_EXPORT: write the image of the filter (or with KB_IMAGE_F_TXN of
  * the staging generation) to image, a buffer of image_len bytes.  If it is
@@ -378,7 +385,7 @@ struct kb_ioc_image {
 	__aligned_u64	image;		/* user pointer */
 	__aligned_u64	image_len;	/* in: bytes at image; out: see above */
 	__u32		why;		/* out: enum kb_img_err on failure */
-	__u32		reserved0;
+	__u32		max_fpr_ppb;	/* upload: saturation guard; export: 0 */
 	__aligned_u64	reserved[2];
 };
 #define KB_IOC_IMAGE_SIZE_VER0	80
@@ -399,12 +406,21 @@ struct kb_ioc_image {
  * commit, the commit replaces it under its new name (and the rebuilt
  * event carries that name).  The batches, uploads and exports of the
  * transaction (the *_F_TXN flags) name it by the name given at begin.
+ * A commit with max_fpr_ppb (VER1; 0: no limit) refuses a staging
+ * generation whose estimated FPR is over it, as an upload does (EDOM, a
+ * KB_EVENT_REFUSED event; the transaction ends, the live filter serves
+ * unchanged); a commit that leaves the filter over its configured
+ * capacity raises KB_EVENT_OVER_CAPACITY.
  */
 struct kb_ioc_txn {
 	__u32		size;
 	__u32		flags;
+	/* since VER1: commit's saturation guard, as an upload's; abort: 0 */
+	__u32		max_fpr_ppb;
+	__u32		reserved;
 };
 #define KB_IOC_TXN_SIZE_VER0	8
+#define KB_IOC_TXN_SIZE_VER1	16
 
 /*
  * KB_IOC_TXN_WRITE: write len raw payload bytes from data at offset into
@@ -557,12 +573,16 @@ struct kb_ioc_write {
  * rename, KB_A_NAME2.  Created: KB_CMD_CREATE, an upload that creates, a
  * transaction commit that creates.  Rebuilt: a transaction commit or an
  * image upload that replaces a live filter's generation.  Over-capacity:
- * an add (either transport) left the filter over its configured capacity
- * (KB_A_OVER_CAPACITY: more keys estimated than KB_A_ITEMS, or an
- * estimated FPR 5% above KB_A_FPR_PPB); once per generation until a flush,
- * so a blocklist about to match everything is noticed.  Every event is
+ * an add (either transport), an upload or a transaction commit left the
+ * filter over its configured capacity (KB_A_OVER_CAPACITY: more keys
+ * estimated than KB_A_ITEMS, or an estimated FPR 5% above KB_A_FPR_PPB);
+ * once per generation until a flush, so a blocklist about to match
+ * everything is noticed.  Refused: an upload or commit carrying a
+ * saturation guard (max_fpr_ppb) was refused as saturated; the filter
+ * serves unchanged (the name is the filter's, or the name given to an
+ * upload that would have created it).  Every event is
  * also logged, rate-limited, with the namespace's inode number: at info
- * level, over-capacity as a warning.
+ * level, over-capacity and refused as warnings.
  *
  * Filter info attributes (KB_CMD_GET replies): KB_A_NAME, KB_A_KIND,
  * KB_A_KEY_TYPE, KB_A_HASH, KB_A_M, KB_A_K, KB_A_ITEMS, KB_A_FPR_PPB,

@@ -17,6 +17,7 @@ enum kb_nl_event {
 	KB_EVENT_FLUSHED,
 	KB_EVENT_REBUILT,
 	KB_EVENT_OVER_CAPACITY,
+	KB_EVENT_REFUSED,
 
 	/* private: */
 	__KB_EVENT_MAX,

@@ -194,6 +194,36 @@ void bfctl_json_end(void);
 
 /* helpers shared by the kernel verbs and save/restore (kernel.c) */
 int bfctl_parse_fpr(const char *s, u32 *ppb);
+
+/*
+ * The saturation guard (capacity.c): a payload about to replace a filter
+ * (upload, restore, sync, redis pull/watch) whose estimated FPR, from its
+ * fill (the core's kb_filter_guard()), is over a limit is refused, and
+ * the old filter serves on.  The kernel enforces it on uploads and
+ * commits given the limit (uapi KB_IOC_UPLOAD's max_fpr_ppb); bfctl checks
+ * itself where no kernel is involved (-o) or before anything changes
+ * (restore, sync).
+ */
+/* --max-fpr P: "1%" or "0.01", over 0 and at most 1; 0 or -EINVAL */
+int bfctl_parse_max_fpr(const char *s, u32 *ppb);
+/* the limit for a payload of params p: 0 (none) with --force, else
+ * --max-fpr (max_ppb, 0: not given), else kb_guard_default_ppb(p)
+ */
+u32 bfctl_guard_limit(const struct kb_params *p, u32 max_ppb, bool force);
+/* the same for an image, from its header (0 for a malformed one) */
+u32 bfctl_guard_image_limit(const void *img, u64 len, u32 max_ppb,
+			    bool force);
+/* an image's payload against limit: 0, -EDOM (over it), -EINVAL (bad) */
+int bfctl_guard_image(const void *img, u64 len, u32 limit,
+		      struct kb_stats *st);
+/* "saturated, fill 97%, est. FPR 64% (limit 1%; ...)" into buf */
+void bfctl_guard_why(const struct kb_stats *st, u32 limit, char *buf,
+		     size_t len);
+/* a payload of params p (classic, gozero: by bits set alone) with
+ * bits_set bits set, counted as it streamed by: as bfctl_guard_image()
+ */
+int bfctl_guard_bits(const struct kb_params *p, u64 bits_set, u32 limit,
+		     struct kb_stats *st);
 int bfctl_parse_seed(const char *s, u64 seed[2], int *nparts);
 
 /*

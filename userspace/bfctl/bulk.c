@@ -213,9 +213,11 @@ int bfctl_do_rebuild(struct kbconn *conn, struct bfctl_kargs *a)
 
 int bfctl_do_upload(struct kbconn *conn, struct bfctl_kargs *a)
 {
+	struct kb_stats st;
+	char msg[200];
 	u8 *img;
 	size_t len;
-	u32 why = 0;
+	u32 why = 0, limit;
 	int ret;
 
 	ret = bfctl_want_pos(a, 2, 2, "upload NAME IMAGE");
@@ -228,10 +230,18 @@ int bfctl_do_upload(struct kbconn *conn, struct bfctl_kargs *a)
 		return bfctl_fail(BFCTL_ERR,
 			bfctl_verb_name("upload", a->pos[0]), "%s: %s",
 			a->pos[1], strerror(-ret));
+	/* the kernel refuses a saturated image (and says so in an event) */
+	limit = bfctl_guard_image_limit(img, len, a->max_fpr_ppb, a->force);
 	ret = kbconn_dev(conn);
 	if (ret >= 0)
-		ret = kbdev_upload(conn->dev, KB_IMAGE_F_CREATE, a->pos[0], img,
-				   len, &why);
+		ret = kbdev_upload_guarded(conn->dev, KB_IMAGE_F_CREATE,
+					   a->pos[0], img, len, limit, &why);
+	if (ret == -EDOM && bfctl_guard_image(img, len, limit, &st) == -EDOM) {
+		bfctl_guard_why(&st, limit, msg, sizeof(msg));
+		snprintf(conn->extack, sizeof(conn->extack), "%s: refused: %s",
+			 a->pos[1], msg);
+		why = 0;
+	}
 	free(img);
 	if (ret && why && why < KB_IMG_ERR_MAX)
 		snprintf(conn->extack, sizeof(conn->extack), "%s: %s",

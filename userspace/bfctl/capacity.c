@@ -9,8 +9,10 @@
  * refuses to drop more than BFCTL_REBUILD_MAX_DROP_PCT percent of its
  * keys, unless --force; an add that leaves a filter over capacity warns.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "kverbs.h"
@@ -171,4 +173,92 @@ int bfctl_size_refuse(const struct kb_ioc_create *c, u64 max,
 			  "refused: the filter needs %s (%.0f bytes), over %s of %s",
 			  bfctl_human_bytes(n, sizeof(n), need), need, limit,
 			  bfctl_human_bytes(m, sizeof(m), (double)max));
+}
+
+/* ---- the saturation guard ---- */
+
+int bfctl_parse_max_fpr(const char *s, u32 *ppb)
+{
+	char *end;
+	double v;
+
+	if (!bfctl_parse_fpr(s, ppb))
+		return 0;
+	/* 1 (100%): a limit nothing is over, where --fpr stops below it */
+	v = strtod(s, &end);
+	if (end != s && ((*end == '%' && !end[1] && v == 100) ||
+			 (!*end && v == 1))) {
+		*ppb = 1000000000U;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+u32 bfctl_guard_limit(const struct kb_params *p, u32 max_ppb, bool force)
+{
+	if (force)
+		return 0;
+	return max_ppb ? max_ppb : kb_guard_default_ppb(p);
+}
+
+u32 bfctl_guard_image_limit(const void *img, u64 len, u32 max_ppb,
+			    bool force)
+{
+	struct kb_params p;
+	u64 plen;
+
+	if (kb_image_parse_header(img, len, len, 0, &p, &plen, NULL, NULL))
+		return 0;
+	return bfctl_guard_limit(&p, max_ppb, force);
+}
+
+int bfctl_guard_image(const void *img, u64 len, u32 limit,
+		      struct kb_stats *st)
+{
+	struct kb_params p;
+	struct kb_filter f;
+	const void *payload;
+	u64 plen;
+
+	if (kb_image_parse(img, len, 0, &p, &payload, &plen, NULL, NULL) ||
+	    kb_filter_attach(&f, &p, (void *)payload, plen))
+		return -EINVAL;
+	return kb_filter_guard(&f, limit, st);
+}
+
+/* a share in percent, short: "97%", "0.5%", "100%" */
+static void pct(char *buf, size_t len, double share)
+{
+	double v = share * 100;
+
+	snprintf(buf, len, v >= 10 ? "%.0f%%" : "%.2g%%", v);
+}
+
+void bfctl_guard_why(const struct kb_stats *st, u32 limit, char *buf,
+		     size_t len)
+{
+	char fill[16], fpr[16], lim[16];
+
+	pct(fill, sizeof(fill), st->fill_ppm / 1e6);
+	pct(fpr, sizeof(fpr), st->est_fpr_ppb / 1e9);
+	pct(lim, sizeof(lim), limit / 1e9);
+	snprintf(buf, len, "saturated, fill %s, est. FPR %s (limit %s; --max-fpr P or --force to load it anyway)",
+		 fill, fpr, lim);
+}
+
+int bfctl_guard_bits(const struct kb_params *p, u64 bits_set, u32 limit,
+		     struct kb_stats *st)
+{
+	/* the core's estimate from fill counters: (bits_set / m)^k */
+	struct kb_fill fill = { .bits_set = bits_set };
+	struct kb_filter f = {
+		.p = *p,
+		.ops = kb_kind_ops_get(p->kind),
+		.bytes = kb_params_payload_bytes(p),
+		.fill = &fill,
+	};
+
+	if (p->kind != KB_KIND_CLASSIC && p->kind != KB_KIND_GOZERO)
+		return -EINVAL;
+	return kb_filter_guard(&f, limit, st);
 }

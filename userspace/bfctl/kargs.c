@@ -14,7 +14,7 @@
 enum {
 	OPT_EXIST = 256, OPT_FILE, OPT_ITEMS, OPT_FPR, OPT_BPK, OPT_BITS,
 	OPT_HASHES, OPT_KEYTYPE, OPT_HASH, OPT_SEED, OPT_KIND, OPT_FORCE,
-	OPT_KEYFMT,
+	OPT_KEYFMT, OPT_MAX_FPR,
 };
 
 static const struct option kopts[] = {
@@ -31,6 +31,7 @@ static const struct option kopts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "kind", required_argument, NULL, OPT_KIND },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "max-fpr", required_argument, NULL, OPT_MAX_FPR },
 	{ "key-format", required_argument, NULL, OPT_KEYFMT },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -79,6 +80,8 @@ static u32 opt_class(int c)
 		return KO_FORCE;
 	case OPT_KEYFMT:
 		return KO_KEYFMT;
+	case OPT_MAX_FPR:
+		return KO_MAXFPR;
 	case 'j':
 		return KO_JSON;
 	case 'q':
@@ -141,6 +144,12 @@ int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a, u32 allowed)
 			break;
 		case OPT_FORCE:
 			a->force = true;
+			break;
+		case OPT_MAX_FPR:
+			if (bfctl_parse_max_fpr(optarg, &a->max_fpr_ppb))
+				return bfctl_usage(a->verb,
+					"bad --max-fpr '%s' (over 0 and at most 1: 0.01 or 1%%)",
+					optarg);
 			break;
 		case OPT_KEYFMT:
 			a->key_fmt = kbu_key_format_from_name(optarg);

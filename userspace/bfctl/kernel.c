@@ -29,6 +29,8 @@ static const char *limit_text(int err)
 		return "over a kbloom limit: max_filters, or the memory caps max_netns_bytes, max_userns_bytes, max_total_bytes (see LIMITS in bfctl(8))";
 	case ERANGE:
 		return "no filter of at most 1000 bits per key reaches that false positive rate";
+	case EDOM:	/* the saturation guard (bfctl_guard_why()) */
+		return "refused: saturated: estimated false positive rate over --max-fpr (--force to load it anyway)";
 	}
 	return NULL;
 }
@@ -485,7 +487,7 @@ static const struct {
 	{ "test-and-add", bfctl_do_test_and_add, KO_KEYFMT | KO_JSON },
 	{ "rebuild", bfctl_do_rebuild,
 	  KO_FILE | KO_SPEC | KO_KIND | KO_FORCE | KO_KEYFMT },
-	{ "upload", bfctl_do_upload, 0 },
+	{ "upload", bfctl_do_upload, KO_FORCE | KO_MAXFPR },
 	{ "export", bfctl_do_export, KO_OUT },
 	{ "monitor", do_monitor, KO_JSON },
 	{ "version", do_version, KO_JSON },

@@ -16,6 +16,7 @@ struct bfctl_kargs {
 	const char *verb;
 	bool exist, terse;
 	bool force;			/* --force: past the guards of capacity.c */
+	u32 max_fpr_ppb;		/* --max-fpr, 0: not given */
 	const char *file, *out;
 	struct bfctl_spec_opts s;	/* size, key type, hash, seed */
 	int kind;			/* --kind (rebuild), -1: not given */
@@ -42,6 +43,7 @@ enum {
 	KO_FORCE	= 1 << 7,	/* --force (add, rebuild) */
 	KO_KEYFMT	= 1 << 8,	/* --key-format (the verbs reading keys) */
 	KO_JSON		= 1 << 9,	/* -j: the verbs with JSON output */
+	KO_MAXFPR	= 1 << 10,	/* --max-fpr (upload) */
 };
 /* argv (argv[0] the verb) -> a; an option outside allowed is a usage error */
 int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a,

@@ -36,12 +36,14 @@ static void redis_usage(FILE *f)
 	fprintf(f,
 		"usage:\n"
 		"  bfctl redis pull NAME KEY --server URL [--create] [--bits M]\n"
-		"        [--key-type T] [--chunk-size N]\n"
+		"        [--key-type T] [--chunk-size N] [--max-fpr P] [--force]\n"
 		"  bfctl redis pull KEY -o IMG --server URL [--bits M] [--key-type T]\n"
+		"        [--max-fpr P] [--force]\n"
 		"  bfctl redis push NAME KEY --server URL [--meta]\n"
 		"  bfctl redis push KEY --image IMG --server URL [--meta]\n"
 		"  bfctl redis watch NAME KEY --server URL [--create] [--bits M]\n"
-		"        [--poll S] [--debounce S] [--empty-on-delete] [-j]\n"
+		"        [--poll S] [--debounce S] [--empty-on-delete] [--max-fpr P]\n"
+		"        [--force] [-j]\n"
 		"common: [--password-file F] [--timeout S] [-q]\n"
 		"URL: redis://[user@]host[:port][/db] or unix:///path[?db=N]\n"
 		"(or $BFCTL_REDIS_SERVER); the password from --password-file,\n"
@@ -61,7 +63,7 @@ static int usage_err(const char *verb, const char *fmt, const char *arg)
 enum {
 	OPT_SERVER = 256, OPT_PWFILE, OPT_TIMEOUT, OPT_CHUNK, OPT_CREATE,
 	OPT_BITS, OPT_KEYTYPE, OPT_META, OPT_IMAGE, OPT_POLL, OPT_DEBOUNCE,
-	OPT_EMPTY,
+	OPT_EMPTY, OPT_FORCE, OPT_MAX_FPR,
 };
 
 static const struct option redis_opts[] = {
@@ -77,6 +79,8 @@ static const struct option redis_opts[] = {
 	{ "poll", required_argument, NULL, OPT_POLL },
 	{ "debounce", required_argument, NULL, OPT_DEBOUNCE },
 	{ "empty-on-delete", no_argument, NULL, OPT_EMPTY },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "max-fpr", required_argument, NULL, OPT_MAX_FPR },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -99,6 +103,8 @@ static const char *opt_verbs(int c)
 	case OPT_CREATE:
 	case OPT_BITS:
 	case OPT_KEYTYPE:
+	case OPT_FORCE:
+	case OPT_MAX_FPR:
 		return "pw";
 	case 'o':
 		return "pw";
@@ -168,6 +174,13 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 			break;
 		case OPT_CREATE:
 			a->pl.create = true;
+			break;
+		case OPT_FORCE:
+			a->pl.force = true;
+			break;
+		case OPT_MAX_FPR:
+			if (bfctl_parse_max_fpr(optarg, &a->pl.max_fpr_ppb))
+				return usage_err(verb, "bad --max-fpr '%s' (over 0 and at most 1: 0.01 or 1%%)", optarg);
 			break;
 		case OPT_BITS:
 			if (bfctl_parse_u64(optarg, &v) || !v ||
@@ -291,7 +304,8 @@ static int do_pull(int argc, char **argv)
 		ret = bfctl_fail(BFCTL_ABSENT, "redis pull", "%s: no such key; nothing changed",
 				 a.pl.key);
 	} else if (ret) {
-		ret = bfctl_fail(ret, "redis pull", "%s; nothing changed", a.pl.why);
+		ret = bfctl_fail(ret, "redis pull", "%s%s; nothing changed",
+				 a.pl.refused ? "refused: " : "", a.pl.why);
 	} else if (!bfctl_quiet) {
 		printf("%s: %llu bytes of %s (%s filter, m=%llu), %u re-reads\n",
 		       a.pl.out ? a.pl.out : a.pl.name,

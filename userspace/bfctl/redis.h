@@ -143,6 +143,10 @@ struct bfctl_redis_pull {
 	const char *key;
 	const char *out;	/* -o IMG: write the image there */
 	bool create;		/* --create */
+	bool force;		/* --force: past the saturation guard */
+	u32 max_fpr_ppb;	/* --max-fpr, 0: the default */
+	u32 cfg_fpr_ppb;	/* the kernel filter's configured FPR, or 0 */
+	bool refused;		/* the last pull was refused as saturated */
 	u64 bits;		/* --bits, 0: not given */
 	int key_type;		/* --key-type, -1: not given */
 	/* results */

@@ -66,6 +66,7 @@ struct fetch {
 	struct kbu_out out;	/* its temporary file while out.fd >= 0 */
 	u64 pos;		/* value bytes written to out */
 	u32 crc;		/* over the image's header and payload so far */
+	u64 ones;		/* bits set in the value so far (the guard) */
 	u8 last;		/* the value's byte at cap - 1 */
 	struct kb_params p;
 };
@@ -92,6 +93,31 @@ static int pull_fail(struct bfctl_redis_pull *pl, const char *fmt, ...)
 static int redis_fail(struct bfctl_redis_pull *pl, struct bfctl_redis *r)
 {
 	return pull_fail(pl, "%s", r->err);
+}
+
+/*
+ * The saturation guard: its limit for a value of params p (the filter's
+ * configured FPR where the value's own params have none), and a refusal
+ * (pl->why without "refused: ", which pull and watch's status say).
+ */
+static u32 guard_limit(const struct bfctl_redis_pull *pl,
+		       const struct kb_params *p)
+{
+	struct kb_params q = *p;
+
+	if (!q.fpr_ppb)
+		q.fpr_ppb = pl->cfg_fpr_ppb;
+	return bfctl_guard_limit(&q, pl->max_fpr_ppb, pl->force);
+}
+
+static int guard_refuse(struct bfctl_redis_pull *pl, const struct kb_stats *st,
+			u32 limit)
+{
+	char why[200];
+
+	bfctl_guard_why(st, limit, why, sizeof(why));
+	pl->refused = true;
+	return pull_fail(pl, "%s", why);
 }
 
 /* the metadata push --meta wrote: check it against what the pull expects */
@@ -196,6 +222,8 @@ static int pull_expect(struct kbconn *kc, struct bfctl_redis_pull *pl,
 	if (!pl->name)
 		return 0;
 	ret = kbconn_info(kc, pl->name, &info);
+	if (!ret)
+		pl->cfg_fpr_ppb = info.fpr_ppb;
 	if (ret == -ENOENT && pl->create)
 		return 0;
 	if (ret == -ENOENT)
@@ -248,6 +276,7 @@ static int stream_begin(struct bfctl_redis_pull *pl, struct fetch *fx,
 	fx->p.key_type = fx->have_key_type ? fx->key_type : KB_KEY_BYTES;
 	fx->cap = (fx->bits + 7) / 8;
 	fx->last = 0;
+	fx->ones = 0;
 	kb_image_fill_header(&h, &fx->p, 0);
 	fx->crc = kb_image_crc_update(kb_image_crc_init(), &h, sizeof(h));
 	if (!fx->dev_stream) {
@@ -273,6 +302,16 @@ static int stream_begin(struct bfctl_redis_pull *pl, struct fetch *fx,
 		return pull_fail(pl, "filter %s: %s", pl->name, strerror(-ret));
 	fx->txn = true;
 	return 0;
+}
+
+/* the bits set in n bytes: a streamed value's fill, for the guard */
+static u64 ones(const u8 *b, u64 n)
+{
+	u64 c = 0;
+
+	while (n--)
+		c += (u64)__builtin_popcount(*b++);
+	return c;
 }
 
 /* n bytes of the value at off: into the image, or into the transaction */
@@ -302,6 +341,7 @@ static int sink(struct bfctl_redis_pull *pl, struct fetch *fx, u64 off,
 					 strerror(-ret));
 	}
 	fx->crc = kb_image_crc_update(fx->crc, buf, n);
+	fx->ones += ones(buf, n);
 	if (n && off + n == fx->cap)
 		fx->last = ((const u8 *)buf)[n - 1];
 	return 0;
@@ -567,7 +607,8 @@ static int make_image(struct bfctl_redis_pull *pl, struct fetch *fx)
 static int load_image(struct kbconn *kc, struct bfctl_redis_pull *pl,
 		      const u8 *img, u64 len)
 {
-	u32 why = 0, crc;
+	u32 why = 0, crc, limit = guard_limit(pl, &pl->p);
+	struct kb_stats st;
 	int ret;
 
 	memcpy(&crc, img + len - KB_IMAGE_TRAILER_LEN, sizeof(crc));
@@ -575,14 +616,22 @@ static int load_image(struct kbconn *kc, struct bfctl_redis_pull *pl,
 	if (pl->unchanged)
 		return 0;
 	if (pl->out) {
+		/* no kernel to ask: the same estimate here */
+		if (bfctl_guard_image(img, len, limit, &st) == -EDOM)
+			return guard_refuse(pl, &st, limit);
 		ret = kbu_write_file(pl->out, img, len);
 		if (ret)
 			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
 	} else {
 		ret = kbconn_dev(kc);
 		if (ret >= 0)
-			ret = kbdev_upload(kc->dev, pl->create ? KB_IMAGE_F_CREATE : 0,
-					   pl->name, img, len, &why);
+			ret = kbdev_upload_guarded(kc->dev,
+						   pl->create ? KB_IMAGE_F_CREATE : 0,
+						   pl->name, img, len, limit, &why);
+		/* the kernel refused it (and raised its event): say why */
+		if (ret == -EDOM &&
+		    bfctl_guard_image(img, len, limit, &st) == -EDOM)
+			return guard_refuse(pl, &st, limit);
 		if (ret)
 			return pull_fail(pl, "upload into %s: %s%s%s", pl->name,
 					 strerror(-ret), why ? ": " : "",
@@ -601,14 +650,21 @@ static int load_image(struct kbconn *kc, struct bfctl_redis_pull *pl,
 static int stream_load(struct bfctl_redis_pull *pl, struct fetch *fx)
 {
 	u64 len = kb_image_size(&fx->p);
-	u32 crc = kb_image_crc_final(fx->crc);
-	int ret;
+	u32 crc = kb_image_crc_final(fx->crc), limit = guard_limit(pl, &fx->p);
+	struct kb_stats st;
+	int ret, sat;
 
 	pl->unchanged = pl->last_len == len && pl->last_crc == crc;
+	/* the fill counted as the value streamed by, as the kernel counts */
+	sat = bfctl_guard_bits(&fx->p, fx->ones, limit, &st) == -EDOM;
 	if (!fx->dev_stream) {
 		u8 t[KB_IMAGE_TRAILER_LEN] = { crc, crc >> 8, crc >> 16,
 					       crc >> 24 };
 
+		if (sat && !pl->unchanged) {
+			kbu_out_abort(&fx->out);
+			return guard_refuse(pl, &st, limit);
+		}
 		ret = kbu_write_all(fx->out.fd, t, sizeof(t));
 		if (ret || pl->unchanged)
 			kbu_out_abort(&fx->out);
@@ -620,7 +676,9 @@ static int stream_load(struct bfctl_redis_pull *pl, struct fetch *fx)
 	}
 	fx->txn = false;
 	ret = pl->unchanged ? kbdev_txn_abort(fx->dev) :
-	      kbdev_txn_commit(fx->dev);
+	      kbdev_txn_commit_guarded(fx->dev, limit);
+	if (ret == -EDOM)
+		return guard_refuse(pl, &st, limit);
 	if (ret)
 		return pull_fail(pl, "load into %s: %s", pl->name,
 				 ret == -EINVAL ? "the kernel refused the payload (bits past --bits?)" :
@@ -643,6 +701,8 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 	pl->missing = false;
 	pl->unchanged = false;
 	pl->diverged = false;
+	pl->refused = false;
+	pl->cfg_fpr_ppb = 0;
 	pl->why[0] = 0;
 	if (pull_expect(kc, pl, &fx))
 		return BFCTL_ERR;

@@ -62,7 +62,8 @@ static void status(const struct bfctl_redis_pull *pl, const char *st,
 		bfctl_json_end();
 		return;
 	}
-	if (bfctl_quiet && strcmp(st, "error") && strcmp(st, "disconnected"))
+	if (bfctl_quiet && strcmp(st, "error") && strcmp(st, "refused") &&
+	    strcmp(st, "disconnected"))
 		return;
 	printf("%s %s: %s", target, pl->key, st);
 	if (!strcmp(st, "updated"))
@@ -164,7 +165,7 @@ static void pull(struct watch *s)
 		       pl->diverged ? "the kernel filter was changed outside the watcher: loaded again" :
 		       NULL);
 	else if (ret != BFCTL_ABSENT)
-		status(pl, "error", pl->why);
+		status(pl, pl->refused ? "refused" : "error", pl->why);
 	else if (!s->w->empty_on_delete || !pl->p.m)
 		status(pl, "stale", "the key is gone: the filter keeps its last value");
 	else if (bfctl_redis_pull_empty(&s->kc, pl))

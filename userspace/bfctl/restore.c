@@ -452,23 +452,45 @@ int bfctl_restore_guard(struct bfctl_restore *rs, const char *verb,
 	int ret = 0;
 
 	for (i = 0; !ret && i < rs->n; i++) {
+		struct rfilter *rf = &rs->v[i];
+		struct kb_stats st;
+		const char *refused = NULL;
 		char what[128];
 
 		snprintf(what, sizeof(what), "%s: %s: line %llu: filter %s",
-			 verb, file, (unsigned long long)rs->v[i].line,
-			 rs->v[i].name);
-		if (rs->v[i].bad)	/* a stand-in's own contents */
+			 verb, file, (unsigned long long)rf->line, rf->name);
+		if (rf->bad)	/* a stand-in's own contents */
 			continue;
-		ret = bfctl_cap_check(&rs->v[i].held, rs->v[i].keys.count,
-				      rs->force, what);
+		ret = bfctl_cap_check(&rf->held, rf->keys.count, rs->force,
+				      what);
+		if (ret) {
+			refused = "refused by the capacity guard";
+		} else if (rf->how == RF_IMAGE) {
+			/* a saved payload: refused before anything changes;
+			 * the kernel checks it once more at commit
+			 */
+			rf->max_fpr_ppb =
+				bfctl_guard_image_limit(rf->img, rf->img_len,
+							rs->max_fpr_ppb,
+							rs->force);
+			if (bfctl_guard_image(rf->img, rf->img_len,
+					      rf->max_fpr_ppb, &st) == -EDOM) {
+				char why[200];
+
+				bfctl_guard_why(&st, rf->max_fpr_ppb, why,
+						sizeof(why));
+				ret = bfctl_fail(BFCTL_ERR, what, "refused: %s",
+						 why);
+				refused = "refused by the saturation guard";
+			}
+		}
 		/*
 		 * --on-bad-payload: the refused filter gets a stand-in; adds
 		 * to one in the kernel are dropped
 		 */
 		if (ret && rs->on_bad && !rs->sync) {
-			if (bfctl_restore_standin(rs, &rs->v[i],
-						  "refused by the capacity guard")) {
-				bfctl_batch_reset(&rs->v[i].keys);
+			if (bfctl_restore_standin(rs, rf, refused)) {
+				bfctl_batch_reset(&rf->keys);
 				rs->nlost++;
 			}
 			ret = 0;
@@ -552,7 +574,7 @@ int bfctl_restore_load(struct kbconn *conn, const char *verb,
 	if (!ret)
 		ret = send_keys(conn, rf, KB_KEYS_F_TXN);
 	if (!ret)
-		ret = kbdev_txn_commit(conn->dev);
+		ret = kbdev_txn_commit_guarded(conn->dev, rf->max_fpr_ppb);
 	if (ret) {
 		if (why && why < KB_IMG_ERR_MAX)
 			snprintf(conn->extack, sizeof(conn->extack), "%s",
@@ -584,6 +606,11 @@ int bfctl_restore_main(int argc, char **argv)
 			rs.check = true;
 		} else if (!strcmp(argv[i], "-force") || !strcmp(argv[i], "--force")) {
 			rs.force = true;
+		} else if (!strcmp(argv[i], "-max-fpr") || !strcmp(argv[i], "--max-fpr")) {
+			if (++i == (size_t)argc ||
+			    bfctl_parse_max_fpr(argv[i], &rs.max_fpr_ppb))
+				return bfctl_fail(BFCTL_USAGE, "restore",
+						  "--max-fpr needs P over 0 and at most 1 (0.01 or 1%%)");
 		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
 			bfctl_quiet = true;	/* -q anywhere, as for every verb */
 		} else if (!strncmp(argv[i], "--on-bad-payload=", 17) ||
@@ -594,7 +621,7 @@ int bfctl_restore_main(int argc, char **argv)
 						  strchr(argv[i], '=') + 1);
 		} else {
 			return bfctl_fail(BFCTL_USAGE, "restore",
-					  "option '%s' is not allowed here (bfctl restore [-file FILE] [-exist] [-check] [--force] [--on-bad-payload=empty|closed])",
+					  "option '%s' is not allowed here (bfctl restore [-file FILE] [-exist] [-check] [--force] [--max-fpr P] [--on-bad-payload=empty|closed])",
 					  argv[i]);
 		}
 	}

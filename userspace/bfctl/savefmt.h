@@ -87,6 +87,7 @@ struct rfilter {
 	bool bad;
 	bool gone;		/* not even its stand-in loaded */
 	char why[sizeof(((struct bfctl_lines *)0)->err)];
+	u32 max_fpr_ppb;	/* RF_IMAGE: the commit's saturation guard */
 };
 
 /*
@@ -118,7 +119,10 @@ struct bfctl_restore {
 	struct kbconn conn;
 	bool exist, check;	/* check: -check, change nothing */
 	bool sync;		/* the input of bfctl sync */
-	bool force;		/* --force: past the capacity guard */
+	bool force;		/* --force: past the capacity and
+				 * saturation guards
+				 */
+	u32 max_fpr_ppb;	/* --max-fpr, 0: not given */
 	enum rs_bad on_bad;	/* --on-bad-payload */
 	u64 nbad;		/* filters loaded as stand-ins */
 	u64 nlost;		/* lines skipped, not even a stand-in */

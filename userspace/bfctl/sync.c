@@ -377,13 +377,18 @@ int bfctl_sync_main(int argc, char **argv)
 			s.dry = true;
 		} else if (!strcmp(argv[i], "-force") || !strcmp(argv[i], "--force")) {
 			s.rs.force = true;
+		} else if (!strcmp(argv[i], "-max-fpr") || !strcmp(argv[i], "--max-fpr")) {
+			if (++i == argc ||
+			    bfctl_parse_max_fpr(argv[i], &s.rs.max_fpr_ppb))
+				return bfctl_fail(BFCTL_USAGE, "sync",
+						  "--max-fpr needs P over 0 and at most 1 (0.01 or 1%%)");
 		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
 			bfctl_quiet = true;
 		} else if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
 			bfctl_json = true;
 		} else {
 			return bfctl_fail(BFCTL_USAGE, "sync",
-					  "option '%s' is not allowed here (bfctl sync -file FILE [-check] [--force])",
+					  "option '%s' is not allowed here (bfctl sync -file FILE [-check] [--force] [--max-fpr P])",
 					  argv[i]);
 		}
 	}

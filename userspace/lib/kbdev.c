@@ -70,12 +70,19 @@ int kbdev_keys(int fd, unsigned long cmd, u32 flags, const char *name,
 int kbdev_upload(int fd, u32 flags, const char *name, const void *img,
 		 u64 len, u32 *why)
 {
+	return kbdev_upload_guarded(fd, flags, name, img, len, 0, why);
+}
+
+int kbdev_upload_guarded(int fd, u32 flags, const char *name,
+			 const void *img, u64 len, u32 max_fpr_ppb, u32 *why)
+{
 	struct kb_ioc_image a;
 	int ret;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.flags = flags;
+	a.max_fpr_ppb = max_fpr_ppb;
 	if (kbdev_set_name(a.name, name))
 		return -EINVAL;
 	a.image = (u64)(uintptr_t)img;
@@ -131,21 +138,29 @@ int kbdev_txn_begin(int fd, const struct kb_ioc_create *c)
 	return ioc(fd, KB_IOC_TXN_BEGIN, &a);
 }
 
-static int txn_cmd(int fd, unsigned long cmd)
+static int txn_cmd(int fd, unsigned long cmd, u32 max_fpr_ppb)
 {
-	struct kb_ioc_txn a = { .size = sizeof(a) };
+	struct kb_ioc_txn a = { .size = sizeof(a), .max_fpr_ppb = max_fpr_ppb };
 
+	/* the first version's size where it is enough: any kernel takes it */
+	if (!max_fpr_ppb)
+		a.size = KB_IOC_TXN_SIZE_VER0;
 	return ioc(fd, cmd, &a);
 }
 
 int kbdev_txn_commit(int fd)
 {
-	return txn_cmd(fd, KB_IOC_TXN_COMMIT);
+	return txn_cmd(fd, KB_IOC_TXN_COMMIT, 0);
+}
+
+int kbdev_txn_commit_guarded(int fd, u32 max_fpr_ppb)
+{
+	return txn_cmd(fd, KB_IOC_TXN_COMMIT, max_fpr_ppb);
 }
 
 int kbdev_txn_abort(int fd)
 {
-	return txn_cmd(fd, KB_IOC_TXN_ABORT);
+	return txn_cmd(fd, KB_IOC_TXN_ABORT, 0);
 }
 
 int kbdev_txn_write(int fd, const char *name, u64 off, const void *data,

@@ -29,6 +29,12 @@ int kbdev_keys(int fd, unsigned long cmd, u32 flags, const char *name,
 /* upload an image (flags KB_IMAGE_F_*); *why gets enum kb_img_err */
 int kbdev_upload(int fd, u32 flags, const char *name, const void *img,
 		 u64 len, u32 *why);
+/*
+ * The same with the saturation guard: max_fpr_ppb (0: none) refuses an
+ * image whose estimated FPR is over it (-EDOM, why KB_IMG_SATURATED)
+ */
+int kbdev_upload_guarded(int fd, u32 flags, const char *name,
+			 const void *img, u64 len, u32 max_fpr_ppb, u32 *why);
 /* export the image of name (flags KB_IMAGE_F_TXN: the staging one) */
 /* -EAGAIN: the filter changed during each of KBDEV_EXPORT_TRIES tries */
 #define KBDEV_EXPORT_TRIES	8
@@ -37,6 +43,8 @@ int kbdev_export(int fd, u32 flags, const char *name, u8 **img, u64 *len);
 /* transactions: begin takes the new parameters (c->name = the filter) */
 int kbdev_txn_begin(int fd, const struct kb_ioc_create *c);
 int kbdev_txn_commit(int fd);
+/* commit with the saturation guard (as kbdev_upload_guarded(): -EDOM) */
+int kbdev_txn_commit_guarded(int fd, u32 max_fpr_ppb);
 int kbdev_txn_abort(int fd);
 /* raw payload bytes at off into the transaction begun under name */
 int kbdev_txn_write(int fd, const char *name, u64 off, const void *data,

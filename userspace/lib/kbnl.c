@@ -525,6 +525,7 @@ static const char *const kbnl_event_names[] = {
 	[KB_EVENT_SWAPPED] = "swapped", [KB_EVENT_RENAMED] = "renamed",
 	[KB_EVENT_FLUSHED] = "flushed", [KB_EVENT_REBUILT] = "rebuilt",
 	[KB_EVENT_OVER_CAPACITY] = "over-capacity",
+	[KB_EVENT_REFUSED] = "refused",
 };
 
 struct kbnl_mon {
