@@ -8,7 +8,9 @@
 # from each mode as from iptables -m bloom (more than 8: dropped);
 # destroy (and sync) of a filter in use refused, --force, show warns;
 # --dir dst; every refusal (unknown device, missing filter, a
-# filter without addresses, a foreign XDP program); a missing filter
+# filter without addresses, a foreign XDP or tc program without
+# --replace, which prints the id it replaced; detach leaves a foreign
+# program alone, even one put in place while it runs); a missing filter
 # fails open; filters are per netns; a rebuild and a swap under a
 # continuous UDP stream never let a listed source through; detach; rmmod
 # kbloom refused while a blocklist is attached, done after detach.
@@ -282,22 +284,27 @@ nsd $B destroy late2 --force
 check "late: renamed and destroyed, it fails open" passes 10.98.0.3 10.98.0.1
 expect 0 "detach" nsd $B xdp detach veth-d
 
-# ---- a foreign XDP program is never replaced or removed without --force ----
+# ---- a foreign program is never replaced without --replace, never removed ----
 PASS_O=$UB/bpf/kb_xdp_pass.bpf.o
+xdp_id() { nsd ip -d link show veth-d | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p'; }
 if nsd ip link set dev veth-d xdpgeneric obj "$PASS_O" sec xdp 2> "$TMP/ip.err"; then
-	fid=$(nsd ip -d link show veth-d | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+	fid=$(xdp_id)
 	expect 3 "attach over a foreign XDP program" nsd $B xdp attach veth-d bl
-	like "names it and --force" "$err" "not a kbloom blocklist; not replacing it without --force"
+	like "names it and --replace" "$err" "program $fid that is not a kbloom blocklist; not replacing it without --replace"
+	expect 3 "attach --force over it: --force does not replace" \
+		nsd $B xdp attach veth-d bl --force
+	check "the foreign program is still there" test "$(xdp_id)" = "$fid"
 	expect 3 "detach leaves a foreign XDP program" nsd $B xdp detach veth-d
-	check "the foreign program is still there" \
-		bash -c "ip -n $D -d link show veth-d | grep -q 'prog/xdp id $fid '"
+	check "the foreign program is still there" test "$(xdp_id)" = "$fid"
 	expect 0 "show lists no blocklist" nsd $B xdp show
 	check "prints nothing" test -z "$out"
-	expect 3 "attach --force --mode native over a generic one" \
-		nsd $B xdp attach veth-d bl --force --mode native
+	expect 2 "detach takes no --replace" nsd $B xdp detach veth-d --replace
+	expect 3 "attach --replace --mode native over a generic one" \
+		nsd $B xdp attach veth-d bl --replace --mode native
 	like "says to remove it first" "$err" 'XDP program in XDP generic mode: remove it first'
-	expect 0 "attach --force replaces it (in its mode)" nsd $B xdp attach veth-d bl --force
-	check "forced: 10.98.0.2 is dropped" blocked 10.98.0.2 10.98.0.1
+	expect 0 "attach --replace replaces it (in its mode)" nsd $B xdp attach veth-d bl --replace
+	like "and prints the id it replaced" "$out" "^veth-d: replaced XDP program $fid "
+	check "replaced: 10.98.0.2 is dropped" blocked 10.98.0.2 10.98.0.1
 	expect 0 "detach" nsd $B xdp detach veth-d
 	check "nothing left on veth-d" \
 		bash -c "! ip -n $D link show veth-d | grep -q 'prog/xdp'"
@@ -305,8 +312,47 @@ else
 	nok "ip link attaches a foreign XDP program"
 	diag "$(cat "$TMP/ip.err")"
 fi
+# tc: a foreign program at the blocklist's own handle and priority (0x6b62)
+TCPASS_O=$UB/bpf/kb_tc_pass.bpf.o
+tcf() { tc -n $D filter "$1" dev veth-d ingress prio 27490 handle 0x6b62 "${@:2}"; }
+tc_id() { tc -n $D filter show dev veth-d ingress | sed -n 's/.* id \([0-9]*\) .*/\1/p'; }
+nsd tc qdisc add dev veth-d clsact 2> /dev/null
+if tcf add bpf da obj "$TCPASS_O" sec tc 2> "$TMP/tc.err"; then
+	fid=$(tc_id)
+	expect 3 "tc: attach over a foreign tc filter at its handle" \
+		nsd $B xdp attach veth-d bl --mode tc
+	like "tc: names it and --replace" "$err" "a tc program $fid that is not a kbloom blocklist; not replacing it without --replace"
+	expect 3 "tc: detach leaves it" nsd $B xdp detach veth-d
+	check "tc: the foreign filter is still there" test "$(tc_id)" = "$fid"
+	expect 0 "tc: attach --replace" nsd $B xdp attach veth-d bl --mode tc --replace
+	like "tc: prints the id it replaced" "$out" "^veth-d: replaced tc program $fid "
+	check "tc: replaced, 10.98.0.2 is dropped" blocked 10.98.0.2 10.98.0.1
+	# detach between reading veth-d and deleting: a foreign program put
+	# at the handle meanwhile stays (the kernel deletes by handle)
+	mkfifo "$TMP/pause"
+	BFCTL_XDP_TEST_PAUSE=$TMP/pause nsd $B xdp detach veth-d \
+		> "$TMP/det.out" 2> "$TMP/det.err" &
+	det=$!
+	ok=0
+	timeout 30 head -c2 "$TMP/pause" > /dev/null || ok=1
+	tcf replace bpf da obj "$TCPASS_O" sec tc || ok=1
+	fid=$(tc_id)
+	timeout 30 bash -c ": > '$TMP/pause'" || ok=1
+	rc=0
+	wait $det || rc=$?
+	check "tc: detach paused, a foreign filter put at its handle" test $ok = 0
+	check "tc: detach refuses (exit $rc)" test $rc = 3
+	like "tc: says the filter is another program now" "$(cat "$TMP/det.err")" \
+		"is program $fid now, not [0-9]+: left alone"
+	check "tc: the foreign filter is still there" test "$(tc_id)" = "$fid"
+	tcf del bpf
+else
+	nok "tc attaches a foreign filter at the blocklist's handle"
+	diag "$(cat "$TMP/tc.err")"
+fi
 # whatever failed above, the tests below start from a bare device
 nsd $B xdp detach veth-d 2> /dev/null
+tcf del bpf 2> /dev/null
 nsd ip link set dev veth-d xdpgeneric off 2> /dev/null
 
 # ---- rebuild and swap under a continuous stream: nothing listed gets in ----
