@@ -172,8 +172,9 @@ $(ST_BUILD)/kbloom_btf: selftests/kbloom_btf.c $(KB_BPF_OUT)/kb_btf_fentry.skel.
 	@mkdir -p $(@D)
 	$(CC) $(ST_CFLAGS) $(KB_BPF_USER_CFLAGS) -o $@ $< $(KB_BPF_LIBS)
 VM_TEST_PROGS += $(ST_BUILD)/kbloom_btf
-# bfctl_xdp: a foreign XDP program the blocklist must not replace
-KB_BPF_TEST_PROGS += kb_xdp_pass
+# bfctl_xdp: a foreign XDP program and a foreign tc program the blocklist
+# must not replace (without --replace) nor remove
+KB_BPF_TEST_PROGS += kb_xdp_pass kb_tc_pass
 
 # kbloom_bpf: the kfuncs from XDP, tc and TRACING programs, and two that
 # the verifier must refuse (a leaked reference, a forged one)

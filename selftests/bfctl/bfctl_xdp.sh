@@ -4,10 +4,13 @@
 # joined by veth; the blocklist on the receiving side (kbxd) drops pings
 # from listed IPv4/IPv6 sources and from a listed net4 prefix, in XDP
 # native and generic mode and as a tc filter, and passes the others;
-# counters; one and two VLAN tags parsed (802.1Q, QinQ), three not;
+# counters; crafted frames with 0 to 13 VLAN tags get the same verdict
+# from each mode as from iptables -m bloom (more than 8: dropped);
 # destroy (and sync) of a filter in use refused, --force, show warns;
 # --dir dst; every refusal (unknown device, missing filter, a
-# filter without addresses, a foreign XDP program); a missing filter
+# filter without addresses, a foreign XDP or tc program without
+# --replace, which prints the id it replaced; detach leaves a foreign
+# program alone, even one put in place while it runs); a missing filter
 # fails open; filters are per netns; a rebuild and a swap under a
 # continuous UDP stream never let a listed source through; detach; rmmod
 # kbloom refused while a blocklist is attached, done after detach.
@@ -15,6 +18,7 @@
 B=$BFCTL
 UB=$(cd "$(dirname "$B")" && pwd)
 STREAM=$(cd "$(dirname "$0")" && pwd)/xdp_stream.py
+export XTABLES_LIBDIR=$UB/xtables:/usr/lib/x86_64-linux-gnu/xtables
 S=kbxs
 D=kbxd
 nss() { ip netns exec $S "$@"; }
@@ -120,52 +124,95 @@ mode_test native
 mode_test generic
 mode_test tc
 
-# ---- VLAN tags: one (802.1Q), two (QinQ: 802.1ad, then 802.1Q), three ----
-# without the sender's VLAN tx offload the kernel writes every tag into
-# the frame (not into the skb's metadata, which XDP on veth would not see)
-vlan() {	# NS LOWER NAME ID [PROTO]
-	ip -n "$1" link add link "$2" name "$3" type vlan \
-		protocol "${5:-802.1Q}" id "$4" && ip -n "$1" link set "$3" up
+# ---- VLAN tags: XDP (each mode) gives every frame -m bloom's verdict ----
+# The same frames (xdp_vlan.py, crafted with scapy) from kbxs: with
+# nothing on kbxd, with an iptables/ip6tables -m bloom DROP rule alone,
+# and through the blocklist in each mode; kbxd counts each frame's
+# datagrams with one iptables rule per frame (its UDP port).  The kernel
+# strips VID-0 tags at any depth, takes a tag into its vlan device and
+# drops the IP packet of a VID without one (PACKET_OTHERHOST): a listed
+# source must reach kbxd through the blocklist exactly when it does
+# through -m bloom, and an unlisted one too, up to 8 tags; a frame with
+# more is dropped by the blocklist, listed or not (bfctl.8).
+VLAN_PY=$(cd "$(dirname "$0")" && pwd)/xdp_vlan.py
+vlan() {	# LOWER NAME ID [PROTO], in kbxd
+	ip -n $D link add link "$1" name "$2" type vlan \
+		protocol "${4:-802.1Q}" id "$3" && ip -n $D link set "$2" up
 }
-nss ethtool -K veth-s txvlan off tx-vlan-stag-hw-insert off > /dev/null
-ok=$?
-for n in $S $D; do
-	l=veth-${n#kbx}
-	vlan $n $l v10 10 && vlan $n $l v100 100 802.1ad &&
-		vlan $n v100 v120 20 && vlan $n v120 v130 30 || ok=1
+ok=0
+vlan veth-d v10 10 && vlan veth-d v100 100 802.1ad &&
+	vlan v100 v120 20 && vlan v120 v130 30 || ok=1
+# every frame is to 10.98.0.1 from 10.98.0.x, whichever device takes it
+nsd sh -c 'for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 > $f; done' || ok=1
+check "vlan devices 10 and 100 (802.1ad) > 20 > 30 on veth-d" test $ok = 0
+mac() { ip -n "$1" -br link show "$2" | awk '{ print $3 }'; }
+# (scapy warns about the routes of the netns it is imported in)
+python3 "$VLAN_PY" build "$(mac $D veth-d)" "$(mac $S veth-s)" "$TMP/frames" \
+	2> "$TMP/scapy.err"
+check "scapy built the frames" grep -q sentinel "$TMP/frames"
+grep -q sentinel "$TMP/frames" || diag "$(cat "$TMP/scapy.err")"
+sentinel=$(awk '$2 == "sentinel" { print $1 }' "$TMP/frames")
+{ echo '*filter'; echo ':KBV - [0:0]'
+  echo "-A INPUT -p udp --dport 20000:20999 -j KBV"
+  awk '$2 ~ /^4\// || $2 == "sentinel" { print "-A KBV -p udp --dport " $1 " -j DROP" }' "$TMP/frames"
+  echo COMMIT; } > "$TMP/rules4"
+{ echo '*filter'; echo ':KBV - [0:0]'
+  echo "-A INPUT -p udp --dport 20000:20999 -j KBV"
+  awk '$2 ~ /^6\// { print "-A KBV -p udp --dport " $1 " -j DROP" }' "$TMP/frames"
+  echo COMMIT; } > "$TMP/rules6"
+nsd iptables-restore -n "$TMP/rules4" && nsd ip6tables-restore -n "$TMP/rules6"
+check "a counting rule per frame in kbxd" test $? = 0
+# frames RUN: send them all once, then $TMP/got.RUN: the names of those
+# kbxd received, one a line
+# counts: "PACKETS PORT" for each counting rule of kbxd
+counts() {
+	{ nsd iptables -L KBV -n -v -x; nsd ip6tables -L KBV -n -v -x; } |
+		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^dpt:/) print $1, substr($i, 5) }'
+}
+frames() {
+	local i
+	nsd iptables -Z KBV && nsd ip6tables -Z KBV
+	nss python3 "$VLAN_PY" send veth-s "$TMP/frames"
+	for i in $(seq 120); do
+		counts | grep -q "^[1-9][0-9]* $sentinel\$" && break
+		sleep 0.25
+	done
+	counts | awk '$1 > 0 { print $2 }' | while read -r p; do
+		awk -v p="$p" '$1 == p && $2 != "sentinel" { print $2 }' "$TMP/frames"
+	done | sort > "$TMP/got.$1"
+}
+# same DESC A B: the two lists of names are equal
+same() {
+	if cmp -s "$2" "$3"; then ok "$1"; else nok "$1"; diag "$(diff "$2" "$3")"; fi
+}
+all() { awk '$2 != "sentinel" { print $2 }' "$TMP/frames" | sort; }
+frames none
+all | grep -v nodev > "$TMP/want.none"
+same "without a filter: every frame but those of a VID without a vlan device" \
+	"$TMP/want.none" "$TMP/got.none"
+ok=0
+for t in iptables ip6tables; do
+	nsd $t -t raw -A PREROUTING -m bloom --bloom-name bl --bloom-dir src -j DROP || ok=1
 done
-for t in 10:v10 20:v120 30:v130; do
-	ip -n $D addr add 10.98.${t%:*}.1/24 dev ${t#*:} &&
-		ip -n $S addr add 10.98.${t%:*}.2/24 dev ${t#*:} &&
-		ip -n $S addr add 10.98.${t%:*}.3/24 dev ${t#*:} || ok=1
+check "-m bloom: DROP rules on bl" test $ok = 0
+frames mbloom
+grep -v /listed "$TMP/got.none" > "$TMP/want.mbloom"
+same "-m bloom: every listed frame dropped, the others received" \
+	"$TMP/want.mbloom" "$TMP/got.mbloom"
+for t in iptables ip6tables; do
+	nsd $t -t raw -D PREROUTING -m bloom --bloom-name bl --bloom-dir src -j DROP
 done
-ip -n $D addr add fd00:98:20::1/64 dev v120 nodad &&
-	ip -n $S addr add fd00:98:20::2/64 dev v120 nodad &&
-	ip -n $S addr add fd00:98:20::3/64 dev v120 nodad || ok=1
-check "stacked vlan devices on both sides" test $ok = 0
-for p in "10.98.10.2 10.98.10.1" "10.98.20.2 10.98.20.1" \
-	"10.98.30.2 10.98.30.1" "fd00:98:20::2 fd00:98:20::1"; do
-	ping1 $p || ping1 $p
-	check "vlan: without a blocklist $p answers" ping1 $p
-done
-nsd $B add bl 10.98.10.2 10.98.20.2 10.98.30.2 fd00:98:20::2 > /dev/null
-vlan_test() {	# MODE
-	local m=$1 n
+grep -v deep: "$TMP/got.mbloom" > "$TMP/want.xdp"
+for m in native generic tc; do
 	expect 0 "$m vlan: attach" nsd $B xdp attach veth-d bl --mode $m
-	check "$m vlan: 802.1Q, 10.98.10.2 (listed) is dropped" blocked 10.98.10.2 10.98.10.1
-	check "$m vlan: 802.1Q, 10.98.10.3 passes" passes 10.98.10.3 10.98.10.1
-	check "$m vlan: QinQ, 10.98.20.2 (listed) is dropped" blocked 10.98.20.2 10.98.20.1
-	check "$m vlan: QinQ, 10.98.20.3 passes" passes 10.98.20.3 10.98.20.1
-	check "$m vlan: QinQ, fd00:98:20::2 (listed) is dropped" blocked fd00:98:20::2 fd00:98:20::1
-	check "$m vlan: QinQ, fd00:98:20::3 passes" passes fd00:98:20::3 fd00:98:20::1
-	n=$(counter nonip)
-	check "$m vlan: three tags, 10.98.30.2 (listed) passes" passes 10.98.30.2 10.98.30.1
-	check "$m vlan: counted as nonip" test "$(counter nonip)" -gt "$n"
+	frames $m
+	grep -v deep: "$TMP/got.$m" > "$TMP/got.$m.shallow"
+	same "$m vlan: up to 8 tags, every frame gets -m bloom's verdict" \
+		"$TMP/want.xdp" "$TMP/got.$m.shallow"
+	check "$m vlan: more than 8 tags, dropped, listed or not" \
+		bash -c "! grep -q deep: $TMP/got.$m"
 	expect 0 "$m vlan: detach" nsd $B xdp detach veth-d
-}
-vlan_test native
-vlan_test generic
-vlan_test tc
+done
 check "no clsact filter left by tc detach" \
 	bash -c "! tc -n $D filter show dev veth-d ingress | grep -q kbloom"
 
@@ -237,22 +284,27 @@ nsd $B destroy late2 --force
 check "late: renamed and destroyed, it fails open" passes 10.98.0.3 10.98.0.1
 expect 0 "detach" nsd $B xdp detach veth-d
 
-# ---- a foreign XDP program is never replaced or removed without --force ----
+# ---- a foreign program is never replaced without --replace, never removed ----
 PASS_O=$UB/bpf/kb_xdp_pass.bpf.o
+xdp_id() { nsd ip -d link show veth-d | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p'; }
 if nsd ip link set dev veth-d xdpgeneric obj "$PASS_O" sec xdp 2> "$TMP/ip.err"; then
-	fid=$(nsd ip -d link show veth-d | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+	fid=$(xdp_id)
 	expect 3 "attach over a foreign XDP program" nsd $B xdp attach veth-d bl
-	like "names it and --force" "$err" "not a kbloom blocklist; not replacing it without --force"
+	like "names it and --replace" "$err" "program $fid that is not a kbloom blocklist; not replacing it without --replace"
+	expect 3 "attach --force over it: --force does not replace" \
+		nsd $B xdp attach veth-d bl --force
+	check "the foreign program is still there" test "$(xdp_id)" = "$fid"
 	expect 3 "detach leaves a foreign XDP program" nsd $B xdp detach veth-d
-	check "the foreign program is still there" \
-		bash -c "ip -n $D -d link show veth-d | grep -q 'prog/xdp id $fid '"
+	check "the foreign program is still there" test "$(xdp_id)" = "$fid"
 	expect 0 "show lists no blocklist" nsd $B xdp show
 	check "prints nothing" test -z "$out"
-	expect 3 "attach --force --mode native over a generic one" \
-		nsd $B xdp attach veth-d bl --force --mode native
+	expect 2 "detach takes no --replace" nsd $B xdp detach veth-d --replace
+	expect 3 "attach --replace --mode native over a generic one" \
+		nsd $B xdp attach veth-d bl --replace --mode native
 	like "says to remove it first" "$err" 'XDP program in XDP generic mode: remove it first'
-	expect 0 "attach --force replaces it (in its mode)" nsd $B xdp attach veth-d bl --force
-	check "forced: 10.98.0.2 is dropped" blocked 10.98.0.2 10.98.0.1
+	expect 0 "attach --replace replaces it (in its mode)" nsd $B xdp attach veth-d bl --replace
+	like "and prints the id it replaced" "$out" "^veth-d: replaced XDP program $fid "
+	check "replaced: 10.98.0.2 is dropped" blocked 10.98.0.2 10.98.0.1
 	expect 0 "detach" nsd $B xdp detach veth-d
 	check "nothing left on veth-d" \
 		bash -c "! ip -n $D link show veth-d | grep -q 'prog/xdp'"
@@ -260,8 +312,47 @@ else
 	nok "ip link attaches a foreign XDP program"
 	diag "$(cat "$TMP/ip.err")"
 fi
+# tc: a foreign program at the blocklist's own handle and priority (0x6b62)
+TCPASS_O=$UB/bpf/kb_tc_pass.bpf.o
+tcf() { tc -n $D filter "$1" dev veth-d ingress prio 27490 handle 0x6b62 "${@:2}"; }
+tc_id() { tc -n $D filter show dev veth-d ingress | sed -n 's/.* id \([0-9]*\) .*/\1/p'; }
+nsd tc qdisc add dev veth-d clsact 2> /dev/null
+if tcf add bpf da obj "$TCPASS_O" sec tc 2> "$TMP/tc.err"; then
+	fid=$(tc_id)
+	expect 3 "tc: attach over a foreign tc filter at its handle" \
+		nsd $B xdp attach veth-d bl --mode tc
+	like "tc: names it and --replace" "$err" "a tc program $fid that is not a kbloom blocklist; not replacing it without --replace"
+	expect 3 "tc: detach leaves it" nsd $B xdp detach veth-d
+	check "tc: the foreign filter is still there" test "$(tc_id)" = "$fid"
+	expect 0 "tc: attach --replace" nsd $B xdp attach veth-d bl --mode tc --replace
+	like "tc: prints the id it replaced" "$out" "^veth-d: replaced tc program $fid "
+	check "tc: replaced, 10.98.0.2 is dropped" blocked 10.98.0.2 10.98.0.1
+	# detach between reading veth-d and deleting: a foreign program put
+	# at the handle meanwhile stays (the kernel deletes by handle)
+	mkfifo "$TMP/pause"
+	BFCTL_XDP_TEST_PAUSE=$TMP/pause nsd $B xdp detach veth-d \
+		> "$TMP/det.out" 2> "$TMP/det.err" &
+	det=$!
+	ok=0
+	timeout 30 head -c2 "$TMP/pause" > /dev/null || ok=1
+	tcf replace bpf da obj "$TCPASS_O" sec tc || ok=1
+	fid=$(tc_id)
+	timeout 30 bash -c ": > '$TMP/pause'" || ok=1
+	rc=0
+	wait $det || rc=$?
+	check "tc: detach paused, a foreign filter put at its handle" test $ok = 0
+	check "tc: detach refuses (exit $rc)" test $rc = 3
+	like "tc: says the filter is another program now" "$(cat "$TMP/det.err")" \
+		"is program $fid now, not [0-9]+: left alone"
+	check "tc: the foreign filter is still there" test "$(tc_id)" = "$fid"
+	tcf del bpf
+else
+	nok "tc attaches a foreign filter at the blocklist's handle"
+	diag "$(cat "$TMP/tc.err")"
+fi
 # whatever failed above, the tests below start from a bare device
 nsd $B xdp detach veth-d 2> /dev/null
+tcf del bpf 2> /dev/null
 nsd ip link set dev veth-d xdpgeneric off 2> /dev/null
 
 # ---- rebuild and swap under a continuous stream: nothing listed gets in ----

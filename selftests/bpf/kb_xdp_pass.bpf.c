@@ -2,7 +2,7 @@
 /*
  * A foreign XDP program for the blocklist's tests
  * (selftests/bfctl/bfctl_xdp.sh): it passes everything and is not bfctl's,
- * so `bfctl xdp attach` must not replace it without --force and `bfctl xdp
+ * so `bfctl xdp attach` must not replace it without --replace and `bfctl xdp
  * detach` must leave it alone.  Attached with ip(8).
  */
 #include "vmlinux.h"

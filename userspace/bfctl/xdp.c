@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <net/if_arp.h>
 #include <linux/if_link.h>
@@ -295,6 +297,7 @@ int bfctl_xdp_parse_opts(int argc, char **argv, const char *verb, bool attach,
 		{ "dir", required_argument, NULL, 'd' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "replace", no_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
@@ -306,9 +309,10 @@ int bfctl_xdp_parse_opts(int argc, char **argv, const char *verb, bool attach,
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "jq", lopts, NULL)) != -1) {
-		if (!attach && (c == 'd' || c == 'm' || c == 'f'))
+		if (!attach && (c == 'd' || c == 'm' || c == 'f' || c == 'r'))
 			return bfctl_usage(verb, "option '%s' is not allowed here",
-					   c == 'd' ? "--dir" : c == 'm' ? "--mode" : "--force");
+					   c == 'd' ? "--dir" : c == 'm' ? "--mode" :
+					   c == 'f' ? "--force" : "--replace");
 		switch (c) {
 		case 'd':
 			if (!strcmp(optarg, "src"))
@@ -332,6 +336,9 @@ int bfctl_xdp_parse_opts(int argc, char **argv, const char *verb, bool attach,
 			break;
 		case 'f':
 			o->force = true;
+			break;
+		case 'r':
+			o->replace = true;
 			break;
 		case 'j':
 			if (strcmp(verb, "xdp show"))
@@ -480,6 +487,76 @@ static int attach_xdp(const char *what, const char *dev, struct dev_state *d,
 	return BFCTL_OK;
 }
 
+/*
+ * The deterministic pause of the tests (bfctl_xdp.sh), between reading a
+ * device's programs and acting on them: with BFCTL_XDP_TEST_PAUSE naming
+ * a FIFO of ours, say so through it and wait until the test has changed
+ * the device and closed it again.  A handshake, not a command: anything
+ * but our own FIFO is ignored.
+ */
+static void test_pause(void)
+{
+	const char *path = getenv("BFCTL_XDP_TEST_PAUSE");
+	struct stat st;
+	char c;
+	int fd;
+
+	if (!path || !*path || lstat(path, &st) || !S_ISFIFO(st.st_mode) ||
+	    st.st_uid != geteuid())
+		return;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "p\n", 2) != 2) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while (read(fd, &c, 1) > 0)
+		;
+	close(fd);
+}
+
+/*
+ * The kernel replaces and deletes a tc filter by handle and priority,
+ * whatever program it holds: before either, check that the filter there
+ * still holds the program inspected (b), by id, so that a program put
+ * there since (a foreign one, or another bfctl's) is left alone.  A
+ * window stays between this check and the request: a cls_bpf filter has
+ * no compare-and-replace (tcx links would, from 6.6; 6.1 has none).
+ */
+static int tc_same_prog(const char *what, const char *dev, struct dev_state *d,
+			const struct blk *b)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = d->ifindex,
+		    .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, t, .handle = KB_XDP_TC_HANDLE,
+		    .priority = KB_XDP_TC_PRIO);
+	char verb[64];
+	int ret;
+
+	snprintf(verb, sizeof(verb), "xdp %s %s", what, dev);
+	libbpf_mute = true;
+	ret = bpf_tc_query(&hook, &t);
+	libbpf_mute = false;
+	if (ret == -ENOENT || ret == -EINVAL)
+		t.prog_id = 0;
+	else if (ret)
+		return bfctl_xdp_fail_sys(what, dev, "reading its tc filter", ret);
+	if (t.prog_id == b->prog_id)
+		return BFCTL_OK;
+	if (!t.prog_id)
+		return bfctl_fail(BFCTL_ERR, verb,
+				  "the tc filter of %s (program %u) is gone meanwhile",
+				  dev, b->prog_id);
+	return bfctl_fail(BFCTL_ERR, verb,
+			  "the tc filter of %s at handle and priority 0x%x is program %u now, not %u: left alone",
+			  dev, KB_XDP_TC_HANDLE, t.prog_id, b->prog_id);
+}
+
 static int attach_tc(const char *dev, struct dev_state *d, int fd)
 {
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = d->ifindex,
@@ -495,8 +572,13 @@ static int attach_tc(const char *dev, struct dev_state *d, int fd)
 	ret = bpf_tc_hook_create(&hook);
 	if (ret && ret != -EEXIST)
 		return bfctl_xdp_fail_sys("attach", dev, "creating the clsact qdisc", ret);
-	if (d->tc.prog_id)
+	/* without REPLACE the kernel refuses a filter that came meanwhile */
+	if (d->tc.prog_id) {
+		ret = tc_same_prog("attach", dev, d, &d->tc);
+		if (ret)
+			return ret;
 		t.flags = BPF_TC_F_REPLACE;
+	}
 	ret = bpf_tc_attach(&hook, &t);
 	if (ret)
 		return bfctl_xdp_fail_sys("attach", dev, "attaching the tc filter", ret);
@@ -518,7 +600,7 @@ static int xdp_attach(int argc, char **argv)
 		return ret;
 	if (o.npos != 2)
 		return bfctl_usage(what, "%s",
-				   "usage: xdp attach DEV NAME [--dir src|dst] [--mode native|generic|tc] [--force]");
+				   "usage: xdp attach DEV NAME [--dir src|dst] [--mode native|generic|tc] [--force] [--replace]");
 	dev = o.pos[0];
 	name = o.pos[1];
 	if (!kb_name_valid(name, (u32)strlen(name)))
@@ -547,15 +629,15 @@ static int xdp_attach(int argc, char **argv)
 			   dev, bfctl_xdp_mode_name(other), dev);
 		goto out;
 	}
-	if (same->prog_id && !same->ours && !o.force) {
+	if (same->prog_id && !same->ours && !o.replace) {
 		bfctl_fail(BFCTL_ERR, what,
-			   "%s has %s program %u that is not a kbloom blocklist; not replacing it without --force",
+			   "%s has %s program %u that is not a kbloom blocklist; not replacing it without --replace",
 			   dev, same->tc ? "a tc" : "an XDP", same->prog_id);
 		goto out;
 	}
 	/*
-	 * An XDP program (ours, or a foreign one with --force) is replaced in
-	 * place, in its mode: the kernel has one mode at a time
+	 * An XDP program (ours, or a foreign one with --replace) is replaced
+	 * in place, in its mode: the kernel has one mode at a time
 	 */
 	if (same->prog_id && !same->tc && o.mode < 0)
 		o.mode = mode_from_attached(same->xdp_mode);
@@ -586,6 +668,10 @@ static int xdp_attach(int argc, char **argv)
 		ret = attach_tc(dev, &d, fd);
 	else
 		ret = attach_xdp(bfctl_verb_name(what, dev), dev, &d, &o, fd);
+	/* exactly that program was replaced (XDP_FLAGS_REPLACE, or checked) */
+	if (!ret && same->prog_id && !same->ours)
+		printf("%s: replaced %s program %u (not a kbloom blocklist)\n",
+		       dev, same->tc ? "tc" : "XDP", same->prog_id);
 out:
 	xdp_blocklist__destroy(skel);
 	bfctl_xdp_dev_release(&d);
@@ -605,6 +691,9 @@ static int detach_one(const char *dev, struct dev_state *d, struct blk *b)
 	int ret;
 
 	if (b->tc) {
+		ret = tc_same_prog("detach", dev, d, b);
+		if (ret)
+			return ret;
 		ret = bpf_tc_detach(&hook, &t);
 	} else {
 		flags = xdp_mode_flags(mode_from_attached(b->xdp_mode));
@@ -637,6 +726,7 @@ static int xdp_detach(int argc, char **argv)
 		bfctl_xdp_dev_release(&d);
 		return bfctl_xdp_fail_sys("detach", o.pos[0], "reading its programs", ret);
 	}
+	test_pause();
 	if (!d.xdp.ours && !d.tc.ours) {
 		ret = bfctl_fail(BFCTL_ERR, bfctl_verb_name(what, o.pos[0]),
 				 "no kbloom blocklist on %s%s", o.pos[0],

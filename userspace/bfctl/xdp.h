@@ -35,7 +35,8 @@ struct dev_state {
 struct xopts {
 	int dir;		/* enum kb_xdp_dir */
 	int mode;		/* enum kb_xdp_mode, -1: not given */
-	bool force;
+	bool force;		/* attach to a missing filter */
+	bool replace;		/* replace a program that is not kbloom's */
 	char **pos;
 	int npos;
 };

@@ -70,8 +70,24 @@ static __always_inline void kb_count(__u32 idx)
 		*c += 1;
 }
 
-/* at most this many VLAN tags are parsed; a frame with more is nonip */
-#define KB_VLAN_MAX	2
+/*
+ * VLAN tags parsed before the IP header.  The kernel delivers the IP
+ * packet behind any number of tags: a VID-0 (priority) tag is stripped
+ * wherever it is (__netif_receive_skb_core, check_vlan_id), a tag with
+ * another VID takes the frame into its vlan device.  At most 7 vlan
+ * devices stack on a device (MAX_NEST_DEV counts the device too), so a
+ * frame with more than 8 tags reaches IP only through priority tags no
+ * stack sends: crafted, it is dropped (KB_PARSE_DEEP) instead of let
+ * past an address it hides.  A non-zero VID without a vlan device is
+ * tested all the same: the kernel drops its IP packet (PACKET_OTHERHOST),
+ * so a drop here changes nothing.  8 turns keep the verifier's walk small.
+ */
+#define KB_VLAN_MAX	8
+
+/* kb_parse()'s answers other than an address length */
+#define KB_PARSE_OTHER		0	/* neither IPv4 nor IPv6: passed */
+#define KB_PARSE_SHORT		(-1)	/* truncated (tc: not linear) */
+#define KB_PARSE_DEEP		(-2)	/* more than KB_VLAN_MAX tags */
 
 static __always_inline bool kb_is_vlan(__be16 proto)
 {
@@ -80,13 +96,10 @@ static __always_inline bool kb_is_vlan(__be16 proto)
 }
 
 /*
- * The address to test of the Ethernet frame [data, data_end), after at
- * most ntags 802.1Q/802.1ad tags (QinQ: 802.1ad outside, 802.1Q inside;
- * any order is accepted, as the kernel's vlan devices do): copied to out,
- * returns its length (4 or 16); 0 for another protocol or a deeper stack,
- * -1 if the headers are not all in [data, data_end).
- * A deeper stack is not IP to this parser, as it is not to an nft or
- * iptables rule at this hook (docs/bpf.md, "VLAN tags").
+ * The address to test of the Ethernet frame [data, data_end), behind at
+ * most ntags 802.1Q/802.1ad tags of any VID, in any order (as the
+ * kernel's vlan devices take them): copied to out, returns its length (4
+ * or 16), or one of KB_PARSE_*.
  */
 static __always_inline int kb_parse(void *data, void *data_end, int ntags,
 				    __u8 *out)
@@ -97,7 +110,7 @@ static __always_inline int kb_parse(void *data, void *data_end, int ntags,
 	int i;
 
 	if (l3 > data_end)
-		return -1;
+		return KB_PARSE_SHORT;
 	proto = eth->h_proto;
 	for (i = 0; i < KB_VLAN_MAX; i++) {
 		struct kb_vlan_hdr *vh = l3;
@@ -105,17 +118,17 @@ static __always_inline int kb_parse(void *data, void *data_end, int ntags,
 		if (i >= ntags || !kb_is_vlan(proto))
 			break;
 		if ((void *)(vh + 1) > data_end)
-			return -1;
+			return KB_PARSE_SHORT;
 		proto = vh->proto;
 		l3 = vh + 1;
 	}
 	if (kb_is_vlan(proto))
-		return 0;	/* a third tag: counted as nonip */
+		return KB_PARSE_DEEP;
 	if (proto == bpf_htons(KB_ETH_P_IP)) {
 		struct iphdr *ip = l3;
 
 		if ((void *)(ip + 1) > data_end)
-			return -1;
+			return KB_PARSE_SHORT;
 		if (kb_conf.dir == KB_XDP_DIR_DST)
 			__builtin_memcpy(out, &ip->daddr, 4);
 		else
@@ -126,14 +139,14 @@ static __always_inline int kb_parse(void *data, void *data_end, int ntags,
 		struct ipv6hdr *ip6 = l3;
 
 		if ((void *)(ip6 + 1) > data_end)
-			return -1;
+			return KB_PARSE_SHORT;
 		if (kb_conf.dir == KB_XDP_DIR_DST)
 			__builtin_memcpy(out, &ip6->daddr, 16);
 		else
 			__builtin_memcpy(out, &ip6->saddr, 16);
 		return 16;
 	}
-	return 0;
+	return KB_PARSE_OTHER;
 }
 
 /* a test kfunc's answer -> true to drop; counts the packet */
@@ -188,6 +201,17 @@ static __always_inline int kb_skb_test(struct __sk_buff *skb,
 			  bpf_kbloom_skb_test_addr_id(skb, id, addr, 16);
 }
 
+/* a frame kb_parse() found no address in: true to drop; counts it */
+static __always_inline bool kb_noaddr(int len)
+{
+	if (len == KB_PARSE_DEEP) {
+		kb_count(KB_XDP_DROPPED);
+		return true;
+	}
+	kb_count(KB_XDP_NONIP);
+	return false;
+}
+
 SEC("xdp")
 int kbloom_xdp(struct xdp_md *ctx)
 {
@@ -198,10 +222,8 @@ int kbloom_xdp(struct xdp_md *ctx)
 
 	/* a tag the NIC stripped (rx VLAN offload) is not seen: not counted */
 	len = kb_parse(data, data_end, KB_VLAN_MAX, addr);
-	if (len <= 0) {
-		kb_count(KB_XDP_NONIP);
-		return XDP_PASS;
-	}
+	if (len <= 0)
+		return kb_noaddr(len) ? XDP_DROP : XDP_PASS;
 	ret = kb_xdp_test(ctx, addr, len);
 	return kb_verdict(ret) ? XDP_DROP : XDP_PASS;
 }
@@ -219,7 +241,7 @@ int kbloom_tc(struct __sk_buff *skb)
 
 	len = kb_parse((void *)(long)skb->data, (void *)(long)skb->data_end,
 		       ntags, addr);
-	if (len < 0) {
+	if (len == KB_PARSE_SHORT) {
 		/* headers past the linear part: pull them in, once */
 		__u32 want = KB_ETH_HLEN +
 			     KB_VLAN_MAX * sizeof(struct kb_vlan_hdr) +
@@ -230,12 +252,10 @@ int kbloom_tc(struct __sk_buff *skb)
 				       (void *)(long)skb->data_end, ntags,
 				       addr);
 	}
-	if (len <= 0) {
-		kb_count(KB_XDP_NONIP);
-		return KB_TC_ACT_UNSPEC;
-	}
-	ret = kb_skb_test(skb, addr, len);
 	/* UNSPEC, not OK: a passed packet goes on to the hook's other filters */
+	if (len <= 0)
+		return kb_noaddr(len) ? KB_TC_ACT_SHOT : KB_TC_ACT_UNSPEC;
+	ret = kb_skb_test(skb, addr, len);
 	return kb_verdict(ret) ? KB_TC_ACT_SHOT : KB_TC_ACT_UNSPEC;
 }
 

@@ -50,7 +50,7 @@ struct kb_xdp_conf {
  */
 enum kb_xdp_counter {
 	KB_XDP_PASSED = 0,	/* IPv4/IPv6, address absent: passed */
-	KB_XDP_DROPPED = 1,	/* address maybe present: dropped */
+	KB_XDP_DROPPED = 1,	/* address maybe present, or > 8 VLAN tags */
 	KB_XDP_NOFILTER = 2,	/* no such filter (or error): passed */
 	KB_XDP_NONIP = 3,	/* not IPv4/IPv6 (or truncated): passed */
 	KB_XDP_NR_COUNTERS,
