@@ -15,10 +15,13 @@
 # reusing a deleted listed file's inode number is not (the generation),
 # nor one of another btrfs subvolume (the subvolume tells them apart);
 # vfat's are matched by path only;
-# without a path buffer (injected) enforce mode fails closed, and with one
-# left (the others held) it judges the path; checks preempted on one CPU by
-# higher-priority ones each get a buffer; concurrent attaches leave
-# one whole attachment; show warns when the filter lost listed paths.
+# without a path buffer (injected) the inode set alone judges: an unlisted
+# file is allowed, one listed by inode denied; with one left (the others
+# held) the path is judged; checks preempted on one CPU by higher-priority
+# ones each get a buffer; an unprivileged open and rename storm makes none
+# of root's unlisted files fail; a listed path that does not exist with a
+# '.', '..' or empty component is refused; concurrent attaches leave one
+# whole attachment; show warns when the filter lost listed paths.
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
 PINS=/sys/fs/bpf/kbloom/lsm
@@ -88,6 +91,17 @@ like "which names the key type" "$err" "ipv4.*str"
 echo "relative/path" > "$TMP/rel"
 expect 3 "attach with a relative path" $B lsm attach pf -file "$TMP/rel"
 expect 3 "attach with a missing list" $B lsm attach pf -file "$TMP/nosuch"
+# a path that does not exist is canonicalised: what cannot be, is refused
+printf '%s\n' "$D/deny1" "$D/nosuch/./x" > "$TMP/dot"
+expect 3 "attach refuses a '.' component where the path does not exist" \
+	$B lsm attach pf -file "$TMP/dot"
+like "naming the line and the component" "$err" "line 2: .*nosuch/\./x.*'\.' component"
+printf '%s\n' "$D/nosuch/../x" > "$TMP/dotdot"
+expect 3 "attach refuses a '..' component" $B lsm attach pf -file "$TMP/dotdot"
+like "naming it" "$err" "line 1: .*'\.\.' component"
+printf '%s\n' "$D/nosuch//x" > "$TMP/slash2"
+expect 3 "attach refuses an empty component (//)" $B lsm attach pf -file "$TMP/slash2"
+like "naming it" "$err" "line 1: .*empty component"
 expect 1 "nothing attached: show" $B lsm show
 expect 1 "nothing attached: detach" $B lsm detach
 expect 1 "the refused attaches added nothing" $B test pf "$D/deny1"
