@@ -130,6 +130,7 @@ static int lsm_list_key(const u8 *k, u32 len, u64 line, void *arg)
 	char given[PF_PATH_MAX + 1], real[PATH_MAX];
 	struct pf_ino id = { 0, 0, 0, 0, 0 };
 	const char *p = real, *bad = NULL;
+	struct stat st;
 	int fd, ret;
 
 	memcpy(given, k, len);
@@ -157,6 +158,14 @@ static int lsm_list_key(const u8 *k, u32 len, u64 line, void *arg)
 			given, real);
 	fd = open(p, O_PATH | O_CLOEXEC);
 	ret = fd < 0 ? -errno : bfctl_lsm_file_id(fd, &id);
+	/*
+	 * a file other users can read, they can copy, and path mode does
+	 * not deny a copy (docs/lsm.md, "The threat model")
+	 */
+	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    (st.st_mode & (S_IRGRP | S_IROTH)) && !l->quiet)
+		fprintf(stderr, "bfctl: lsm attach: warning: %s: other users can read it, and so run a copy, which path mode does not deny\n",
+			p);
 	if (fd >= 0)
 		close(fd);
 	if (!ret)
