@@ -120,14 +120,17 @@ struct lsm_list {
 /*
  * One listed path, as the hooks will see it: bpf_d_path() gives the path
  * the file was reached by with every symlink resolved, so a listed
- * symlink (/bin/sh on a merged /usr) is replaced by its target; a path
- * that does not exist (yet) is kept as written.
+ * symlink (/bin/sh on a merged /usr) is replaced by its target, and a
+ * path that does not exist (yet) by its deepest existing ancestor's real
+ * path and the rest (bfctl_lsm_canon()).
  */
 static int lsm_list_key(const u8 *k, u32 len, u64 line, void *arg)
 {
 	struct lsm_list *l = arg;
-	char given[PF_PATH_MAX + 1], real[PATH_MAX], *p;
+	char given[PF_PATH_MAX + 1], real[PATH_MAX];
 	struct pf_ino id = { 0, 0, 0, 0, 0 };
+	const char *p = real, *bad = NULL;
+	struct stat st;
 	int fd, ret;
 
 	memcpy(given, k, len);
@@ -138,21 +141,31 @@ static int lsm_list_key(const u8 *k, u32 len, u64 line, void *arg)
 			 (unsigned long long)line, given);
 		return -EINVAL;
 	}
-	p = given;
-	if (realpath(given, real)) {
-		if (strlen(real) > PF_PATH_MAX) {
-			snprintf(l->err, sizeof(l->err),
-				 "line %llu: the real path of '%s' is longer than %d bytes",
-				 (unsigned long long)line, given, PF_PATH_MAX);
-			return -EINVAL;
-		}
-		if (strcmp(real, given) && !l->quiet)
-			fprintf(stderr, "bfctl: lsm attach: %s: listed as %s (its real path)\n",
-				given, real);
-		p = real;
+	if (bfctl_lsm_canon(given, real, &bad)) {
+		snprintf(l->err, sizeof(l->err),
+			 "line %llu: '%s' does not exist, and below its deepest existing directory it has %s: list the path as the kernel will write it",
+			 (unsigned long long)line, given, bad);
+		return -EINVAL;
 	}
+	if (strlen(real) > PF_PATH_MAX) {
+		snprintf(l->err, sizeof(l->err),
+			 "line %llu: the real path of '%s' is longer than %d bytes",
+			 (unsigned long long)line, given, PF_PATH_MAX);
+		return -EINVAL;
+	}
+	if (strcmp(real, given) && !l->quiet)
+		fprintf(stderr, "bfctl: lsm attach: %s: listed as %s (its real path)\n",
+			given, real);
 	fd = open(p, O_PATH | O_CLOEXEC);
 	ret = fd < 0 ? -errno : bfctl_lsm_file_id(fd, &id);
+	/*
+	 * a file other users can read, they can copy, and path mode does
+	 * not deny a copy (docs/lsm.md, "The threat model")
+	 */
+	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    (st.st_mode & (S_IRGRP | S_IROTH)) && !l->quiet)
+		fprintf(stderr, "bfctl: lsm attach: warning: %s: other users can read it, and so run a copy, which path mode does not deny\n",
+			p);
 	if (fd >= 0)
 		close(fd);
 	if (!ret)

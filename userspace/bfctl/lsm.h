@@ -33,6 +33,8 @@ struct pf_ino;
  * by its path only, or -errno
  */
 int bfctl_lsm_file_id(int fd, struct pf_ino *id);
+/* the path the hooks see for a listed path (lsm_inode.c), or -EINVAL */
+int bfctl_lsm_canon(const char *given, char *out, const char **bad);
 int bfctl_lsm_show(int argc, char **argv);
 int bfctl_lsm_log(int argc, char **argv);
 

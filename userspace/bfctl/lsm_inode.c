@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,5 +156,50 @@ int bfctl_lsm_file_id(int fd, struct pf_ino *id)
 	id->dev = lsm_sb_dev(fd);
 	if (!id->dev)
 		id->dev = ((u64)major(st.st_dev) << 20) | minor(st.st_dev);
+	return 0;
+}
+
+/*
+ * The path the hooks will see for the listed path given (absolute, at
+ * most PF_PATH_MAX bytes), into out (PATH_MAX bytes): bpf_d_path() writes
+ * a file's path with every symlink resolved, so an existing path is its
+ * realpath().  A path that does not exist yet is the realpath() of its
+ * deepest existing ancestor and then the rest as given (on a merged /usr,
+ * /bin/tool becomes /usr/bin/tool), whose ".", ".." and empty ("//")
+ * components nothing could resolve: refused, naming it in bad.  0 or
+ * -EINVAL.
+ */
+int bfctl_lsm_canon(const char *given, char *out, const char **bad)
+{
+	char pre[PATH_MAX], real[PATH_MAX], *slash;
+	const char *rest, *c, *e;
+	size_t n;
+
+	if (realpath(given, out))
+		return 0;
+	snprintf(pre, sizeof(pre), "%s", given);
+	/* pre starts with '/': there is always a slash, and "/" resolves */
+	do {
+		slash = strrchr(pre, '/');
+		*slash = 0;
+	} while (!realpath(pre[0] ? pre : "/", real));
+	rest = given + (slash - pre) + 1;
+	for (c = rest;; c = e + 1) {
+		e = strchrnul(c, '/');
+		n = e - c;
+		if (!n || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.')) {
+			*bad = !n ? "an empty component (//, or a trailing /)" :
+			       n == 1 ? "a '.' component" : "a '..' component";
+			return -EINVAL;
+		}
+		if (!*e)
+			break;
+	}
+	if (snprintf(out, PATH_MAX, "%s/%s", strcmp(real, "/") ? real : "",
+		     rest) >= PATH_MAX) {
+		*bad = "a real path longer than PATH_MAX";
+		return -EINVAL;
+	}
 	return 0;
 }

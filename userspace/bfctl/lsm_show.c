@@ -276,7 +276,10 @@ static int lsm_event(void *ctx, void *data, size_t len)
 	bfctl_json_str("hook", e->hook == PF_HOOK_EXEC ? "exec" :
 		       e->hook == PF_HOOK_MMAP ? "mmap" :
 		       e->hook == PF_HOOK_MPROTECT ? "mprotect" : "open");
-	bfctl_json_str("action", e->denied ? "deny" : "audit");
+	/* allow: unjudged without a path buffer, and not listed by inode */
+	bfctl_json_str("action", e->denied ? "deny" :
+		       e->why & (PF_WHY_PATH | PF_WHY_INODE) ? "audit" :
+		       "allow");
 	/* empty: unknown (no buffer; mprotect cannot ask for a path) */
 	bfctl_json_strn("path", e->path, strnlen(e->path, sizeof(e->path)));
 	bfctl_json_u64("dev", e->dev);

@@ -35,6 +35,7 @@
 #include "path_filter.h"
 
 #define EPERM	1
+#define ENAMETOOLONG	36
 
 /* set by the loader before load; read-only to the programs */
 const volatile char filter_name[PF_NAME_MAX];
@@ -77,7 +78,8 @@ struct {
 } list SEC(".maps");
 
 /*
- * The path buffers: PF_BUF_SLOTS per CPU, each claimed for one check.  A
+ * The path buffers, for a path longer than fits on the stack
+ * (PF_STACK_PATH): PF_BUF_SLOTS per CPU, each claimed for one check.  A
  * sleepable program runs with migration disabled but preemptible (and on
  * PREEMPT_RT bpf_d_path() may sleep on rename_lock), so another task on
  * this CPU may run a check in the middle of ours: it finds our buffer
@@ -85,7 +87,8 @@ struct {
  * having one task's file judged by another's path.  Preallocated, so a
  * check never allocates; 6.1's task storage, used before, answered NULL
  * whenever a task storage operation on this CPU had been preempted, which
- * its first allocation for each new task could be (docs/lsm.md).
+ * its first allocation for each new task could be (docs/lsm.md).  With
+ * every buffer claimed, the inode set alone judges (pf_check()).
  */
 struct pf_buf {
 	__u64 owner;		/* 0: free; else the claiming task's pid_tgid */
@@ -165,8 +168,8 @@ static __always_inline void pf_buf_release(__u64 tag)
 	}
 }
 
-/* b: the path (NUL terminated), or NULL: none */
-static __always_inline void pf_report(const struct pf_buf *b, __u32 hook,
+/* w: the path (NUL terminated), or NULL: none */
+static __always_inline void pf_report(const __u64 *w, __u32 hook,
 				      const struct pf_ino *id, __u32 why)
 {
 	struct pf_event *e;
@@ -186,15 +189,18 @@ static __always_inline void pf_report(const struct pf_buf *b, __u32 hook,
 	e->uid = (__u32)ugid;
 	e->gid = ugid >> 32;
 	e->hook = hook;
-	e->denied = !audit;
+	/* without a path buffer, only the inode set denies */
+	e->denied = (why & (PF_WHY_PATH | PF_WHY_INODE)) && !audit;
 	e->why = why;
 	e->pad = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	/* b holds the path and its NUL within PF_PATH_MAX + 1 bytes */
-	if (b)
-		bpf_probe_read_kernel(e->path, sizeof(e->path), b->w);
-	else
-		e->path[0] = 0;
+	/*
+	 * up to the NUL: w is a path buffer or a shorter one on the stack,
+	 * whose neighbours are not for the ring buffer
+	 */
+	e->path[0] = 0;
+	if (w)
+		bpf_probe_read_kernel_str(e->path, sizeof(e->path), w);
 	e->path[sizeof(e->path) - 1] = 0;
 	bpf_ringbuf_submit(e, 0);
 }
@@ -267,27 +273,35 @@ static __always_inline bool pf_ino_listed(struct file *file,
 }
 
 /*
- * nonzero: deny.  b: a claimed path buffer; id: the file's (dev, ino);
- * why: PF_WHY_INODE if the inode set listed it
+ * nonzero: deny.  w: the path bpf_d_path() wrote, len its return (the
+ * length with the NUL, or -errno); max: the most w holds without its
+ * NUL, so that the verifier knows where the hash and the filter stop.
+ * id: the file's identity; why: PF_WHY_INODE if the inode set listed it
  */
-static __always_inline int pf_check_path(struct file *file, __u32 hook,
-					 struct pf_buf *b,
-					 const struct pf_ino *id, __u32 why)
+static __always_inline int pf_judge(__u64 *w, long len, long max, __u32 hook,
+				    const struct pf_ino *id, __u32 why)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	char name[PF_NAME_MAX];
 	struct pf_hash h;
 	bool maybe = false;
-	long len;
+	__u64 n;
 	int i, r;
 
-	/* the length with the NUL; longer than a str key: cannot be listed */
-	len = bpf_d_path(&file->f_path, (char *)b->w, PF_PATH_MAX + 1);
-	if (len < 2 || len > PF_PATH_MAX + 1) {
-		b->w[0] = 0;
+	/*
+	 * n: the length without the NUL, 1 to max, else (longer than w or
+	 * a str key, or an error) it cannot be listed.  One unsigned compare
+	 * of the very register the kfunc and the hash get, opaque to clang
+	 * (which would otherwise fold two compares of len into one of a
+	 * temporary, and the verifier not see n bounded).
+	 */
+	n = len - 2;
+	asm volatile("" : "+r"(n));
+	if (n > max - 1) {
+		w[0] = 0;
 		goto decide;
 	}
-	len--;
+	n++;
 	pf_count(PF_STAT_CHECKED);
 
 	if (BPF_CORE_READ(task, nsproxy, net_ns, net_cookie) != netns_cookie) {
@@ -301,7 +315,7 @@ static __always_inline int pf_check_path(struct file *file, __u32 hook,
 		 */
 		for (i = 0; i < PF_NAME_MAX; i++)
 			name[i] = filter_name[i];
-		r = bpf_kbloom_test(name, sizeof(name), b->w, len);
+		r = bpf_kbloom_test(name, sizeof(name), w, n);
 		if (!r)
 			goto decide;	/* absent: the common case */
 		if (r == 1) {
@@ -312,7 +326,7 @@ static __always_inline int pf_check_path(struct file *file, __u32 hook,
 		}
 	}
 
-	h = pf_siphash128(b->w, len, sip_key[0], sip_key[1]);
+	h = pf_siphash128_w(w, n, sip_key[0], sip_key[1], max / 8);
 	if (bpf_map_lookup_elem(&paths, &h))
 		why |= PF_WHY_PATH;
 	else if (maybe)
@@ -323,7 +337,7 @@ decide:
 	pf_count(PF_STAT_HIT);
 	if (!(why & PF_WHY_PATH))
 		pf_count(PF_STAT_BY_INODE);
-	pf_report(b, hook, id, why);
+	pf_report(w, hook, id, why);
 	return !audit;
 }
 
@@ -331,27 +345,44 @@ decide:
 static __always_inline int pf_check(struct file *file, __u32 hook)
 {
 	__u64 tag = bpf_get_current_pid_tgid();
+	__u64 sw[PF_STACK_WORDS] = {};
 	struct pf_ino id;
 	struct pf_buf *b;
 	__u32 why = 0;
 	bool fault;
+	long len;
 	int deny;
 
 	if (pf_ino_listed(file, &id))
 		why = PF_WHY_INODE;
 	/* tests: as if fault_hold other checks were in flight on this CPU */
 	fault = fault_ino && id.ino == fault_ino;
+	/*
+	 * On this task's own stack first: no other check can take it, so
+	 * however many are preempted or asleep on this CPU (an unprivileged
+	 * user's openers and renames can make that many), this one is
+	 * judged.  Only a longer path needs a shared buffer.
+	 */
+	if (!fault) {
+		len = bpf_d_path(&file->f_path, (char *)sw, PF_STACK_PATH + 1);
+		if (len != -ENAMETOOLONG)
+			return pf_judge(sw, len, PF_STACK_PATH, hook, &id, why);
+	}
 	b = pf_buf_claim(tag, fault ? fault_hold : 0);
 	if (!b) {
 		/*
-		 * Without the path the list cannot be judged: fail closed
-		 * (docs/lsm.md says why), count and report it.
+		 * PF_BUF_SLOTS long-path checks in flight on this CPU: the
+		 * inode set alone decides, which cannot deny a file that is
+		 * not listed (failing closed here let any user who can fill
+		 * the CPU's buffers deny everyone's files: docs/lsm.md).
+		 * Counted, and reported.
 		 */
 		pf_count(PF_STAT_NO_BUF);
 		pf_report(NULL, hook, &id, why | PF_WHY_NO_BUF);
-		deny = !audit;
+		deny = why && !audit;
 	} else {
-		deny = pf_check_path(file, hook, b, &id, why);
+		len = bpf_d_path(&file->f_path, (char *)b->w, PF_PATH_MAX + 1);
+		deny = pf_judge(b->w, len, PF_PATH_MAX, hook, &id, why);
 		*(volatile __u64 *)&b->owner = 0;
 	}
 	if (fault)

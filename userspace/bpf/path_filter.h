@@ -22,8 +22,16 @@
 #define PF_PATH_MAX	1024
 #define PF_BUF_WORDS	((PF_PATH_MAX + 16) / 8)
 /*
- * path buffers per CPU: checks on one CPU at once (each preempted by the
- * next, or asleep in bpf_d_path() on PREEMPT_RT) before one fails closed
+ * A path of at most PF_STACK_PATH bytes (nearly all) is written on the
+ * program's own stack, which no other task shares: such a check never
+ * needs a shared buffer, however many are in flight on its CPU.
+ */
+#define PF_STACK_PATH	256
+#define PF_STACK_WORDS	((PF_STACK_PATH + 16) / 8)
+/*
+ * path buffers per CPU, for longer paths: checks on one CPU at once (each
+ * preempted by the next, or asleep in bpf_d_path() on PREEMPT_RT) before
+ * one is judged by the inode set alone
  */
 #define PF_BUF_SLOTS	16
 #define PF_NAME_MAX	32	/* KB_NAME_MAX */
@@ -40,7 +48,7 @@
 /* why an event's file was judged listed (pf_event.why) */
 #define PF_WHY_PATH	(1u << 0)	/* its path is in the exact set */
 #define PF_WHY_INODE	(1u << 1)	/* its identity is in the inode set */
-#define PF_WHY_NO_BUF	(1u << 2)	/* no path buffer: failed closed */
+#define PF_WHY_NO_BUF	(1u << 2)	/* no path buffer: inode set only */
 
 /* counters: the per-CPU array "stats", one slot each */
 enum pf_stat {
@@ -50,7 +58,7 @@ enum pf_stat {
 	PF_STAT_HIT,		/* in the exact set: denied, or audited */
 	PF_STAT_FOREIGN,	/* another netns: decided by the exact set */
 	PF_STAT_NO_FILTER,	/* the filter errored (destroyed): exact set */
-	PF_STAT_NO_BUF,		/* no free path buffer on the CPU: denied */
+	PF_STAT_NO_BUF,		/* no path buffer: judged by the inode set */
 	PF_STAT_LOST,		/* events the full ring buffer dropped */
 	PF_STAT_BY_INODE,	/* hits by (dev, ino) alone: another path */
 	PF_STAT_NR,
@@ -124,12 +132,16 @@ struct pf_event {
  * fast short-input PRF", and its 128-bit variant), written from the spec
  * so that the BPF program and its loader compute the same function
  * (userspace tests it against libsodium's crypto_shorthash_siphashx24).
- * w: the message, 8-byte aligned, len <= PF_PATH_MAX bytes, with at least
+ * w: the message, 8-byte aligned, len <= 8 * maxw bytes, with at least
  * (len & ~7) + 8 readable bytes (the last block is one masked load).
- * k0, k1: the key's two little-endian halves.
+ * k0, k1: the key's two little-endian halves.  maxw: a constant, the
+ * most words w holds before that last load, which bounds the loop for
+ * the verifier (6.1's cannot tell that i < nw is false once i passes
+ * nw's bound, and would follow the loop past a short buffer).
  */
-static __always_inline struct pf_hash pf_siphash128(const __u64 *w, __u32 len,
-						    __u64 k0, __u64 k1)
+static __always_inline struct pf_hash pf_siphash128_w(const __u64 *w,
+						      __u32 len, __u64 k0,
+						      __u64 k1, __u32 maxw)
 {
 	__u64 v0 = k0 ^ 0x736f6d6570736575ULL;
 	__u64 v1 = k1 ^ 0x646f72616e646f6dULL ^ 0xee;
@@ -139,8 +151,8 @@ static __always_inline struct pf_hash pf_siphash128(const __u64 *w, __u32 len,
 	struct pf_hash h;
 	__u64 m;
 
-	/* a constant bound for the verifier; nw <= PF_PATH_MAX / 8 */
-	for (i = 0; i < PF_PATH_MAX / 8; i++) {
+	/* a constant bound for the verifier; nw <= maxw */
+	for (i = 0; i < maxw; i++) {
 		if (i >= nw)
 			break;
 		m = w[i];
@@ -149,8 +161,8 @@ static __always_inline struct pf_hash pf_siphash128(const __u64 *w, __u32 len,
 		PF_SIPROUND(v0, v1, v2, v3);
 		v0 ^= m;
 	}
-	if (nw > PF_PATH_MAX / 8)
-		nw = PF_PATH_MAX / 8;
+	if (nw > maxw)
+		nw = maxw;
 	m = rem ? w[nw] & ((1ULL << (8 * rem)) - 1) : 0;
 	m |= (__u64)(len & 0xff) << 56;
 	v3 ^= m;
@@ -167,6 +179,13 @@ static __always_inline struct pf_hash pf_siphash128(const __u64 *w, __u32 len,
 		PF_SIPROUND(v0, v1, v2, v3);
 	h.hi = v0 ^ v1 ^ v2 ^ v3;
 	return h;
+}
+
+/* a message of up to PF_PATH_MAX bytes (PF_BUF_WORDS words) */
+static __always_inline struct pf_hash pf_siphash128(const __u64 *w, __u32 len,
+						    __u64 k0, __u64 k1)
+{
+	return pf_siphash128_w(w, len, k0, k1, PF_PATH_MAX / 8);
 }
 
 #endif /* _KB_PATH_FILTER_H */
