@@ -114,6 +114,19 @@ bench-bpf: modules user $(UBUILD)/bench/kb_bench_bpf $(UBUILD)/bench/udp_blast
 	cp $(KB_BENCH_BPF_OUT)/bench-bpf.json $(BUILD)/bench-bpf.json
 	@cat $(BUILD)/bench-bpf.json
 
+# ---- make bench-lsm-content [BENCH_SMALL=1]: what content mode's hashing
+# costs (selftests/bench/lsm_content.sh; one VM, TCG) ----
+BENCH_TARGETS += bench-lsm-content
+KB_BENCH_LSMC_OUT = $(BUILD)/bench/lsm-content-$(KVER)
+.PHONY: bench-lsm-content
+bench-lsm-content: modules user
+	@rm -rf $(KB_BENCH_LSMC_OUT); mkdir -p $(KB_BENCH_LSMC_OUT)
+	$(KB_VM_RUN) -k $(KVER) -o $(KB_BENCH_LSMC_OUT) -t 1800 \
+		--insmod $(KBUILD_DIR)/kmod/kbloom.ko \
+		--run '$(CURDIR)/selftests/bench/lsm_content.sh $(UBUILD)/bfctl $(KB_BENCH_LSMC_OUT)/bench-lsm-content.json $(if $(BENCH_SMALL),--small)'
+	cp $(KB_BENCH_LSMC_OUT)/bench-lsm-content.json $(BUILD)/bench-lsm-content.json
+	@cat $(BUILD)/bench-lsm-content.json
+
 # ---- fault ----
 # Fault injection walk (failslab, fail_page_alloc, fail-nth): the real walk
 # runs on the debug kernel (make check-debug); kernels without fault

@@ -102,6 +102,13 @@ $(UBUILD)/tests/test_pf_siphash: KB_TEST_CFLAGS += -I$(CURDIR)/userspace/bpf
 $(UBUILD)/tests/test_pf_siphash: userspace/bpf/path_filter.h
 NATIVE_TESTS += $(UBUILD)/tests/test_pf_siphash
 
+# content mode (lsm_content.c): userspace/bpf/content_filter.bpf.c, the
+# files' SHA-256 from IMA (bpf_ima_file_hash()) tested as bytes keys
+KB_BPF_PROGS += content_filter
+KB_LSM_CONTENT_OBJS := $(foreach o,lsm_content lsm_content_show,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)
+$(KB_LSM_CONTENT_OBJS): $(KB_BPF_OUT)/content_filter.skel.h userspace/bpf/content_filter.h
+$(KB_LSM_CONTENT_OBJS): KB_UCFLAGS += $(KB_BPF_USER_CFLAGS) -I$(CURDIR)/userspace/bpf
+
 # ---- bfctl xdp (xdp.c, xdp_show.c): the XDP/tc blocklist, userspace/bpf/xdp_blocklist.bpf.c,
 # loaded through its skeleton; only bfctl links libbpf ----
 KB_BPF_PROGS += xdp_blocklist

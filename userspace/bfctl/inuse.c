@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "bfctl.h"
+#include "lsm_content.h"
 
 int bfctl_in_use_guard(const char *verb, const char *name, bool force)
 {
@@ -22,6 +23,8 @@ int bfctl_in_use_guard(const char *verb, const char *name, bool force)
 		return BFCTL_OK;
 	n = bfctl_xdp_users(name, devs, sizeof(devs));
 	lsm = bfctl_lsm_uses(name);
+	if (!lsm)
+		lsm = bfctl_lsm_content_uses(name);
 	/*
 	 * Unreadable (no CAP_SYS_ADMIN/CAP_BPF to inspect a device's
 	 * program): say so and let the kernel decide, as before this guard
@@ -38,7 +41,7 @@ int bfctl_in_use_guard(const char *verb, const char *name, bool force)
 				  name, devs);
 	if (lsm > 0)
 		return bfctl_fail(BFCTL_ERR, verb,
-				  "filter %s is in use by a kernel component: the LSM path filter (bfctl lsm show); without it nothing would be denied; nothing changed (bfctl lsm detach first, or --force)",
+				  "filter %s is in use by a kernel component: the LSM path filter or its content mode (bfctl lsm show); without it nothing would be denied; nothing changed (bfctl lsm detach first, or --force)",
 				  name);
 	return BFCTL_OK;
 }

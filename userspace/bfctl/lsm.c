@@ -28,6 +28,7 @@
 #include "kverbs.h"
 #include "kbdev.h"
 #include "lsm.h"
+#include "lsm_content.h"
 #include "path_filter.h"
 #include "path_filter.skel.h"
 
@@ -694,11 +695,14 @@ int bfctl_lsm_main(int argc, char **argv)
 	if (argc < 2)
 		return bfctl_lsm_usage("%s", "which: attach, detach, show or log?");
 	if (!strcmp(argv[1], "attach"))
-		return lsm_attach(argc - 1, argv + 1);
+		return bfctl_lsm_content_wanted(argc - 1, argv + 1) ?
+		       bfctl_lsm_content_attach(argc - 1, argv + 1) :
+		       lsm_attach(argc - 1, argv + 1);
+	/* both modes, or the one --path or --content picks (lsm_content.c) */
 	if (!strcmp(argv[1], "detach"))
-		return lsm_detach(argc - 1, argv + 1);
+		return bfctl_lsm_detach_modes(argc - 1, argv + 1, lsm_detach);
 	if (!strcmp(argv[1], "show"))
-		return bfctl_lsm_show(argc - 1, argv + 1);
+		return bfctl_lsm_show_modes(argc - 1, argv + 1, bfctl_lsm_show);
 	if (!strcmp(argv[1], "log"))
 		return bfctl_lsm_log(argc - 1, argv + 1);
 	return bfctl_lsm_usage("unknown lsm command '%s'", argv[1]);

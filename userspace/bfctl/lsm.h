@@ -15,7 +15,7 @@
 #define LSM_LOCK	LSM_LOCK_DIR "/lsm.lock"
 #define BPF_FS_MAGIC_	0xcafe4a11
 
-#define LSM_USAGE "attach NAME -file PATHS [--exec] [--open] [--audit] | detach | show | log [--once]"
+#define LSM_USAGE "attach NAME [--content] -file PATHS [--exec] [--open] [--audit] | detach [--path|--content] | show [--path|--content] | log [--once]"
 
 int bfctl_lsm_usage(const char *fmt, const char *arg);
 void bfctl_lsm_pin_path(char *buf, size_t len, const char *name);
