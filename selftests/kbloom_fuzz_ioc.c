@@ -117,17 +117,29 @@ static const struct {
 	const char *name;
 	bool ro;		/* may name the invariant */
 	bool admin;		/* needs CAP_NET_ADMIN */
+	unsigned int ver0;	/* the oldest size the kernel takes */
 } cmds[] = {
-	{ KB_IOC_ADD, sizeof(struct kb_ioc_keys), "add", 0, 1 },
-	{ KB_IOC_TEST, sizeof(struct kb_ioc_keys), "test", 1, 1 },
-	{ KB_IOC_DEL, sizeof(struct kb_ioc_keys), "del", 0, 1 },
-	{ KB_IOC_TEST_ADD, sizeof(struct kb_ioc_keys), "test_add", 0, 1 },
-	{ KB_IOC_UPLOAD, sizeof(struct kb_ioc_image), "upload", 0, 1 },
-	{ KB_IOC_EXPORT, sizeof(struct kb_ioc_image), "export", 1, 1 },
-	{ KB_IOC_TXN_BEGIN, sizeof(struct kb_ioc_create), "txn_begin", 0, 1 },
-	{ KB_IOC_TXN_COMMIT, sizeof(struct kb_ioc_txn), "txn_commit", 0, 1 },
-	{ KB_IOC_TXN_ABORT, sizeof(struct kb_ioc_txn), "txn_abort", 0, 1 },
-	{ KB_IOC_TXN_WRITE, sizeof(struct kb_ioc_write), "txn_write", 0, 1 },
+	{ KB_IOC_ADD, sizeof(struct kb_ioc_keys), "add", 0, 1,
+	  KB_IOC_KEYS_SIZE_VER0 },
+	{ KB_IOC_TEST, sizeof(struct kb_ioc_keys), "test", 1, 1,
+	  KB_IOC_KEYS_SIZE_VER0 },
+	{ KB_IOC_DEL, sizeof(struct kb_ioc_keys), "del", 0, 1,
+	  KB_IOC_KEYS_SIZE_VER0 },
+	{ KB_IOC_TEST_ADD, sizeof(struct kb_ioc_keys), "test_add", 0, 1,
+	  KB_IOC_KEYS_SIZE_VER0 },
+	{ KB_IOC_UPLOAD, sizeof(struct kb_ioc_image), "upload", 0, 1,
+	  KB_IOC_IMAGE_SIZE_VER0 },
+	{ KB_IOC_EXPORT, sizeof(struct kb_ioc_image), "export", 1, 1,
+	  KB_IOC_IMAGE_SIZE_VER0 },
+	{ KB_IOC_TXN_BEGIN, sizeof(struct kb_ioc_create), "txn_begin", 0, 1,
+	  KB_IOC_CREATE_SIZE_VER0 },
+	/* VER1 added the commit's max_fpr_ppb: 8..16 bytes are all taken */
+	{ KB_IOC_TXN_COMMIT, sizeof(struct kb_ioc_txn), "txn_commit", 0, 1,
+	  KB_IOC_TXN_SIZE_VER0 },
+	{ KB_IOC_TXN_ABORT, sizeof(struct kb_ioc_txn), "txn_abort", 0, 1,
+	  KB_IOC_TXN_SIZE_VER0 },
+	{ KB_IOC_TXN_WRITE, sizeof(struct kb_ioc_write), "txn_write", 0, 1,
+	  KB_IOC_WRITE_SIZE_VER0 },
 };
 #define NCMDS ((int)(sizeof(cmds) / sizeof(cmds[0])))
 
@@ -479,7 +491,7 @@ void fz_ioc_op(struct fz_rng *r, int fd)
 		dirty = true;
 	}
 	/* the size field */
-	ver0 = ksz;
+	ver0 = ci >= 0 ? cmds[ci].ver0 : ksz;
 	switch (fz_rnd(r, 20)) {
 	case 0:
 		usize = 0;
