@@ -3,7 +3,11 @@
 # bfctl lsm attach --content: the path filter's content mode.  A file is
 # denied by its SHA-256 (IMA's, bpf_ima_file_hash()) whatever its name:
 # as an unprivileged user a copy in /dev/shm, a moved copy, a memfd
-# (fexecve) and ld.so of a copy are denied, while 50 unlisted executables
+# (fexecve) and ld.so of a copy are denied, and, of a file listed by its
+# digest alone, a symlink, a hard link, a bind mount and an overlayfs in a
+# user namespace, a copy made after attach through a symlinked directory,
+# and an exec or executable mapping through an fd opened before attach
+# (a read through it works, even with --open), while 50 unlisted executables
 # (their own contents) all run, even though the filter (64 bits, nearly
 # full) answers "maybe" for most of them: the exact set decides.  Bad
 # lines name the line; a non-bytes filter is refused; with --open cat and
@@ -35,7 +39,9 @@ mkdir -p "$D"
 mount -t tmpfs -o mode=755 tmpfs "$D"
 S=/dev/shm/kbc.$$
 mkdir -m 1777 "$S"
-trap '$B lsm detach 2> /dev/null; umount "$D"; rm -rf "$S" "$TMP"' EXIT
+fdpid=
+trap '[ -n "$fdpid" ] && kill $fdpid 2> /dev/null; $B lsm detach 2> /dev/null
+	umount "$D"; rm -rf "$S" "$TMP"' EXIT
 # /bin/true plus random bytes after its end: runs, and its digest is its own
 mkbin() { cp /bin/true "$1" && head -c 32 /dev/urandom >> "$1" && chmod 755 "$1"; }
 mkbin "$D/listed"
@@ -65,6 +71,39 @@ for i in range(50):
     open(p, "wb").write(t + os.urandom(32))
     os.chmod(p, 0o755)' "$S/many"
 
+# nobody's fd of listed2, opened before attach: exec and an executable
+# mapping through it are judged at that moment, by contents; a read
+# through it is not (with --open: that hook judges opens).  Started
+# here, so that python's start under TCG overlaps the refusals
+cat > "$TMP/fd.py" << 'EOF'
+import errno, hashlib, mmap, os, sys, time
+def wait(p):
+    for i in range(1200):
+        if os.path.exists(p):
+            return
+        time.sleep(0.05)
+    sys.exit(9)
+def err(e):
+    return errno.errorcode.get(e.errno, str(e.errno))
+fd = os.open(sys.argv[1], os.O_RDONLY)
+open(sys.argv[2], 'w').close()                  # ready
+wait(sys.argv[3])                               # attached --exec
+try:
+    mmap.mmap(fd, 0, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_EXEC)
+    print('mmap allowed', flush=True)
+except OSError as e:
+    print('mmap', err(e), flush=True)
+try:
+    os.execve(fd, ['kbc'], {})                  # fexecve
+except OSError as e:
+    print('exec', err(e), flush=True)
+open(sys.argv[4], 'w').close()                  # done with exec
+wait(sys.argv[5])                               # attached --open (or not)
+print('read', hashlib.sha256(os.pread(fd, 1 << 24, 0)).hexdigest(), flush=True)
+EOF
+$N python3 "$TMP/fd.py" "$D/listed2" "$S/fd.ready" "$TMP/fd.go1" "$S/fd.done1" \
+	"$TMP/fd.go2" > "$TMP/fd.out" 2>&1 & fdpid=$!
+
 # ---- refusals name the line, change nothing ----
 printf 'sha256:%s\nsha256:abc\n' "$hash2" > "$TMP/bad_len"
 expect 3 "a short digest is refused" $B lsm attach cf --content -file "$TMP/bad_len"
@@ -86,8 +125,14 @@ expect 0 "info -j" $B -j info cf
 json_check "the refused attaches added no key to the filter" "$out" "j['adds']==200"
 expect 1 "show: nothing attached" $B lsm show
 
+for i in $(seq 1200); do [ -e "$S/fd.ready" ] && break; sleep 0.05; done
+# a symlinked directory, where nobody creates a copy after attach
+$N mkdir "$S/real"
+$N ln -s real "$S/sym"
+
 # ---- exec: a file by its contents, under any name ----
 expect 0 "attach --content --exec" $B lsm attach cf --content -file "$TMP/list" --exec
+touch "$TMP/fd.go1"
 check "pinned under $PINS, no open link" test -e "$PINS/config" -a -e "$PINS/link_exec" \
 	-a -e "$PINS/link_mmap" -a -e "$PINS/link_mprotect" -a ! -e "$PINS/link_open"
 expect 126 "exec of a listed file is denied" "$D/listed"
@@ -122,6 +167,36 @@ a = libc.mmap(None, 4096, 1, 2, os.open('$S/renamed', os.O_RDONLY), 0)
 sys.exit(0 if libc.mprotect(a, 4096, 5) and ctypes.get_errno() == 1 else 1)"
 expect 126 "a listed script run as a command is denied" "$D/script"
 expect 0 "sh SCRIPT of listed contents runs without --open (the threat model)" sh "$D/script"
+
+# ---- the threat model's other names, as nobody: listed2 is listed by
+# digest only, so none of its names nor its inode ever reached the
+# programs, and a program keyed by path or inode would run each ----
+expect 126 "unprivileged: the listed binary itself is denied" $N "$D/listed"
+like "with EPERM" "$err" "not permitted"
+$N ln -s "$D/listed2" "$S/symlink"
+expect 126 "unprivileged: a symlink to listed bytes is denied" $N "$S/symlink"
+# fs.protected_hardlinks keeps nobody from linking root's file: root does
+ln "$D/listed2" "$D/hard"
+expect 126 "unprivileged: a hard link to them is denied" $N "$D/hard"
+for i in $(seq 1200); do [ -e "$S/fd.done1" ] && break; sleep 0.05; done
+like "unprivileged: through an fd opened before attach, an executable mapping is denied" \
+	"$(cat "$TMP/fd.out")" "^mmap EPERM"
+like "unprivileged: ... and an exec (fexecve)" "$(cat "$TMP/fd.out")" "^exec EPERM"
+expect 126 "unprivileged: a copy made after attach at a non-canonical path (symlinked directory) is denied" \
+	$N sh -c "cp $D/listed2 $S/sym/later && exec $S/sym/later"
+if $N unshare -rm true 2> /dev/null; then
+	$N touch "$S/bind"
+	expect 126 "unprivileged: a bind mount in a user namespace is denied" \
+		$N unshare -rm sh -c "mount --bind $D/listed2 $S/bind && exec $S/bind"
+	$N mkdir "$S/up" "$S/work" "$S/ovl"
+	# the overlay's file has its own path and inode; its unlisted
+	# neighbour must run first (exit 9 otherwise): the mount executes
+	expect 126 "unprivileged: a user-namespace overlayfs over the directory is denied (its unlisted file runs)" \
+		$N unshare -rm sh -c "mount -t overlay overlay -o lowerdir=$D,upperdir=$S/up,workdir=$S/work $S/ovl && { $S/ovl/allow || exit 9; } && exec $S/ovl/listed2"
+else
+	ok "# SKIP no unprivileged user namespaces"
+	ok "# SKIP no unprivileged user namespaces"
+fi
 # 50 unlisted executables (made before attach), most "maybe" in the filter
 expect 0 "unprivileged: 50 unlisted executables all run" \
 	$N sh -c "f=0; for x in $S/many/x*; do \$x || f=\$((f + 1)); done; exit \$f"
@@ -156,6 +231,9 @@ if ! grep -qw bpf_lsm_file_post_open /proc/kallsyms; then
 		$B lsm attach cf --content -file "$TMP/list" --exec --open
 	like "saying why" "$err" "needs the kernel's file_post_open LSM hook"
 	check "nothing pinned" test ! -e "$PINS"
+	touch "$TMP/fd.go2"
+	wait $fdpid
+	fdpid=
 	$B destroy cf
 	$B destroy cfs
 	$B destroy pf
@@ -163,6 +241,12 @@ if ! grep -qw bpf_lsm_file_post_open /proc/kallsyms; then
 	exit
 fi
 expect 0 "attach --content --exec --open" $B lsm attach cf --content -file "$TMP/list" --exec --open
+touch "$TMP/fd.go2"
+rc=0; wait $fdpid || rc=$?
+fdpid=
+like "unprivileged: a read through the fd opened before attach still reads the listed bytes ($rc)" \
+	"$(cat "$TMP/fd.out")" "^read $hash2"
+expect 1 "unprivileged: ... while opening them now is denied" $N wc -c "$D/listed2"
 expect 1 "open of a listed file is denied" wc -c "$D/listed"
 expect 1 "unprivileged: open of a moved copy is denied" $N wc -c "$S/renamed"
 expect 0 "open of an unlisted file works" wc -c "$D/allow"
