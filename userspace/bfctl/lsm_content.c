@@ -191,17 +191,6 @@ static int cf_hash_file(const char *path, struct cf_digest *d)
 	return err;
 }
 
-static int cf_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * One line: "sha256:" and 64 hex digits, or a file to hash.  0, or
  * BFCTL_ERR with the line named.
@@ -222,8 +211,8 @@ static int cf_parse_line(const char *file, u64 no, char *s,
 					  "%s: line %llu: a SHA-256 digest is 64 hex digits, not %zu",
 					  file, (unsigned long long)no, len);
 		for (i = 0; i < CF_DIGEST_LEN; i++) {
-			hi = cf_hexval(s[2 * i]);
-			lo = cf_hexval(s[2 * i + 1]);
+			hi = kbu_hexval(s[2 * i]);
+			lo = kbu_hexval(s[2 * i + 1]);
 			if (hi < 0 || lo < 0)
 				return bfctl_fail(BFCTL_ERR, what,
 						  "%s: line %llu: '%c' is not a hex digit",
