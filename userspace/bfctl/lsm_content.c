@@ -485,9 +485,12 @@ out:
 	return ret;
 }
 
-/* --path, --content: which modes a verb takes; the rest to path's verb */
-int bfctl_lsm_content_modes(int argc, char **argv, bool *path,
-			    bool *content, char **pargv, int *pargc)
+/*
+ * --path, --content of detach and show: which modes; pargv (5 slots)
+ * gets argv[0] and the -q, -j path mode's verb takes; 0 or BFCTL_USAGE
+ */
+static int cf_modes(int argc, char **argv, bool *path, bool *content,
+		    char **pargv, int *pargc)
 {
 	bool p = false, c = false;
 	int i;
@@ -515,26 +518,46 @@ int bfctl_lsm_content_modes(int argc, char **argv, bool *path,
 	return 0;
 }
 
-int bfctl_lsm_detach_modes(int argc, char **argv,
-			   int (*path_verb)(int argc, char **argv))
+int bfctl_lsm_run_modes(int argc, char **argv, const char *what,
+			int (*path_verb)(int argc, char **argv),
+			bool (*path_on)(void), int (*content_verb)(void),
+			bool (*content_on)(void))
 {
-	bool path, content, any = false;
+	bool path = false, content = false, any = false;
 	char *pargv[5];
 	int pargc, r, ret = BFCTL_OK;
 
-	if (bfctl_lsm_content_modes(argc, argv, &path, &content, pargv, &pargc))
+	if (cf_modes(argc, argv, &path, &content, pargv, &pargc))
 		return BFCTL_USAGE;
-	if (path && !access(LSM_DIR, F_OK)) {
+	if (path && path_on()) {
 		any = true;
 		ret = path_verb(pargc, pargv);
 	}
-	if (content && !access(LSM_CONTENT_DIR, F_OK)) {
+	if (content && content_on()) {
 		any = true;
-		r = cf_detach();
+		r = content_verb();
 		if (r > ret)
 			ret = r;
 	}
 	if (!any)
-		return bfctl_fail(BFCTL_ABSENT, "lsm detach", "not attached");
+		return bfctl_fail(BFCTL_ABSENT, what, "not attached");
 	return ret;
+}
+
+/* detach takes a mode whose directory is there, even half pinned */
+static bool cf_path_dir(void)
+{
+	return !access(LSM_DIR, F_OK);
+}
+
+static bool cf_content_dir(void)
+{
+	return !access(LSM_CONTENT_DIR, F_OK);
+}
+
+int bfctl_lsm_detach_modes(int argc, char **argv,
+			   int (*path_verb)(int argc, char **argv))
+{
+	return bfctl_lsm_run_modes(argc, argv, "lsm detach", path_verb,
+				   cf_path_dir, cf_detach, cf_content_dir);
 }

@@ -205,23 +205,7 @@ out:
 int bfctl_lsm_show_modes(int argc, char **argv,
 			 int (*path_verb)(int argc, char **argv))
 {
-	bool path, content, any = false;
-	char *pargv[5];
-	int pargc, r, ret = BFCTL_OK;
-
-	if (bfctl_lsm_content_modes(argc, argv, &path, &content, pargv, &pargc))
-		return BFCTL_USAGE;
-	if (path && bfctl_lsm_attached()) {
-		any = true;
-		ret = path_verb(pargc, pargv);
-	}
-	if (content && bfctl_lsm_content_attached()) {
-		any = true;
-		r = cf_show();
-		if (r > ret)
-			ret = r;
-	}
-	if (!any)
-		return bfctl_fail(BFCTL_ABSENT, "lsm show", "not attached");
-	return ret;
+	return bfctl_lsm_run_modes(argc, argv, "lsm show", path_verb,
+				   bfctl_lsm_attached, cf_show,
+				   bfctl_lsm_content_attached);
 }
