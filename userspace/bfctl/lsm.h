@@ -88,6 +88,30 @@ struct pf_ino;
 int bfctl_lsm_file_id(int fd, struct pf_ino *id);
 /* the path the hooks see for a listed path (lsm_inode.c), or -EINVAL */
 int bfctl_lsm_canon(const char *given, char *out, const char **bad);
+/*
+ * show's parts both modes share (lsm_show.c).  The pinned config map's
+ * value, the program's .rodata (size bytes): 0, -EPROTO if it has
+ * another layout (pinned by another bfctl version), or -errno.
+ */
+int bfctl_lsm_config_read(int fd, void *cfg, size_t size);
+/* "lsm show: DIR: unreadable: why" for err; BFCTL_ERR */
+int bfctl_lsm_unreadable(const char *dir, int err);
+/* the per-CPU counters of the stats map sfd, summed: 0, or -1 */
+int bfctl_lsm_stats_sum(int sfd, u64 *total, u32 n);
+/* the hooks as show writes them ("exec,open") into buf; returns buf */
+const char *bfctl_lsm_hooks_text(char *buf, size_t len, u32 hooks);
+/* -j: "filter", "hooks", "mode" */
+void bfctl_lsm_json_head(const char *filter, u32 hooks, const char *mode);
+/* -j: "not_in_filter" (or why "_untested"), "netns_cookie", "stats" */
+void bfctl_lsm_json_tail(const char *why, u64 missing, u64 cookie,
+			 const char *const *names, const u64 *total, u32 n);
+/*
+ * n listed keys tested against the filter (err; res, a bit each): how
+ * many it lacks (all if it is gone), or ~0 with *why
+ */
+u64 bfctl_lsm_missing(int err, const u64 *res, u64 n, const char **why);
+/* text: the counters' line */
+void bfctl_lsm_text_stats(const char *const *names, const u64 *total, u32 n);
 int bfctl_lsm_show(int argc, char **argv);
 int bfctl_lsm_log(int argc, char **argv);
 
