@@ -45,6 +45,12 @@ int bfctl_parse_cmd(int argc, char **argv, struct bfctl_cmd *cmd);
 int bfctl_fail(int code, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * The tests' pause (main.c): with env naming a FIFO the caller owns,
+ * write to it, then wait until the test closes it again; else nothing
+ */
+void bfctl_test_pause(const char *env);
+
 /* parse an unsigned decimal or 0x-hex number, 0 or -EINVAL */
 int bfctl_parse_u64(const char *s, u64 *v);
 

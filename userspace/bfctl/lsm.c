@@ -32,10 +32,16 @@
 #include "path_filter.h"
 #include "path_filter.skel.h"
 
-/* what attach pins (and detach removes): nothing else is touched */
-static const char *const lsm_pins[] = {
-	"link_exec", "link_mmap", "link_mprotect", "link_open", "paths",
-	"inodes", "list", "stats", "events", "config",
+/*
+ * what attach pins (and detach removes): nothing else is touched.  The
+ * links' names are content mode's too, in its own directory.
+ */
+const char *const bfctl_lsm_link_pins[4] = {
+	"link_exec", "link_mmap", "link_mprotect", "link_open",
+};
+
+static const char *const lsm_map_pins[] = {
+	"paths", "inodes", "list", "stats", "events", "config",
 };
 
 int bfctl_lsm_usage(const char *fmt, const char *arg)
@@ -59,15 +65,18 @@ bool bfctl_lsm_attached(void)
 	return !access(p, F_OK);
 }
 
+_Static_assert(PF_HOOK_EXEC == LSM_HOOK_EXEC && PF_HOOK_OPEN == LSM_HOOK_OPEN,
+	       "--exec and --open are lsm.h's bits");
+
 /* bpffs on /sys/fs/bpf (mounted if absent, as systemd would) */
-static int lsm_bpffs(void)
+int bfctl_lsm_bpffs(const char *what)
 {
 	struct statfs st;
 
 	if (!statfs(LSM_BPFFS, &st) && st.f_type == BPF_FS_MAGIC_)
 		return 0;
 	if (mount("bpf", LSM_BPFFS, "bpf", 0, "mode=0700"))
-		return bfctl_fail(BFCTL_ERR, "lsm", "mount bpffs on %s: %s",
+		return bfctl_fail(BFCTL_ERR, what, "mount bpffs on %s: %s",
 				  LSM_BPFFS, strerror(errno));
 	return 0;
 }
@@ -266,59 +275,117 @@ static int lsm_fill_filter(struct kbconn *conn, const char *name,
 	return 0;
 }
 
-/* the programs --exec and --open attach, and the names of their pins */
+/* the programs --exec and --open attach */
 struct lsm_links {
 	struct bpf_link *link[4];
 };
 
-static const char *const lsm_link_pins[4] = {
-	"link_exec", "link_mmap", "link_mprotect", "link_open",
-};
-
-/* the directory is made by the caller (lsm_load()), which owns it */
-static int lsm_pin_all(struct path_filter *skel, const struct lsm_links *ls)
+/* dir is made by the caller (bfctl_lsm_make_dir()), which owns it */
+int bfctl_lsm_pin_all(const char *dir, struct bpf_link *const *link,
+		      struct bpf_map *const *maps, const char *const *names,
+		      size_t n)
 {
-	struct { const char *name; struct bpf_map *map; } maps[] = {
-		{ "paths", skel->maps.paths }, { "inodes", skel->maps.inodes },
-		{ "list", skel->maps.list }, { "stats", skel->maps.stats },
-		{ "events", skel->maps.events }, { "config", skel->maps.rodata },
-	};
 	char p[PATH_MAX];
 	size_t i;
 	int err;
 
-	for (i = 0; i < ARRAY_SIZE(ls->link); i++) {
-		if (!ls->link[i])
+	for (i = 0; i < ARRAY_SIZE(bfctl_lsm_link_pins); i++) {
+		if (!link[i])
 			continue;
-		bfctl_lsm_pin_path(p, sizeof(p), lsm_link_pins[i]);
-		err = bpf_link__pin(ls->link[i], p);
+		snprintf(p, sizeof(p), "%s/%s", dir, bfctl_lsm_link_pins[i]);
+		err = bpf_link__pin(link[i], p);
 		if (err)
 			return err;
 	}
 	/* config last: it is what says "attached" (bfctl_lsm_attached()) */
-	for (i = 0; i < ARRAY_SIZE(maps); i++) {
-		bfctl_lsm_pin_path(p, sizeof(p), maps[i].name);
-		err = bpf_map__pin(maps[i].map, p);
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		err = bpf_map__pin(maps[i], p);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-/* remove attach's pins (and its directory if that leaves it empty) */
-static int lsm_unpin_all(void)
+static int lsm_pin_all(struct path_filter *skel, const struct lsm_links *ls)
+{
+	struct bpf_map *maps[] = {
+		skel->maps.paths, skel->maps.inodes, skel->maps.list,
+		skel->maps.stats, skel->maps.events, skel->maps.rodata,
+	};
+
+	_Static_assert(ARRAY_SIZE(maps) == ARRAY_SIZE(lsm_map_pins),
+		       "a name for each map");
+	return bfctl_lsm_pin_all(LSM_DIR, ls->link, maps, lsm_map_pins,
+				 ARRAY_SIZE(maps));
+}
+
+/* 1 if dir/name was there and is gone */
+static int lsm_unpin(const char *dir, const char *name)
 {
 	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return !unlink(p);
+}
+
+int bfctl_lsm_unpin_all(const char *dir, const char *const *names, size_t n)
+{
 	int removed = 0;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(lsm_pins); i++) {
-		bfctl_lsm_pin_path(p, sizeof(p), lsm_pins[i]);
-		if (!unlink(p))
-			removed++;
-	}
-	rmdir(LSM_DIR);
+	for (i = 0; i < ARRAY_SIZE(bfctl_lsm_link_pins); i++)
+		removed += lsm_unpin(dir, bfctl_lsm_link_pins[i]);
+	for (i = 0; i < n; i++)
+		removed += lsm_unpin(dir, names[i]);
+	rmdir(dir);
 	return removed;
+}
+
+static int lsm_unpin_all(void)
+{
+	return bfctl_lsm_unpin_all(LSM_DIR, lsm_map_pins,
+				   ARRAY_SIZE(lsm_map_pins));
+}
+
+int bfctl_lsm_make_dir(const char *dir, bool *made)
+{
+	*made = false;
+	if (mkdir(LSM_BPFFS "/kbloom", 0700) && errno != EEXIST)
+		return -errno;
+	if (mkdir(dir, 0700))
+		return -errno;
+	*made = true;
+	return 0;
+}
+
+/* --exec: the exec, mmap and mprotect programs; --open: the open one */
+static u32 lsm_prog_hook(size_t i)
+{
+	return i < 3 ? LSM_HOOK_EXEC : LSM_HOOK_OPEN;
+}
+
+void bfctl_lsm_autoload(struct bpf_program *const *progs, u32 hooks)
+{
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		bpf_program__set_autoload(progs[i], hooks & lsm_prog_hook(i));
+}
+
+int bfctl_lsm_attach_progs(struct bpf_program *const *progs,
+			   struct bpf_link **link, u32 hooks)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < 4 && !err; i++) {
+		if (!(hooks & lsm_prog_hook(i)))
+			continue;
+		link[i] = bpf_program__attach_lsm(progs[i]);
+		err = link[i] ? 0 : -errno;
+	}
+	return err;
 }
 
 /* the cookie of bfctl's netns (SO_NETNS_COOKIE, 5.14): never reused */
@@ -374,7 +441,7 @@ static int lsm_fill_maps(struct path_filter *skel, const struct lsm_list *l,
 /*
  * Load, fill the exact set, add the paths to the filter, attach, pin; on
  * any failure before the add, nothing has changed.  The caller holds the
- * lock (lsm_lock()) and has checked that nothing is attached.
+ * lock (bfctl_lsm_lock()) and has checked that nothing is attached.
  */
 static int lsm_load(struct kbconn *conn, const char *name,
 		    const struct lsm_list *l, u32 hooks, bool audit)
@@ -428,9 +495,7 @@ static int lsm_load(struct kbconn *conn, const char *name,
 		skel->rodata->fault_ino = st.st_ino;
 		skel->rodata->fault_hold = PF_BUF_SLOTS - 1;
 	}
-	for (i = 0; i < ARRAY_SIZE(progs); i++)
-		bpf_program__set_autoload(progs[i], hooks &
-					  (i < 3 ? PF_HOOK_EXEC : PF_HOOK_OPEN));
+	bfctl_lsm_autoload(progs, hooks);
 	bpf_map__set_max_entries(skel->maps.paths, l->n);
 	bpf_map__set_max_entries(skel->maps.inodes, l->n_ino ? l->n_ino : 1);
 	bpf_map__set_max_entries(skel->maps.list, l->n);
@@ -450,22 +515,12 @@ static int lsm_load(struct kbconn *conn, const char *name,
 	err = lsm_fill_filter(conn, name, l);
 	if (err)
 		goto out;
-	for (i = 0; i < ARRAY_SIZE(progs) && !err; i++) {
-		if (!(hooks & (i < 3 ? PF_HOOK_EXEC : PF_HOOK_OPEN)))
-			continue;
-		ls.link[i] = bpf_program__attach_lsm(progs[i]);
-		err = ls.link[i] ? 0 : -errno;
-	}
+	err = bfctl_lsm_attach_progs(progs, ls.link, hooks);
 	if (err) {
 		bfctl_fail(BFCTL_ERR, what, "attach: %s", strerror(-err));
 		goto out;
 	}
-	if (mkdir(LSM_BPFFS "/kbloom", 0700) && errno != EEXIST)
-		err = -errno;
-	else if (mkdir(LSM_DIR, 0700))
-		err = -errno;
-	else
-		made_dir = true;
+	err = bfctl_lsm_make_dir(LSM_DIR, &made_dir);
 	if (!err)
 		err = lsm_pin_all(skel, &ls);
 	if (err) {
@@ -490,20 +545,20 @@ out:
  * file of /run (a tmpfs: a stale lock cannot outlive a reboot, and the
  * kernel drops it when its holder dies).  Returns the fd, or -1 (said).
  */
-static int lsm_lock(const char *what)
+int bfctl_lsm_lock(const char *what, const char *file)
 {
 	int fd;
 
 	if (mkdir(LSM_LOCK_DIR, 0700) && errno != EEXIST)
 		return bfctl_fail(BFCTL_ERR, what, "%s: %s", LSM_LOCK_DIR,
 				  strerror(errno)), -1;
-	fd = open(LSM_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
-		return bfctl_fail(BFCTL_ERR, what, "%s: %s", LSM_LOCK,
+		return bfctl_fail(BFCTL_ERR, what, "%s: %s", file,
 				  strerror(errno)), -1;
 	while (flock(fd, LOCK_EX)) {
 		if (errno != EINTR) {
-			bfctl_fail(BFCTL_ERR, what, "lock %s: %s", LSM_LOCK,
+			bfctl_fail(BFCTL_ERR, what, "lock %s: %s", file,
 				   strerror(errno));
 			close(fd);
 			return -1;
@@ -512,77 +567,99 @@ static int lsm_lock(const char *what)
 	return fd;
 }
 
-static int lsm_attach(int argc, char **argv)
+int bfctl_lsm_attach_args(int argc, char **argv, struct lsm_attach_args *a,
+			  const char *nofile)
 {
-	struct lsm_list l = { .quiet = bfctl_quiet };
-	const char *name = NULL, *file = NULL;
-	struct kb_ioc_info info;
-	struct kbconn conn;
-	u32 hooks = 0;
-	bool audit = false;
-	char err[256];
-	u64 errline;
-	int i, ret, lock = -1;
+	int i;
 
+	memset(a, 0, sizeof(*a));
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-file") || !strcmp(argv[i], "--file")) {
 			if (++i == argc)
 				return bfctl_lsm_usage("%s needs a file", argv[i - 1]);
-			file = argv[i];
+			a->file = argv[i];
 		} else if (!strcmp(argv[i], "--exec")) {
-			hooks |= PF_HOOK_EXEC;
+			a->hooks |= LSM_HOOK_EXEC;
 		} else if (!strcmp(argv[i], "--open")) {
-			hooks |= PF_HOOK_OPEN;
+			a->hooks |= LSM_HOOK_OPEN;
 		} else if (!strcmp(argv[i], "--audit")) {
-			audit = true;
+			a->audit = true;
+		} else if (!strcmp(argv[i], "--content")) {
+			continue;	/* picked the mode (bfctl_lsm_main()) */
 		} else if (!strcmp(argv[i], "-q")) {
-			bfctl_quiet = l.quiet = true;
-		} else if (argv[i][0] == '-' || name) {
+			bfctl_quiet = true;
+		} else if (argv[i][0] == '-' || a->name) {
 			return bfctl_lsm_usage("unexpected argument '%s'", argv[i]);
 		} else {
-			name = argv[i];
+			a->name = argv[i];
 		}
 	}
-	if (!name)
+	if (!a->name)
 		return bfctl_lsm_usage("%s", "attach needs a filter NAME");
-	if (!kb_name_valid(name, strlen(name)))
-		return bfctl_lsm_usage("bad filter name '%s'", name);
-	if (!file)
-		return bfctl_lsm_usage("%s", "attach needs -file PATHS (the paths to deny)");
-	if (!hooks)
-		hooks = PF_HOOK_EXEC;
+	if (!kb_name_valid(a->name, strlen(a->name)))
+		return bfctl_lsm_usage("bad filter name '%s'", a->name);
+	if (!a->file)
+		return bfctl_lsm_usage("%s", nofile);
+	if (!a->hooks)
+		a->hooks = LSM_HOOK_EXEC;
+	return 0;
+}
+
+int bfctl_lsm_filter_check(struct kbconn *conn, const char *name,
+			   u32 key_type, const char *needs)
+{
+	struct kb_ioc_info info;
+	int ret;
+
+	ret = kbconn_info(conn, name, &info);
+	if (ret)
+		return bfctl_fail_err(conn, bfctl_verb_name("lsm attach", name),
+				      ret);
+	if (info.key_type != key_type)
+		return bfctl_fail(BFCTL_ERR, bfctl_verb_name("lsm attach", name),
+				  "the filter's key type is %s: %s",
+				  kb_key_type_name(info.key_type), needs);
+	return BFCTL_OK;
+}
+
+static int lsm_attach(int argc, char **argv)
+{
+	struct lsm_list l = { 0 };
+	struct lsm_attach_args a;
+	struct kbconn conn;
+	char err[256];
+	u64 errline;
+	int ret, lock = -1;
+
+	if (bfctl_lsm_attach_args(argc, argv, &a,
+				  "attach needs -file PATHS (the paths to deny)"))
+		return BFCTL_USAGE;
+	l.quiet = bfctl_quiet;
 	ret = lsm_check_bpf_lsm();
 	if (ret)
 		return ret;
 	kbconn_init(&conn);
-	ret = kbconn_info(&conn, name, &info);
-	if (ret) {
-		ret = bfctl_fail_err(&conn, bfctl_verb_name("lsm attach", name), ret);
+	ret = bfctl_lsm_filter_check(&conn, a.name, KB_KEY_STR,
+				     "the path filter needs a str filter");
+	if (ret)
 		goto out;
-	}
-	if (info.key_type != KB_KEY_STR) {
-		ret = bfctl_fail(BFCTL_ERR, bfctl_verb_name("lsm attach", name),
-				 "the filter's key type is %s: the path filter needs a str filter",
-				 kb_key_type_name(info.key_type));
-		goto out;
-	}
-	ret = kbu_keyfile_read(file, KB_KEY_STR, KBU_FMT_STR, lsm_list_key, &l,
+	ret = kbu_keyfile_read(a.file, KB_KEY_STR, KBU_FMT_STR, lsm_list_key, &l,
 			       err, sizeof(err), &errline);
 	if (ret) {
-		ret = bfctl_fail(BFCTL_ERR, "lsm attach", "%s: %s", file,
+		ret = bfctl_fail(BFCTL_ERR, "lsm attach", "%s: %s", a.file,
 				 l.err[0] ? l.err : err);
 		goto out;
 	}
 	if (!l.n) {
 		ret = bfctl_fail(BFCTL_ERR, "lsm attach",
 				 "%s lists no path: refusing to attach a filter that denies nothing",
-				 file);
+				 a.file);
 		goto out;
 	}
-	ret = lsm_bpffs();
+	ret = bfctl_lsm_bpffs("lsm");
 	if (ret)
 		goto out;
-	lock = lsm_lock("lsm attach");
+	lock = bfctl_lsm_lock("lsm attach", LSM_LOCK);
 	if (lock < 0) {
 		ret = BFCTL_ERR;
 		goto out;
@@ -593,7 +670,7 @@ static int lsm_attach(int argc, char **argv)
 				 LSM_DIR);
 		goto out;
 	}
-	ret = lsm_load(&conn, name, &l, hooks, audit);
+	ret = lsm_load(&conn, a.name, &l, a.hooks, a.audit);
 out:
 	if (lock >= 0)
 		close(lock);
@@ -618,15 +695,14 @@ static int lsm_no_args(int argc, char **argv)
 	return 0;
 }
 
-/* the id of the program behind a pinned link, 0 if none */
-static u32 lsm_link_prog(const char *pin)
+u32 bfctl_lsm_link_prog(const char *dir, const char *pin)
 {
 	struct bpf_link_info li;
 	u32 len = sizeof(li);
 	char p[PATH_MAX];
 	int fd;
 
-	bfctl_lsm_pin_path(p, sizeof(p), pin);
+	snprintf(p, sizeof(p), "%s/%s", dir, pin);
 	fd = bpf_obj_get(p);
 	if (fd < 0)
 		return 0;
@@ -642,7 +718,7 @@ static u32 lsm_link_prog(const char *pin)
  * wait until its program is gone, so that when detach returns, exec and
  * open are no longer filtered.
  */
-static bool lsm_wait_prog_gone(u32 id)
+bool bfctl_lsm_wait_prog_gone(u32 id)
 {
 	int i, fd;
 
@@ -658,7 +734,7 @@ static bool lsm_wait_prog_gone(u32 id)
 
 static int lsm_detach(int argc, char **argv)
 {
-	u32 id[ARRAY_SIZE(lsm_link_pins)];
+	u32 id[ARRAY_SIZE(bfctl_lsm_link_pins)];
 	int lock, ret = BFCTL_OK;
 	size_t i;
 
@@ -670,17 +746,17 @@ static int lsm_detach(int argc, char **argv)
 	 */
 	if (access(LSM_DIR, F_OK))
 		return bfctl_fail(BFCTL_ABSENT, "lsm detach", "not attached");
-	lock = lsm_lock("lsm detach");
+	lock = bfctl_lsm_lock("lsm detach", LSM_LOCK);
 	if (lock < 0)
 		return BFCTL_ERR;
 	for (i = 0; i < ARRAY_SIZE(id); i++)
-		id[i] = lsm_link_prog(lsm_link_pins[i]);
+		id[i] = bfctl_lsm_link_prog(LSM_DIR, bfctl_lsm_link_pins[i]);
 	if (!lsm_unpin_all()) {
 		ret = bfctl_fail(BFCTL_ABSENT, "lsm detach", "not attached");
 		goto out;
 	}
 	for (i = 0; i < ARRAY_SIZE(id); i++)
-		if (!lsm_wait_prog_gone(id[i]))
+		if (!bfctl_lsm_wait_prog_gone(id[i]))
 			ret = BFCTL_ERR;
 	if (ret)
 		bfctl_fail(BFCTL_ERR, "lsm detach",

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -33,14 +32,16 @@
 #define LSM_CONTENT_LOCK	LSM_LOCK_DIR "/lsm-content.lock"
 #define CF_PREFIX		"sha256:"
 
-/* what attach pins (and detach removes); config last: "attached" */
-static const char *const cf_link_pins[4] = {
-	"link_exec", "link_mmap", "link_mprotect", "link_open",
-};
-
+/*
+ * what attach pins (and detach removes) besides bfctl_lsm_link_pins;
+ * config last: "attached"
+ */
 static const char *const cf_map_pins[] = {
 	"digests", "seen", "stats", "config",
 };
+
+_Static_assert(CF_HOOK_EXEC == LSM_HOOK_EXEC && CF_HOOK_OPEN == LSM_HOOK_OPEN,
+	       "--exec and --open are lsm.h's bits");
 
 /* SHA-256 of nothing: listing it would deny every empty file */
 static const char cf_empty_hex[] =
@@ -191,17 +192,6 @@ static int cf_hash_file(const char *path, struct cf_digest *d)
 	return err;
 }
 
-static int cf_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * One line: "sha256:" and 64 hex digits, or a file to hash.  0, or
  * BFCTL_ERR with the line named.
@@ -222,8 +212,8 @@ static int cf_parse_line(const char *file, u64 no, char *s,
 					  "%s: line %llu: a SHA-256 digest is 64 hex digits, not %zu",
 					  file, (unsigned long long)no, len);
 		for (i = 0; i < CF_DIGEST_LEN; i++) {
-			hi = cf_hexval(s[2 * i]);
-			lo = cf_hexval(s[2 * i + 1]);
+			hi = kbu_hexval(s[2 * i]);
+			lo = kbu_hexval(s[2 * i + 1]);
 			if (hi < 0 || lo < 0)
 				return bfctl_fail(BFCTL_ERR, what,
 						  "%s: line %llu: '%c' is not a hex digit",
@@ -321,46 +311,10 @@ int bfctl_lsm_content_keys(struct kbconn *conn, unsigned long cmd,
 
 /* ---- attach, detach ---- */
 
-/* one attach or detach at a time (lsm.c's lsm_lock() says why) */
-static int cf_lock(const char *what)
-{
-	int fd;
-
-	if (mkdir(LSM_LOCK_DIR, 0700) && errno != EEXIST)
-		return bfctl_fail(BFCTL_ERR, what, "%s: %s", LSM_LOCK_DIR,
-				  strerror(errno)), -1;
-	fd = open(LSM_CONTENT_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-		  0600);
-	if (fd < 0)
-		return bfctl_fail(BFCTL_ERR, what, "%s: %s", LSM_CONTENT_LOCK,
-				  strerror(errno)), -1;
-	while (flock(fd, LOCK_EX)) {
-		if (errno != EINTR) {
-			bfctl_fail(BFCTL_ERR, what, "lock %s: %s",
-				   LSM_CONTENT_LOCK, strerror(errno));
-			close(fd);
-			return -1;
-		}
-	}
-	return fd;
-}
-
 static int cf_unpin_all(void)
 {
-	char p[PATH_MAX];
-	int removed = 0;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(cf_link_pins); i++) {
-		cf_pin_path(p, sizeof(p), cf_link_pins[i]);
-		removed += !unlink(p);
-	}
-	for (i = 0; i < ARRAY_SIZE(cf_map_pins); i++) {
-		cf_pin_path(p, sizeof(p), cf_map_pins[i]);
-		removed += !unlink(p);
-	}
-	rmdir(LSM_CONTENT_DIR);
-	return removed;
+	return bfctl_lsm_unpin_all(LSM_CONTENT_DIR, cf_map_pins,
+				   ARRAY_SIZE(cf_map_pins));
 }
 
 static int cf_pin_all(struct content_filter *skel, struct bpf_link **link)
@@ -369,25 +323,11 @@ static int cf_pin_all(struct content_filter *skel, struct bpf_link **link)
 		skel->maps.digests, skel->maps.seen, skel->maps.stats,
 		skel->maps.rodata,
 	};
-	char p[PATH_MAX];
-	size_t i;
-	int err;
 
-	for (i = 0; i < ARRAY_SIZE(cf_link_pins); i++) {
-		if (!link[i])
-			continue;
-		cf_pin_path(p, sizeof(p), cf_link_pins[i]);
-		err = bpf_link__pin(link[i], p);
-		if (err)
-			return err;
-	}
-	for (i = 0; i < ARRAY_SIZE(maps); i++) {
-		cf_pin_path(p, sizeof(p), cf_map_pins[i]);
-		err = bpf_map__pin(maps[i], p);
-		if (err)
-			return err;
-	}
-	return 0;
+	_Static_assert(ARRAY_SIZE(maps) == ARRAY_SIZE(cf_map_pins),
+		       "a name for each map");
+	return bfctl_lsm_pin_all(LSM_CONTENT_DIR, link, maps, cf_map_pins,
+				 ARRAY_SIZE(maps));
 }
 
 /*
@@ -422,9 +362,7 @@ static int cf_load(struct kbconn *conn, const char *name,
 	skel->rodata->netns_cookie = cookie;
 	skel->rodata->hooks = hooks;
 	skel->rodata->audit = audit;
-	for (i = 0; i < ARRAY_SIZE(progs); i++)
-		bpf_program__set_autoload(progs[i], hooks &
-					  (i < 3 ? CF_HOOK_EXEC : CF_HOOK_OPEN));
+	bfctl_lsm_autoload(progs, hooks);
 	bpf_map__set_max_entries(skel->maps.digests, l->n);
 	err = content_filter__load(skel);
 	if (err) {
@@ -447,22 +385,12 @@ static int cf_load(struct kbconn *conn, const char *name,
 		bfctl_fail_err(conn, bfctl_verb_name(what, name), err);
 		goto out;
 	}
-	for (i = 0; i < ARRAY_SIZE(progs) && !err; i++) {
-		if (!(hooks & (i < 3 ? CF_HOOK_EXEC : CF_HOOK_OPEN)))
-			continue;
-		link[i] = bpf_program__attach_lsm(progs[i]);
-		err = link[i] ? 0 : -errno;
-	}
+	err = bfctl_lsm_attach_progs(progs, link, hooks);
 	if (err) {
 		bfctl_fail(BFCTL_ERR, what, "attach: %s", strerror(-err));
 		goto out;
 	}
-	if (mkdir(LSM_BPFFS "/kbloom", 0700) && errno != EEXIST)
-		err = -errno;
-	else if (mkdir(LSM_CONTENT_DIR, 0700))
-		err = -errno;
-	else
-		made_dir = true;
+	err = bfctl_lsm_make_dir(LSM_CONTENT_DIR, &made_dir);
 	if (!err)
 		err = cf_pin_all(skel, link);
 	if (err) {
@@ -480,77 +408,38 @@ out:
 
 int bfctl_lsm_content_attach(int argc, char **argv)
 {
-	const char *name = NULL, *file = NULL, *what = "lsm attach";
+	const char *what = "lsm attach";
 	struct cf_list l = { NULL, 0, 0 };
-	struct kb_ioc_info info;
+	struct lsm_attach_args a;
 	struct kbconn conn;
-	struct statfs st;
-	bool audit = false;
-	u32 hooks = 0;
-	int i, ret, lock = -1;
+	int ret, lock = -1;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-file") || !strcmp(argv[i], "--file")) {
-			if (++i == argc)
-				return bfctl_lsm_usage("%s needs a file", argv[i - 1]);
-			file = argv[i];
-		} else if (!strcmp(argv[i], "--exec")) {
-			hooks |= CF_HOOK_EXEC;
-		} else if (!strcmp(argv[i], "--open")) {
-			hooks |= CF_HOOK_OPEN;
-		} else if (!strcmp(argv[i], "--audit")) {
-			audit = true;
-		} else if (!strcmp(argv[i], "--content")) {
-			continue;
-		} else if (!strcmp(argv[i], "-q")) {
-			bfctl_quiet = true;
-		} else if (argv[i][0] == '-' || name) {
-			return bfctl_lsm_usage("unexpected argument '%s'", argv[i]);
-		} else {
-			name = argv[i];
-		}
-	}
-	if (!name)
-		return bfctl_lsm_usage("%s", "attach needs a filter NAME");
-	if (!kb_name_valid(name, strlen(name)))
-		return bfctl_lsm_usage("bad filter name '%s'", name);
-	if (!file)
-		return bfctl_lsm_usage("%s", "attach --content needs -file DIGESTS (sha256:HEX lines, or files to hash)");
-	if (!hooks)
-		hooks = CF_HOOK_EXEC;
+	if (bfctl_lsm_attach_args(argc, argv, &a,
+				  "attach --content needs -file DIGESTS (sha256:HEX lines, or files to hash)"))
+		return BFCTL_USAGE;
 	ret = cf_check_kernel();
-	if (!ret && (hooks & CF_HOOK_OPEN))
+	if (!ret && (a.hooks & CF_HOOK_OPEN))
 		ret = cf_check_post_open();
 	if (ret)
 		return ret;
 	kbconn_init(&conn);
-	ret = kbconn_info(&conn, name, &info);
-	if (ret) {
-		ret = bfctl_fail_err(&conn, bfctl_verb_name(what, name), ret);
+	ret = bfctl_lsm_filter_check(&conn, a.name, KB_KEY_BYTES,
+				     "content mode needs a bytes filter (its keys are the digests)");
+	if (ret)
 		goto out;
-	}
-	if (info.key_type != KB_KEY_BYTES) {
-		ret = bfctl_fail(BFCTL_ERR, bfctl_verb_name(what, name),
-				 "the filter's key type is %s: content mode needs a bytes filter (its keys are the digests)",
-				 kb_key_type_name(info.key_type));
-		goto out;
-	}
-	ret = cf_read_list(file, &l);
+	ret = cf_read_list(a.file, &l);
 	if (ret)
 		goto out;
 	if (!l.n) {
 		ret = bfctl_fail(BFCTL_ERR, what,
 				 "%s lists no digest: refusing to attach a filter that denies nothing",
-				 file);
+				 a.file);
 		goto out;
 	}
-	if ((statfs(LSM_BPFFS, &st) || st.f_type != BPF_FS_MAGIC_) &&
-	    mount("bpf", LSM_BPFFS, "bpf", 0, "mode=0700")) {
-		ret = bfctl_fail(BFCTL_ERR, what, "mount bpffs on %s: %s",
-				 LSM_BPFFS, strerror(errno));
+	ret = bfctl_lsm_bpffs(what);
+	if (ret)
 		goto out;
-	}
-	lock = cf_lock(what);
+	lock = bfctl_lsm_lock(what, LSM_CONTENT_LOCK);
 	if (lock < 0) {
 		ret = BFCTL_ERR;
 		goto out;
@@ -561,7 +450,7 @@ int bfctl_lsm_content_attach(int argc, char **argv)
 				 LSM_CONTENT_DIR);
 		goto out;
 	}
-	ret = cf_load(&conn, name, &l, hooks, audit);
+	ret = cf_load(&conn, a.name, &l, a.hooks, a.audit);
 out:
 	if (lock >= 0)
 		close(lock);
@@ -570,58 +459,38 @@ out:
 	return ret;
 }
 
-static u32 cf_link_prog(const char *pin)
-{
-	struct bpf_link_info li;
-	u32 len = sizeof(li);
-	int fd;
-
-	fd = bfctl_lsm_content_obj(pin);
-	if (fd < 0)
-		return 0;
-	memset(&li, 0, sizeof(li));
-	if (bpf_obj_get_info_by_fd(fd, &li, &len))
-		li.prog_id = 0;
-	close(fd);
-	return li.prog_id;
-}
-
 /* unpin, then wait until the programs are gone (lsm.c's detach says why) */
 static int cf_detach(void)
 {
-	u32 id[ARRAY_SIZE(cf_link_pins)];
-	int lock, fd, ret = BFCTL_OK;
-	size_t i, t;
+	u32 id[ARRAY_SIZE(bfctl_lsm_link_pins)];
+	int lock, ret = BFCTL_OK;
+	size_t i;
 
-	lock = cf_lock("lsm detach");
+	lock = bfctl_lsm_lock("lsm detach", LSM_CONTENT_LOCK);
 	if (lock < 0)
 		return BFCTL_ERR;
 	for (i = 0; i < ARRAY_SIZE(id); i++)
-		id[i] = cf_link_prog(cf_link_pins[i]);
+		id[i] = bfctl_lsm_link_prog(LSM_CONTENT_DIR,
+					    bfctl_lsm_link_pins[i]);
 	if (!cf_unpin_all()) {
 		ret = bfctl_fail(BFCTL_ABSENT, "lsm detach", "content mode: not attached");
 		goto out;
 	}
-	for (i = 0; i < ARRAY_SIZE(id); i++) {
-		for (t = 0; id[i] && t < 3000; t++) {
-			fd = bpf_prog_get_fd_by_id(id[i]);
-			if (fd < 0)
-				break;
-			close(fd);
-			usleep(10000);
-		}
-		if (id[i] && t == 3000)
+	for (i = 0; i < ARRAY_SIZE(id); i++)
+		if (!bfctl_lsm_wait_prog_gone(id[i]))
 			ret = bfctl_fail(BFCTL_ERR, "lsm detach",
 					 "content mode: unpinned, but a program is still loaded after 30 s (held by another process?)");
-	}
 out:
 	close(lock);
 	return ret;
 }
 
-/* --path, --content: which modes a verb takes; the rest to path's verb */
-int bfctl_lsm_content_modes(int argc, char **argv, bool *path,
-			    bool *content, char **pargv, int *pargc)
+/*
+ * --path, --content of detach and show: which modes; pargv (5 slots)
+ * gets argv[0] and the -q, -j path mode's verb takes; 0 or BFCTL_USAGE
+ */
+static int cf_modes(int argc, char **argv, bool *path, bool *content,
+		    char **pargv, int *pargc)
 {
 	bool p = false, c = false;
 	int i;
@@ -649,26 +518,46 @@ int bfctl_lsm_content_modes(int argc, char **argv, bool *path,
 	return 0;
 }
 
-int bfctl_lsm_detach_modes(int argc, char **argv,
-			   int (*path_verb)(int argc, char **argv))
+int bfctl_lsm_run_modes(int argc, char **argv, const char *what,
+			int (*path_verb)(int argc, char **argv),
+			bool (*path_on)(void), int (*content_verb)(void),
+			bool (*content_on)(void))
 {
-	bool path, content, any = false;
+	bool path = false, content = false, any = false;
 	char *pargv[5];
 	int pargc, r, ret = BFCTL_OK;
 
-	if (bfctl_lsm_content_modes(argc, argv, &path, &content, pargv, &pargc))
+	if (cf_modes(argc, argv, &path, &content, pargv, &pargc))
 		return BFCTL_USAGE;
-	if (path && !access(LSM_DIR, F_OK)) {
+	if (path && path_on()) {
 		any = true;
 		ret = path_verb(pargc, pargv);
 	}
-	if (content && !access(LSM_CONTENT_DIR, F_OK)) {
+	if (content && content_on()) {
 		any = true;
-		r = cf_detach();
+		r = content_verb();
 		if (r > ret)
 			ret = r;
 	}
 	if (!any)
-		return bfctl_fail(BFCTL_ABSENT, "lsm detach", "not attached");
+		return bfctl_fail(BFCTL_ABSENT, what, "not attached");
 	return ret;
+}
+
+/* detach takes a mode whose directory is there, even half pinned */
+static bool cf_path_dir(void)
+{
+	return !access(LSM_DIR, F_OK);
+}
+
+static bool cf_content_dir(void)
+{
+	return !access(LSM_CONTENT_DIR, F_OK);
+}
+
+int bfctl_lsm_detach_modes(int argc, char **argv,
+			   int (*path_verb)(int argc, char **argv))
+{
+	return bfctl_lsm_run_modes(argc, argv, "lsm detach", path_verb,
+				   cf_path_dir, cf_detach, cf_content_dir);
 }

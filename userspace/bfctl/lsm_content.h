@@ -40,10 +40,13 @@ int bfctl_lsm_content_keys(struct kbconn *conn, unsigned long cmd,
 			    const char *name, const struct cf_digest *d,
 			    u64 n, u64 *res);
 /*
- * --path, --content of detach and show: which modes; pargv (5 slots)
- * gets argv[0] and the -q, -j path mode's verb takes; 0 or BFCTL_USAGE
+ * detach and show of both modes (lsm_content.c): the modes --path and
+ * --content pick (default: both), each run if it is on (attached, for
+ * what); the worst exit code, BFCTL_ABSENT "not attached" if none is on
  */
-int bfctl_lsm_content_modes(int argc, char **argv, bool *path,
-			    bool *content, char **pargv, int *pargc);
+int bfctl_lsm_run_modes(int argc, char **argv, const char *what,
+			int (*path_verb)(int argc, char **argv),
+			bool (*path_on)(void), int (*content_verb)(void),
+			bool (*content_on)(void));
 
 #endif /* _BFCTL_LSM_CONTENT_H */

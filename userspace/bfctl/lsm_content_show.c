@@ -30,16 +30,10 @@ static const char *const cf_stat_names[CF_STAT_NR] = {
 
 static int cf_config_read(int fd, struct content_filter__rodata *cfg)
 {
-	struct bpf_map_info mi = { 0 };
-	u32 mlen = sizeof(mi), k = 0;
+	int err = bfctl_lsm_config_read(fd, cfg, sizeof(*cfg));
 
-	if (bpf_obj_get_info_by_fd(fd, &mi, &mlen))
-		return -errno;
-	if (mi.value_size > sizeof(*cfg) || sizeof(*cfg) - mi.value_size >= 8)
-		return -EPROTO;
-	memset(cfg, 0, sizeof(*cfg));
-	if (bpf_map_lookup_elem(fd, &k, cfg))
-		return -errno;
+	if (err)
+		return err;
 	cfg->filter_name[sizeof(cfg->filter_name) - 1] = 0;
 	return 0;
 }
@@ -74,7 +68,7 @@ static u64 cf_missing(int dfd, const struct content_filter__rodata *cfg,
 		      u64 *n, const char **why)
 {
 	struct cf_digest *d = NULL, cur, next, *nd;
-	u64 cap = 0, missing = ~0ULL, i, *res = NULL, mine;
+	u64 cap = 0, missing = ~0ULL, *res = NULL, mine;
 	struct kbconn conn;
 	int err;
 
@@ -102,16 +96,7 @@ static u64 cf_missing(int dfd, const struct content_filter__rodata *cfg,
 	err = bfctl_lsm_content_keys(&conn, KB_IOC_TEST, (const char *)cfg->filter_name,
 			     d, *n, res);
 	kbconn_close(&conn);
-	*why = NULL;
-	if (err == -ENOENT) {
-		missing = *n;
-	} else if (err) {
-		*why = strerror(-err);
-	} else {
-		missing = 0;
-		for (i = 0; i < *n; i++)
-			missing += !(res[i / 64] >> (i % 64) & 1);
-	}
+	missing = bfctl_lsm_missing(err, res, *n, why);
 out:
 	free(res);
 	free(d);
@@ -121,10 +106,10 @@ out:
 static int cf_show(void)
 {
 	struct content_filter__rodata cfg;
-	u64 total[CF_STAT_NR] = { 0 }, *pc, n, missing;
-	int cfd, sfd, dfd, ncpu, j, err, ret = BFCTL_ERR;
+	u64 total[CF_STAT_NR] = { 0 }, n, missing;
+	int cfd, sfd, dfd, err, ret = BFCTL_ERR;
 	const char *why, *mode;
-	u32 k;
+	char hooks[16];
 
 	cfd = bfctl_lsm_content_obj("config");
 	sfd = bfctl_lsm_content_obj("stats");
@@ -134,58 +119,30 @@ static int cf_show(void)
 	else
 		err = cf_config_read(cfd, &cfg);
 	if (err) {
-		bfctl_fail(BFCTL_ERR, "lsm show", "%s: unreadable: %s",
-			   LSM_CONTENT_DIR, err == -EPROTO ?
-			   "pinned by another version of bfctl (detach with it)" :
-			   strerror(-err));
+		bfctl_lsm_unreadable(LSM_CONTENT_DIR, err);
 		goto out;
 	}
-	ncpu = libbpf_num_possible_cpus();
-	pc = calloc(ncpu > 0 ? ncpu : 1, sizeof(*pc));
-	if (!pc || ncpu <= 0)
+	if (bfctl_lsm_stats_sum(sfd, total, CF_STAT_NR))
 		goto out;
-	for (k = 0; k < CF_STAT_NR; k++)
-		if (!bpf_map_lookup_elem(sfd, &k, pc))
-			for (j = 0; j < ncpu; j++)
-				total[k] += pc[j];
-	free(pc);
 	missing = cf_missing(dfd, &cfg, &n, &why);
 	mode = cfg.audit ? "audit" : "enforce";
 	if (bfctl_json) {
 		bfctl_json_open_obj(NULL);
 		bfctl_json_open_obj("content");
-		bfctl_json_str("filter", (const char *)cfg.filter_name);
-		bfctl_json_open_arr("hooks");
-		if (cfg.hooks & CF_HOOK_EXEC)
-			bfctl_json_str(NULL, "exec");
-		if (cfg.hooks & CF_HOOK_OPEN)
-			bfctl_json_str(NULL, "open");
-		bfctl_json_close_arr();
-		bfctl_json_str("mode", mode);
+		bfctl_lsm_json_head((const char *)cfg.filter_name, cfg.hooks,
+				    mode);
 		bfctl_json_u64("digests", n);
-		if (why)
-			bfctl_json_str("not_in_filter_untested", why);
-		else
-			bfctl_json_u64("not_in_filter", missing);
-		bfctl_json_u64("netns_cookie", cfg.netns_cookie);
-		bfctl_json_open_obj("stats");
-		for (k = 0; k < CF_STAT_NR; k++)
-			bfctl_json_u64(cf_stat_names[k], total[k]);
-		bfctl_json_close_obj();
+		bfctl_lsm_json_tail(why, missing, cfg.netns_cookie,
+				    cf_stat_names, total, CF_STAT_NR);
 		bfctl_json_close_obj();
 		bfctl_json_close_obj();
 		bfctl_json_end();
 	} else {
-		printf("content filter %s hooks %s%s%s mode %s digests %llu\n",
+		printf("content filter %s hooks %s mode %s digests %llu\n",
 		       (const char *)cfg.filter_name,
-		       cfg.hooks & CF_HOOK_EXEC ? "exec" : "",
-		       cfg.hooks == (CF_HOOK_EXEC | CF_HOOK_OPEN) ? "," : "",
-		       cfg.hooks & CF_HOOK_OPEN ? "open" : "", mode,
-		       (unsigned long long)n);
-		for (k = 0; k < CF_STAT_NR; k++)
-			printf("%s%s %llu", k ? " " : "  ", cf_stat_names[k],
-			       (unsigned long long)total[k]);
-		putchar('\n');
+		       bfctl_lsm_hooks_text(hooks, sizeof(hooks), cfg.hooks),
+		       mode, (unsigned long long)n);
+		bfctl_lsm_text_stats(cf_stat_names, total, CF_STAT_NR);
 	}
 	if (!why && missing)
 		fprintf(stderr, "bfctl: lsm show: WARNING: %llu of %llu listed digests are not in filter %s (flushed, rebuilt or destroyed?): content mode allows them in this netns. bfctl lsm detach --content and attach again to re-add them.\n",
@@ -205,23 +162,7 @@ out:
 int bfctl_lsm_show_modes(int argc, char **argv,
 			 int (*path_verb)(int argc, char **argv))
 {
-	bool path, content, any = false;
-	char *pargv[5];
-	int pargc, r, ret = BFCTL_OK;
-
-	if (bfctl_lsm_content_modes(argc, argv, &path, &content, pargv, &pargc))
-		return BFCTL_USAGE;
-	if (path && bfctl_lsm_attached()) {
-		any = true;
-		ret = path_verb(pargc, pargv);
-	}
-	if (content && bfctl_lsm_content_attached()) {
-		any = true;
-		r = cf_show();
-		if (r > ret)
-			ret = r;
-	}
-	if (!any)
-		return bfctl_fail(BFCTL_ABSENT, "lsm show", "not attached");
-	return ret;
+	return bfctl_lsm_run_modes(argc, argv, "lsm show", path_verb,
+				   bfctl_lsm_attached, cf_show,
+				   bfctl_lsm_content_attached);
 }

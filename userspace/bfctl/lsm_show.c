@@ -27,22 +27,111 @@ int bfctl_lsm_obj(const char *name)
 	return bpf_obj_get(p);
 }
 
-/*
- * The pinned configuration map's value, the program's .rodata: 0, -EPROTO
- * if it has another layout (pinned by another bfctl version), or -errno.
- * The skeleton's struct is the section padded to its alignment (8).
- */
-static int lsm_config_read(int fd, struct path_filter__rodata *cfg)
+/* the skeleton's struct is the section padded to its alignment (8) */
+int bfctl_lsm_config_read(int fd, void *cfg, size_t size)
 {
 	struct bpf_map_info mi = { 0 };
 	u32 mlen = sizeof(mi), k = 0;
 
 	if (bpf_obj_get_info_by_fd(fd, &mi, &mlen))
 		return -errno;
-	if (mi.value_size > sizeof(*cfg) || sizeof(*cfg) - mi.value_size >= 8)
+	if (mi.value_size > size || size - mi.value_size >= 8)
 		return -EPROTO;
-	memset(cfg, 0, sizeof(*cfg));
+	memset(cfg, 0, size);
 	return bpf_map_lookup_elem(fd, &k, cfg) ? -errno : 0;
+}
+
+static int lsm_config_read(int fd, struct path_filter__rodata *cfg)
+{
+	return bfctl_lsm_config_read(fd, cfg, sizeof(*cfg));
+}
+
+int bfctl_lsm_unreadable(const char *dir, int err)
+{
+	return bfctl_fail(BFCTL_ERR, "lsm show", "%s: unreadable: %s", dir,
+			  err == -EPROTO ?
+			  "pinned by another version of bfctl (detach with it)" :
+			  strerror(-err));
+}
+
+int bfctl_lsm_stats_sum(int sfd, u64 *total, u32 n)
+{
+	int ncpu = libbpf_num_possible_cpus(), j;
+	u64 *pc = calloc(ncpu > 0 ? ncpu : 1, sizeof(*pc));
+	u32 k;
+
+	if (!pc || ncpu <= 0) {
+		free(pc);
+		return -1;
+	}
+	for (k = 0; k < n; k++)
+		if (!bpf_map_lookup_elem(sfd, &k, pc))
+			for (j = 0; j < ncpu; j++)
+				total[k] += pc[j];
+	free(pc);
+	return 0;
+}
+
+const char *bfctl_lsm_hooks_text(char *buf, size_t len, u32 hooks)
+{
+	snprintf(buf, len, "%s%s%s", hooks & LSM_HOOK_EXEC ? "exec" : "",
+		 hooks == (LSM_HOOK_EXEC | LSM_HOOK_OPEN) ? "," : "",
+		 hooks & LSM_HOOK_OPEN ? "open" : "");
+	return buf;
+}
+
+void bfctl_lsm_json_head(const char *filter, u32 hooks, const char *mode)
+{
+	bfctl_json_str("filter", filter);
+	bfctl_json_open_arr("hooks");
+	if (hooks & LSM_HOOK_EXEC)
+		bfctl_json_str(NULL, "exec");
+	if (hooks & LSM_HOOK_OPEN)
+		bfctl_json_str(NULL, "open");
+	bfctl_json_close_arr();
+	bfctl_json_str("mode", mode);
+}
+
+void bfctl_lsm_json_tail(const char *why, u64 missing, u64 cookie,
+			 const char *const *names, const u64 *total, u32 n)
+{
+	u32 k;
+
+	if (why)
+		bfctl_json_str("not_in_filter_untested", why);
+	else
+		bfctl_json_u64("not_in_filter", missing);
+	bfctl_json_u64("netns_cookie", cookie);
+	bfctl_json_open_obj("stats");
+	for (k = 0; k < n; k++)
+		bfctl_json_u64(names[k], total[k]);
+	bfctl_json_close_obj();
+}
+
+u64 bfctl_lsm_missing(int err, const u64 *res, u64 n, const char **why)
+{
+	u64 i, missing = 0;
+
+	*why = NULL;
+	if (err == -ENOENT)
+		return n;	/* no such filter: nothing passes */
+	if (err) {
+		*why = strerror(-err);
+		return ~0ULL;
+	}
+	for (i = 0; i < n; i++)
+		missing += !(res[i / 64] >> (i % 64) & 1);
+	return missing;
+}
+
+void bfctl_lsm_text_stats(const char *const *names, const u64 *total, u32 n)
+{
+	u32 k;
+
+	for (k = 0; k < n; k++)
+		printf("%s%s %llu", k ? " " : "  ", names[k],
+		       (unsigned long long)total[k]);
+	putchar('\n');
 }
 
 /*
@@ -127,16 +216,7 @@ static void lsm_list_check(int lfd, const char *name, u64 cookie,
 	kbconn_init(&conn);
 	err = bfctl_lsm_filter_keys(&conn, KB_IOC_TEST, name, path, n, res);
 	kbconn_close(&conn);
-	r->why = NULL;
-	if (err == -ENOENT) {
-		r->missing = n;		/* no such filter: nothing passes */
-	} else if (err) {
-		r->why = strerror(-err);
-	} else {
-		r->missing = 0;
-		for (i = 0; i < n; i++)
-			r->missing += !(res[i / 64] >> (i % 64) & 1);
-	}
+	r->missing = bfctl_lsm_missing(err, res, n, &r->why);
 out:
 	free(res);
 	free(path);
@@ -147,12 +227,13 @@ int bfctl_lsm_show(int argc, char **argv)
 {
 	struct path_filter__rodata cfg;
 	struct bpf_map_info li = { 0 };
-	u32 llen = sizeof(li), k = 0;
-	u64 total[PF_STAT_NR] = { 0 }, *pc, npaths = 0;
+	u32 llen = sizeof(li);
+	u64 total[PF_STAT_NR] = { 0 }, npaths = 0;
 	struct lsm_listed ls = { 0 };
 	struct pf_hash cur, next;
-	int cfd, sfd, pfd, lfd, ncpu, i, j, err, ret = BFCTL_ERR;
+	int cfd, sfd, pfd, lfd, i, err, ret = BFCTL_ERR;
 	const char *mode;
+	char hooks[16];
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-j"))
@@ -176,21 +257,11 @@ int bfctl_lsm_show(int argc, char **argv)
 	else
 		err = lsm_config_read(cfd, &cfg);
 	if (err) {
-		bfctl_fail(BFCTL_ERR, "lsm show", "%s: unreadable: %s", LSM_DIR,
-			   err == -EPROTO ?
-			   "pinned by another version of bfctl (detach with it)" :
-			   strerror(-err));
+		bfctl_lsm_unreadable(LSM_DIR, err);
 		goto out;
 	}
-	ncpu = libbpf_num_possible_cpus();
-	pc = calloc(ncpu > 0 ? ncpu : 1, sizeof(*pc));
-	if (!pc || ncpu <= 0)
+	if (bfctl_lsm_stats_sum(sfd, total, PF_STAT_NR))
 		goto out;
-	for (k = 0; k < PF_STAT_NR; k++)
-		if (!bpf_map_lookup_elem(sfd, &k, pc))
-			for (j = 0; j < ncpu; j++)
-				total[k] += pc[j];
-	free(pc);
 	for (ret = bpf_map_get_next_key(pfd, NULL, &cur); !ret;
 	     ret = bpf_map_get_next_key(pfd, &cur, &next), cur = next)
 		npaths++;
@@ -199,39 +270,21 @@ int bfctl_lsm_show(int argc, char **argv)
 	mode = cfg.audit ? "audit" : "enforce";
 	if (bfctl_json) {
 		bfctl_json_open_obj(NULL);
-		bfctl_json_str("filter", (const char *)cfg.filter_name);
-		bfctl_json_open_arr("hooks");
-		if (cfg.hooks & PF_HOOK_EXEC)
-			bfctl_json_str(NULL, "exec");
-		if (cfg.hooks & PF_HOOK_OPEN)
-			bfctl_json_str(NULL, "open");
-		bfctl_json_close_arr();
-		bfctl_json_str("mode", mode);
+		bfctl_lsm_json_head((const char *)cfg.filter_name, cfg.hooks,
+				    mode);
 		bfctl_json_u64("paths", npaths);
 		bfctl_json_u64("inodes", ls.n_ino);
-		if (ls.why)
-			bfctl_json_str("not_in_filter_untested", ls.why);
-		else
-			bfctl_json_u64("not_in_filter", ls.missing);
-		bfctl_json_u64("netns_cookie", cfg.netns_cookie);
-		bfctl_json_open_obj("stats");
-		for (k = 0; k < PF_STAT_NR; k++)
-			bfctl_json_u64(lsm_stat_names[k], total[k]);
-		bfctl_json_close_obj();
+		bfctl_lsm_json_tail(ls.why, ls.missing, cfg.netns_cookie,
+				    lsm_stat_names, total, PF_STAT_NR);
 		bfctl_json_close_obj();
 		bfctl_json_end();
 	} else {
-		printf("filter %s hooks %s%s%s mode %s paths %llu inodes %llu\n",
+		printf("filter %s hooks %s mode %s paths %llu inodes %llu\n",
 		       (const char *)cfg.filter_name,
-		       cfg.hooks & PF_HOOK_EXEC ? "exec" : "",
-		       cfg.hooks == (PF_HOOK_EXEC | PF_HOOK_OPEN) ? "," : "",
-		       cfg.hooks & PF_HOOK_OPEN ? "open" : "", mode,
-		       (unsigned long long)npaths,
+		       bfctl_lsm_hooks_text(hooks, sizeof(hooks), cfg.hooks),
+		       mode, (unsigned long long)npaths,
 		       (unsigned long long)ls.n_ino);
-		for (k = 0; k < PF_STAT_NR; k++)
-			printf("%s%s %llu", k ? " " : "  ", lsm_stat_names[k],
-			       (unsigned long long)total[k]);
-		putchar('\n');
+		bfctl_lsm_text_stats(lsm_stat_names, total, PF_STAT_NR);
 	}
 	/* loud, even with -j (on stderr): the list is half enforced */
 	if (!ls.why && ls.missing)

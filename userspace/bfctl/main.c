@@ -7,11 +7,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "bfctl.h"
 
 bool bfctl_json;
@@ -80,6 +83,40 @@ int bfctl_fail(int code, const char *what, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return code;
+}
+
+/*
+ * The tests' deterministic pause (bfctl_xdp.sh between reading a
+ * device's programs and acting on them, test-redis inside a chunked
+ * read): with the variable env naming a FIFO of ours, say so through it
+ * and wait until the test has changed the state and closed it again.  A
+ * handshake, not a command: the environment never makes bfctl run
+ * anything, and anything but our own FIFO is ignored.
+ */
+void bfctl_test_pause(const char *env)
+{
+	const char *path = getenv(env);
+	struct stat st;
+	char c;
+	int fd;
+
+	if (!path || !*path || lstat(path, &st) || !S_ISFIFO(st.st_mode) ||
+	    st.st_uid != geteuid())
+		return;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "p\n", 2) != 2) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while (read(fd, &c, 1) > 0)
+		;
+	close(fd);
 }
 
 int bfctl_parse_u64(const char *s, u64 *v)

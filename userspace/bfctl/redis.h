@@ -177,7 +177,6 @@ int bfctl_redis_fence_begin(struct bfctl_redis *r, struct bfctl_redis *sub,
 int bfctl_redis_fence_end(struct bfctl_redis *r, struct bfctl_redis *sub,
 			  struct bfctl_redis_pull *pl);
 int bfctl_redis_unwatch(struct bfctl_redis *r);
-void bfctl_redis_test_pause(void);
 
 /*
  * Read key (fenced by sub, if not NULL, else WATCH/EXEC), check it, and

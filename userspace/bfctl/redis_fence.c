@@ -3,55 +3,19 @@
  * bfctl redis pull's fence around a chunked read (redis_pull.c says what
  * it guarantees): WATCH and an empty MULTI/EXEC on the reading
  * connection, and the keyspace events through the subscription's
- * barrier.  Also the tests' deterministic pause inside a read.
+ * barrier.
  */
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include "redis.h"
 
 static int redis_fail(struct bfctl_redis_pull *pl, struct bfctl_redis *r)
 {
 	snprintf(pl->why, sizeof(pl->why), "%s", r->err);
 	return BFCTL_ERR;
-}
-
-/*
- * The deterministic pause of the tests: after chunk 1 (or, for a small
- * value, between STRLEN and its read), with
- * BFCTL_REDIS_TEST_PAUSE naming a FIFO of ours, say so through it and
- * wait until the test has changed the value and closed it again.  A
- * handshake, not a command: the environment never makes bfctl run
- * anything, and anything but our own FIFO is ignored.
- */
-void bfctl_redis_test_pause(void)
-{
-	const char *path = getenv("BFCTL_REDIS_TEST_PAUSE");
-	struct stat st;
-	char c;
-	int fd;
-
-	if (!path || !*path || lstat(path, &st) || !S_ISFIFO(st.st_mode) ||
-	    st.st_uid != geteuid())
-		return;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (write(fd, "p\n", 2) != 2) {
-		close(fd);
-		return;
-	}
-	close(fd);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	while (read(fd, &c, 1) > 0)
-		;
-	close(fd);
 }
 
 /*

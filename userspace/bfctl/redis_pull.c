@@ -462,7 +462,7 @@ static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 			if ((u64)m != n)
 				shortread = true;
 			if (first && !got)
-				bfctl_redis_test_pause();
+				bfctl_test_pause("BFCTL_REDIS_TEST_PAUSE");
 			got += n;
 		}
 	}
@@ -538,7 +538,7 @@ static int read_value(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		snprintf(lim, sizeof(lim), "%llu",
 			 (unsigned long long)r->o->chunk);
 		if (first)	/* the tests grow the value here */
-			bfctl_redis_test_pause();
+			bfctl_test_pause("BFCTL_REDIS_TEST_PAUSE");
 		if (redisAppendCommandArgv(r->c, 4, get, NULL) != REDIS_OK)
 			return pull_fail(pl, "out of memory"), -1;
 		n = take(r, pl, fx, 0, fx->cap, r->o->chunk + 1);

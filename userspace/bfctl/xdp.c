@@ -488,39 +488,6 @@ static int attach_xdp(const char *what, const char *dev, struct dev_state *d,
 }
 
 /*
- * The deterministic pause of the tests (bfctl_xdp.sh), between reading a
- * device's programs and acting on them: with BFCTL_XDP_TEST_PAUSE naming
- * a FIFO of ours, say so through it and wait until the test has changed
- * the device and closed it again.  A handshake, not a command: anything
- * but our own FIFO is ignored.
- */
-static void test_pause(void)
-{
-	const char *path = getenv("BFCTL_XDP_TEST_PAUSE");
-	struct stat st;
-	char c;
-	int fd;
-
-	if (!path || !*path || lstat(path, &st) || !S_ISFIFO(st.st_mode) ||
-	    st.st_uid != geteuid())
-		return;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (write(fd, "p\n", 2) != 2) {
-		close(fd);
-		return;
-	}
-	close(fd);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	while (read(fd, &c, 1) > 0)
-		;
-	close(fd);
-}
-
-/*
  * The kernel replaces and deletes a tc filter by handle and priority,
  * whatever program it holds: before either, check that the filter there
  * still holds the program inspected (b), by id, so that a program put
@@ -726,7 +693,8 @@ static int xdp_detach(int argc, char **argv)
 		bfctl_xdp_dev_release(&d);
 		return bfctl_xdp_fail_sys("detach", o.pos[0], "reading its programs", ret);
 	}
-	test_pause();
+	/* the tests (bfctl_xdp.sh) change the device here */
+	bfctl_test_pause("BFCTL_XDP_TEST_PAUSE");
 	if (!d.xdp.ours && !d.tc.ours) {
 		ret = bfctl_fail(BFCTL_ERR, bfctl_verb_name(what, o.pos[0]),
 				 "no kbloom blocklist on %s%s", o.pos[0],

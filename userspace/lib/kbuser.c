@@ -23,7 +23,7 @@ int kbu_key_format_from_name(const char *s)
 	return -1;
 }
 
-static int hexval(char c)
+int kbu_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -195,7 +195,7 @@ int kbu_key_parse(u32 key_type, int fmt, const char *s, size_t len, u8 *out,
 			return -EINVAL;
 		}
 		for (i = 0; i < len; i += 2) {
-			int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+			int hi = kbu_hexval(s[i]), lo = kbu_hexval(s[i + 1]);
 
 			if (hi < 0 || lo < 0) {
 				*why = "bad hex digit";

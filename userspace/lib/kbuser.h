@@ -23,6 +23,9 @@ enum kbu_key_format {
 /* "str"/"hex" -> KBU_FMT_*, else -1 */
 int kbu_key_format_from_name(const char *s);
 
+/* the value of one hex digit (either case), or -1 */
+int kbu_hexval(char c);
+
 /*
  * Parse one key given as text s[0..len) for key_type in format fmt into
  * out (KB_KEY_MAX_LEN + 1 bytes).  str with bytes/str types copies the
