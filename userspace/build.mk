@@ -143,7 +143,8 @@ KB_FUZZ_BINS := $(addprefix $(UBUILD)/fuzz/,$(KB_FUZZ_TARGETS))
 # the bfctl targets add the bfctl sources they fuzz (main.c without its
 # main()); fuzz_savefmt stubs /dev/kbloom, so it leaves out kbdev.c
 KB_FUZZ_SRCS_fuzz_args := userspace/bfctl/main.c
-KB_FUZZ_SRCS_fuzz_savefmt := userspace/bfctl/main.c userspace/bfctl/savefmt.c
+KB_FUZZ_SRCS_fuzz_savefmt := userspace/bfctl/main.c userspace/bfctl/savefmt.c \
+	userspace/bfctl/savefmt_lines.c
 KB_FUZZ_NOLIB_fuzz_savefmt := userspace/lib/kbdev.c
 $(UBUILD)/fuzz/fuzz_args: $(KB_FUZZ_SRCS_fuzz_args) userspace/bfctl/bfctl.h
 $(UBUILD)/fuzz/fuzz_savefmt: $(KB_FUZZ_SRCS_fuzz_savefmt) userspace/bfctl/bfctl.h
