@@ -286,6 +286,9 @@ if [ -w /sys/kernel/debug/sched/preempt ]; then
 	echo full > /sys/kernel/debug/sched/preempt
 fi
 diag "preemption: $(cat /sys/kernel/debug/sched/preempt 2> /dev/null || uname -v)"
+# make check boots 6.12 with preempt=full: the guest must really run so
+grep -qw preempt=full /proc/cmdline &&
+	check "booted preempt=full: the scheduler said full ($pre)" test "$pre" = full
 expect 0 "attach --exec --open (a long listed path)" \
 	$B lsm attach pf -file "$TMP/list_long" --exec --open
 taskset -c 0 setpriv --reuid=65534 --regid=65534 --clear-groups \
