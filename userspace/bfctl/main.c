@@ -44,7 +44,7 @@ static const struct bfctl_verb verbs[] = {
 	  "[-file FILE] [-exist] [-check] [--force]" },
 	{ "sync", bfctl_sync_main,
 	  "make the kernel's filters equal to a file, changing what differs",
-	  "-file FILE [-check] [--force] [-j]" },
+	  "-file FILE [--prune] [-check] [--force] [--max-fpr P] [-j]" },
 	{ "swap", bfctl_kernel_main, "exchange two filters' contents atomically",
 	  "NAME1 NAME2" },
 	{ "rename", bfctl_kernel_main, "rename a filter", "OLD NEW" },
