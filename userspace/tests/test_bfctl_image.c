@@ -89,7 +89,10 @@ TEST_F(bf, build_info_test)
 	/* every key maybe present; absent keys exit 1 */
 	ASSERT_EQ(0, run(NULL, 0, B " image test %s/a.img key-0 key-4999 key-77", dir));
 	ASSERT_EQ(1, run(out, sizeof(out), B " image test %s/a.img key-0 not-a-key-at-all", dir));
-	ASSERT_NE(NULL, strstr(out, "absent\tnot-a-key-at-all"));
+	/* the lines and -j document of bfctl test */
+	ASSERT_NE(NULL, strstr(out, "key-0: maybe present\nnot-a-key-at-all: absent\n"));
+	ASSERT_EQ(1, run(out, sizeof(out), B " image test -j %s/a.img key-0 not-a-key-at-all", dir));
+	ASSERT_NE(NULL, strstr(out, "\"keys\":[{\"key\":\"key-0\",\"present\":true},{\"key\":\"not-a-key-at-all\",\"present\":false}],\"all_present\":false"));
 	/* same seed, same keys: identical image */
 	ASSERT_EQ(0, run(NULL, 0, B " image build --key-type str --kind blocked --items 5000 --fpr 1%% --seed 9 -file %s/keys -o %s/b.img", dir, dir));
 	ASSERT_EQ(0, run(NULL, 0, "cmp -s %s/a.img %s/b.img", dir, dir));
