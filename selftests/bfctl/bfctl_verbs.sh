@@ -120,7 +120,7 @@ printf '198.51.100.0/24\r\n203.0.113.7\r\n' > "$TMP/crlf"
 expect 0 "add -file of a CRLF file" $B add nets -file "$TMP/crlf"
 expect 0 "its keys without the CR" $B test nets 198.51.100.0/24 203.0.113.7
 expect 2 "net: host bits set are refused" $B add nets 10.1.2.3/8
-like "net: host bits message" "$err" 'host bits'
+like "net: host bits message names the network meant" "$err" 'host bits set; did you mean 10\.0\.0\.0/8\?'
 expect 0 "net: test CIDR" $B test nets 10.0.0.0/8
 # an address tests present when a prefix holding it is there (as iptables)
 expect 0 "net: addresses inside held prefixes" $B test nets 10.200.3.4 192.0.2.1 2001:db8:1::9
