@@ -53,6 +53,7 @@ uninstall:
 
 NATIVE_TESTS += $(CURDIR)/packaging/tests/test-uninstall
 NATIVE_TESTS += $(CURDIR)/packaging/tests/test-units
+NATIVE_TESTS += $(CURDIR)/packaging/tests/test-doc-paths
 # ---- make deb: Debian packages kbloom-dkms and bfctl in build/deb/ ----
 # Built from a copy of the tree (no build output, no VCS), offline.
 KB_DEB_DIR = $(BUILD)/deb

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # bfctl sync -file F: the kernel's filters become the file's, changing only
 # what differs (a kept filter keeps its generation), each filter replaced
-# atomically (a DROP rule on it never stops dropping); -check and -j; and
-# every refusal (a destroy of a filter in use, an empty file, a key type
+# atomically (a DROP rule on it never stops dropping); a filter the file
+# does not name left alone and listed, destroyed only with --prune (and
+# then printed even with -q); -check and -j; and every refusal (a destroy of a filter in use, an empty file, a key type
 # change, a replacement dropping most keys, a bad line) changes nothing.
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
@@ -41,7 +42,7 @@ $B add sa "$extra"
 $B create sx blocked --items 10 --fpr 0.01
 $B destroy sb
 g0=$(gens sc)
-expect 0 "sync -check" $B sync -check -file "$TMP/base.save"
+expect 0 "sync -check --prune" $B sync -check --prune -file "$TMP/base.save"
 like "-check says what it would do" "$out" 'would destroy sx'
 like "... replace the changed filter" "$out" 'would replace sa'
 like "... create the missing one" "$out" 'would create sb'
@@ -52,7 +53,10 @@ expect 0 "... sa still has its extra key" $B test sa "$extra"
 expect 0 "sync -j" $B -j sync -file "$TMP/base.save"
 json_ok "its output is JSON" "$out"
 json_check "it lists each action" "$out" \
-	'j["applied"] and j["changed"] == 3 and {f["name"]: f["action"] for f in j["filters"]} == {"sx": "destroy", "sa": "replace", "sb": "create", "sc": "keep"}'
+	'j["applied"] and j["changed"] == 2 and {f["name"]: f["action"] for f in j["filters"]} == {"sx": "leave", "sa": "replace", "sb": "create", "sc": "keep"}'
+expect 0 "without --prune the filter the file does not name is still there" $B info sx
+expect 0 "sync -q --prune" $B sync -q --prune -file "$TMP/base.save"
+check "... prints what it destroyed, and only that" test "$out" = "destroyed sx"
 expect 3 "the extra filter is gone" $B info sx
 like "... no such filter" "$err" "no such filter"
 for f in sa sb sc; do
@@ -87,7 +91,7 @@ expect 0 "... the old keys too" $B test sd d-1 d-400 d-800
 g0=$(gens sa sb sc sd)
 $B create sref blocked --items 10 --fpr 0.01
 if echo "get sref" > /sys/module/kb_consumer/parameters/cmd 2> /dev/null; then
-	expect 3 "a filter in use that the file lacks is not destroyed" $B sync -file "$TMP/base.save"
+	expect 3 "a filter in use that the file lacks is not destroyed" $B sync --prune -file "$TMP/base.save"
 	like "... says why" "$err" 'filter sref is not in the file and is in use \(1 references: iptables rules or other consumers\): sync would destroy it; nothing changed'
 	expect 0 "... sref is still there" $B info sref
 	check "... nor was anything else changed" test "$(gens sa sb sc sd)" = "$g0"
@@ -98,8 +102,11 @@ fi
 $B destroy sref
 
 : > "$TMP/empty"
-expect 3 "an empty file is refused" $B sync -file "$TMP/empty"
+expect 3 "an empty file is refused with --prune" $B sync --prune -file "$TMP/empty"
 like "... it would destroy everything" "$err" 'defines no filter: sync would destroy all [0-9]+ filters; nothing changed \(--force to do it\)'
+check "... nothing changed" test "$(gens sa sb sc sd)" = "$g0"
+expect 0 "without --prune an empty file leaves every filter" $B sync -file "$TMP/empty"
+like "... and lists them" "$out" '^left sd \(not in the file; --prune destroys it\)$'
 check "... nothing changed" test "$(gens sa sb sc sd)" = "$g0"
 
 # (a bytes filter's block renamed sa: its crc32c covers the key type)
@@ -160,7 +167,7 @@ if ip netns add kbsync 2> /dev/null && [ -e "$XT/libxt_bloom.so" ] &&
 	check "no ping of 127.0.0.2 got through while sync replaced the filter" test ! -e "$TMP/leak"
 	expect 1 "127.0.0.3 is dropped after the sync" $N ping -c1 -W1 127.0.0.3
 	printf '# bfctl save 1\n# bfctl save end\n' > "$TMP/none.save"
-	expect 3 "the filter of a rule is not destroyed by a sync without it" $N $B sync --force -file "$TMP/none.save"
+	expect 3 "the filter of a rule is not destroyed by a sync without it" $N $B sync --prune --force -file "$TMP/none.save"
 	like "... says why" "$err" 'filter sip is not in the file and is in use \([0-9]+ references'
 	expect 0 "... it is still there" $N $B info sip
 	$N iptables -F INPUT
@@ -170,7 +177,7 @@ else
 	diag "no iptables with libxt_bloom here: the rule test is skipped"
 fi
 
-expect 0 "--force with an empty file destroys every filter" $B sync --force -file "$TMP/empty"
+expect 0 "--prune --force with an empty file destroys every filter" $B sync --prune --force -file "$TMP/empty"
 expect 0 "... list is empty" $B list -t
 check "... nothing listed" test -z "$out"
 cleanup

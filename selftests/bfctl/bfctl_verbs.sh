@@ -5,12 +5,12 @@
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
 
-for f in v4 v6 s1 s2 hx cnt cl nets ren1 ren2 up1; do $B destroy $f 2> /dev/null; done
+for f in v4 v6 s1 s2 hx cnt cl nets ren1 ren2 up1 dflt; do $B destroy $f 2> /dev/null; done
 
 # ---- usage errors: exit 2 ----
 expect 2 "no verb is a usage error" $B
 expect 2 "unknown verb" $B frobnicate
-expect 2 "create without kind" $B create v4
+expect 2 "create without a name" $B create --items 10
 expect 2 "create with an unknown kind" $B create v4 bogus
 expect 2 "create with a bad name" $B create 'bad name' blocked
 expect 2 "create with conflicting sizing" $B create v4 blocked --fpr 0.01 --bits-per-key 10
@@ -41,6 +41,14 @@ expect 0 "create bytes" $B create hx blocked --key-type bytes
 expect 0 "create counting" $B create cnt counting --items 1000 --fpr 1% --key-type str
 expect 0 "create classic" $B create cl classic --items 1000 --fpr 0.01 --key-type str
 expect 0 "create net" $B create nets blocked --items 1000 --fpr 0.001 --key-type net
+# the README's default kind, and counts as admins type them
+expect 0 "create without a kind" $B create dflt --items 2k
+expect 0 "info -j of the default kind" $B -j info dflt
+json_check "no kind: blocked, bytes keys, 2k items" "$out" 'j["kind"]=="blocked" and j["key_type"]=="bytes" and j["items"]==2000'
+expect 2 "an overflowing --items is refused" $B create dflt2 --items 1e30
+like "... saying so" "$err" "--items '1e30' is too large"
+expect 3 "... and nothing was created" $B info dflt2
+expect 0 "destroy dflt" $B destroy dflt
 expect 0 "info" $B info v4
 like "info shows kind and key type" "$out" 'kind: blocked'
 like "info shows the key type" "$out" 'key type: ipv4'
@@ -112,7 +120,7 @@ printf '198.51.100.0/24\r\n203.0.113.7\r\n' > "$TMP/crlf"
 expect 0 "add -file of a CRLF file" $B add nets -file "$TMP/crlf"
 expect 0 "its keys without the CR" $B test nets 198.51.100.0/24 203.0.113.7
 expect 2 "net: host bits set are refused" $B add nets 10.1.2.3/8
-like "net: host bits message" "$err" 'host bits'
+like "net: host bits message names the network meant" "$err" 'host bits set; did you mean 10\.0\.0\.0/8\?'
 expect 0 "net: test CIDR" $B test nets 10.0.0.0/8
 # an address tests present when a prefix holding it is there (as iptables)
 expect 0 "net: addresses inside held prefixes" $B test nets 10.200.3.4 192.0.2.1 2001:db8:1::9

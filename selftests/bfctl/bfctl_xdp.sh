@@ -256,7 +256,7 @@ expect 3 "late: destroy is refused while attached" nsd $B destroy late
 expect 0 "late: init_net's late is not in use: destroyed" $B destroy late
 { nsd $B save bl && nsd $B save words; } > "$TMP/sync-nolate.save"
 expect 3 "late: a sync that would destroy it is refused" \
-	nsd $B sync -file "$TMP/sync-nolate.save"
+	nsd $B sync --prune -file "$TMP/sync-nolate.save"
 like "late: says so" "$err" "in use by a kernel component"
 expect 0 "late: destroy --force" nsd $B destroy late --force
 check "late: destroyed, the blocklist fails open again" passes 10.98.0.3 10.98.0.1

@@ -53,6 +53,8 @@ void bfctl_test_pause(const char *env);
 
 /* parse an unsigned decimal or 0x-hex number, 0 or -EINVAL */
 int bfctl_parse_u64(const char *s, u64 *v);
+/* ... or with a size suffix or exponent: 1M, 10k, 1e6, 1Mi; 0 or -EINVAL */
+int bfctl_parse_count(const char *s, u64 *v);
 
 /* verbs */
 int bfctl_image_main(int argc, char **argv);

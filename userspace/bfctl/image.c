@@ -585,8 +585,8 @@ static int cmd_test(int argc, char **argv)
 			bfctl_json_bool("present", keys[i]);
 			bfctl_json_close_obj();
 		} else if (!bfctl_quiet) {
-			printf("%s\t%s\n", keys[i] ? "maybe-present" : "absent",
-			       argv[i]);
+			printf("%s: %s\n", argv[i],	/* as bfctl test */
+			       keys[i] ? "maybe present" : "absent");
 		}
 	}
 	if (a.json) {

@@ -279,17 +279,18 @@ int bfctl_fill_spec(const struct bfctl_kargs *a, struct kb_ioc_create *c)
 }
 
 
-/* create NAME KIND [options] -> the request; BFCTL_* */
+/* create NAME [KIND] [options] -> the request; BFCTL_* */
 int bfctl_create_request(struct bfctl_kargs *a, struct kb_ioc_create *c)
 {
 	int ret, kind;
 
-	ret = bfctl_want_pos(a, 2, 2, "create NAME KIND [--items N --fpr P | --bits-per-key B | --bits M --hashes K] [--key-type T] [--hash H] [--seed S] [-exist]");
+	ret = bfctl_want_pos(a, 1, 2, "create NAME [KIND] [--items N --fpr P | --bits-per-key B | --bits M --hashes K] [--key-type T] [--hash H] [--seed S] [-exist]");
 	if (!ret)
 		ret = bfctl_check_name(a, a->pos[0]);
 	if (ret)
 		return ret;
-	kind = kb_kind_from_name(a->pos[1]);
+	/* blocked unless named: the kind the README and bfctl(8) advise */
+	kind = a->npos > 1 ? kb_kind_from_name(a->pos[1]) : KB_KIND_BLOCKED;
 	if (kind < 0)
 		return bfctl_usage(a->verb,
 			"unknown kind '%s' (blocked, classic, counting, gozero)",

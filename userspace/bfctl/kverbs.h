@@ -56,7 +56,7 @@ int bfctl_check_name(const struct bfctl_kargs *a, const char *name);
 const char *bfctl_verb_name(const char *verb, const char *name);
 /* sizing, hash and seed options -> a create/begin request; BFCTL_* */
 int bfctl_fill_spec(const struct bfctl_kargs *a, struct kb_ioc_create *c);
-/* create NAME KIND [options] -> the request (name, kind, spec); BFCTL_* */
+/* create NAME [KIND] [options] -> the request (name, kind, spec); BFCTL_* */
 int bfctl_create_request(struct bfctl_kargs *a, struct kb_ioc_create *c);
 /* the parameters the kernel makes of c (core sizing); 0 or -errno */
 int bfctl_create_params(const struct kb_ioc_create *c, struct kb_params *p,

@@ -24,7 +24,7 @@ bool bfctl_quiet;
 
 static const struct bfctl_verb verbs[] = {
 	{ "create", bfctl_kernel_main, "create a filter",
-	  "NAME KIND " SIZE_OPTS "\n       [--key-type T] [--hash xxh64|siphash] [--seed S[,S2]] [-exist]" },
+	  "NAME [KIND] " SIZE_OPTS "\n       [--key-type T] [--hash xxh64|siphash] [--seed S[,S2]] [-exist]" },
 	{ "destroy", bfctl_kernel_main, "destroy a filter", "NAME" },
 	{ "list", bfctl_kernel_main, "list filters (-t: names only)",
 	  "[NAME] [-t]" },
@@ -44,7 +44,7 @@ static const struct bfctl_verb verbs[] = {
 	  "[-file FILE] [-exist] [-check] [--force]" },
 	{ "sync", bfctl_sync_main,
 	  "make the kernel's filters equal to a file, changing what differs",
-	  "-file FILE [-check] [--force] [-j]" },
+	  "-file FILE [--prune] [-check] [--force] [--max-fpr P] [-j]" },
 	{ "swap", bfctl_kernel_main, "exchange two filters' contents atomically",
 	  "NAME1 NAME2" },
 	{ "rename", bfctl_kernel_main, "rename a filter", "OLD NEW" },
@@ -138,6 +138,69 @@ int bfctl_parse_u64(const char *s, u64 *v)
 	return 0;
 }
 
+/*
+ * A count as admins type it: 1000000, 1e6, 1.5M, 10k, 1Mi, or 0x-hex.
+ * k M G T (either case) are decimal, Ki Mi Gi Ti binary.  Exact integer
+ * arithmetic: a value that is not whole (1.5e0) is -EINVAL, one over
+ * 2^64 - 1 -ERANGE, never rounded or clamped.
+ */
+int bfctl_parse_count(const char *s, u64 *v)
+{
+	static const char sfx[] = "kmgt";
+	u64 mant = 0, mul = 1;
+	int dexp = 0, e = 0, i;
+	const char *p = s, *at;
+	bool dot = false;
+
+	if (s && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return bfctl_parse_u64(s, v);
+	if (!s || !isdigit((unsigned char)*p))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p) || (*p == '.' && !dot); p++) {
+		if (*p == '.') {
+			dot = true;
+			if (!isdigit((unsigned char)p[1]))
+				return -EINVAL;
+			continue;
+		}
+		if (__builtin_mul_overflow(mant, 10, &mant) ||
+		    __builtin_add_overflow(mant, (u64)(*p - '0'), &mant))
+			return -ERANGE;
+		dexp -= dot;
+	}
+	if (*p == 'e' || *p == 'E') {
+		if (!isdigit((unsigned char)*++p))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*p); p++)
+			if ((e = e * 10 + (*p - '0')) > 99)
+				return -ERANGE;
+		dexp += e;
+	} else if (*p && (at = strchr(sfx, tolower((unsigned char)*p)))) {
+		i = (int)(at - sfx) + 1;
+		if (p[1] == 'i') {	/* Ki Mi Gi Ti: 2^10 steps */
+			mul = 1ull << (10 * i);
+			p++;
+		} else {
+			dexp += 3 * i;
+		}
+		p++;
+	}
+	if (*p)
+		return -EINVAL;
+	if (__builtin_mul_overflow(mant, mul, &mant))
+		return -ERANGE;
+	for (; dexp < 0; dexp++) {	/* 1.5k: the fraction must be whole */
+		if (mant % 10)
+			return -EINVAL;
+		mant /= 10;
+	}
+	for (; dexp > 0; dexp--)
+		if (mant && __builtin_mul_overflow(mant, 10, &mant))
+			return -ERANGE;
+	*v = mant;
+	return 0;
+}
+
 /* a false-positive rate: "0.001" or "0.1%", to parts per billion */
 int bfctl_parse_fpr(const char *s, u32 *ppb)
 {
@@ -190,11 +253,14 @@ int bfctl_spec_opt(struct bfctl_spec_opts *s, const char *name,
 		   const char *val, char *msg, size_t len)
 {
 	const char *bad = NULL;
+	int ret;
 
 	if (!strcmp(name, "items")) {
 		s->have_items = true;
-		if (bfctl_parse_u64(val, &s->items))
-			bad = "bad --items '%s'";
+		ret = bfctl_parse_count(val, &s->items);
+		if (ret)
+			bad = ret == -ERANGE ? "--items '%s' is too large" :
+			      "bad --items '%s' (a count: 1000000, 1e6, 1M, 10k)";
 	} else if (!strcmp(name, "fpr")) {
 		s->have_fpr = true;
 		if (bfctl_parse_fpr(val, &s->fpr_ppb))
@@ -206,8 +272,10 @@ int bfctl_spec_opt(struct bfctl_spec_opts *s, const char *name,
 			bad = "bad --bits-per-key '%s'";
 	} else if (!strcmp(name, "bits")) {
 		s->have_bits = true;
-		if (bfctl_parse_u64(val, &s->bits))
-			bad = "bad --bits '%s'";
+		ret = bfctl_parse_count(val, &s->bits);
+		if (ret)
+			bad = ret == -ERANGE ? "--bits '%s' is too large" :
+			      "bad --bits '%s' (a count: 8000000, 8e6, 8M, 1Mi)";
 	} else if (!strcmp(name, "hashes")) {
 		s->have_hashes = true;
 		if (bfctl_parse_u64(val, &s->hashes) || s->hashes > KB_K_MAX)

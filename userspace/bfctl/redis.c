@@ -168,7 +168,7 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 			a->o.timeout_ms = (int)ceil(secs * 1000);
 			break;
 		case OPT_CHUNK:
-			if (bfctl_parse_u64(optarg, &v) || !v || v > (512u << 20))
+			if (bfctl_parse_count(optarg, &v) || !v || v > (512u << 20))
 				return usage_err(verb, "bad --chunk-size '%s' (1 byte to 512 MiB)", optarg);
 			a->o.chunk = v;
 			break;
@@ -183,7 +183,7 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 				return usage_err(verb, "bad --max-fpr '%s' (over 0 and at most 1: 0.01 or 1%%)", optarg);
 			break;
 		case OPT_BITS:
-			if (bfctl_parse_u64(optarg, &v) || !v ||
+			if (bfctl_parse_count(optarg, &v) || !v ||
 			    v > KB_GOZERO_BITS_MAX)
 				return usage_err(verb, "bad --bits '%s' (a go-zero filter has 1 to 2^32 bits)", optarg);
 			a->pl.bits = v;

@@ -24,7 +24,7 @@
  *
  * restore also takes, mixed with filter blocks (restore.c):
  *
- *   create NAME KIND [OPTIONS]	OPTIONS as for `bfctl create`: --items,
+ *   create NAME [KIND] [OPTIONS]	OPTIONS as for `bfctl create`: --items,
  *				--fpr, --bits-per-key, --bits, --hashes,
  *				--key-type, --hash, --seed
  *   add NAME KEY		KEY: the rest of the line, read as the

@@ -2,7 +2,11 @@
 /*
  * bfctl sync -file FILE: make the kernel's filters equal to a file, as
  * `wg syncconf` does for an interface's peers.  The file is what restore
- * reads (a save, create and add lines), and defines every filter it keeps.
+ * reads (a save, create and add lines).  A filter the file does not name
+ * is left alone and listed as such, unless --prune: then the file defines
+ * every filter the kernel keeps (wg syncconf's way), and each destroy is
+ * printed even with -q, as a filter destroyed by mistake must not go
+ * unseen.
  * Each filter of the file is built in memory as the image it asks for
  * (a filter block, plus its add lines; or a create line and its adds,
  * seeded as the kernel's filter of that name when its parameters match,
@@ -10,6 +14,7 @@
  * kernel's: parameters and bits, not counters.  Then, in that order:
  *
  *   destroy  a filter of the kernel that the file does not name
+ *            (--prune; else "leave" it)
  *   create   a filter of the file that the kernel does not have
  *   replace  a filter that differs: one transaction (begin, image,
  *            commit), so lookups see the old filter until the new one is
@@ -32,22 +37,27 @@
 #include "kverbs.h"
 #include "savefmt.h"
 
-enum sync_action { SYNC_KEEP, SYNC_CREATE, SYNC_REPLACE, SYNC_DESTROY };
+enum sync_action {
+	SYNC_KEEP, SYNC_CREATE, SYNC_REPLACE, SYNC_DESTROY, SYNC_LEAVE,
+};
 
 static const char *const action_name[] = {
 	[SYNC_KEEP] = "keep", [SYNC_CREATE] = "create",
 	[SYNC_REPLACE] = "replace", [SYNC_DESTROY] = "destroy",
+	[SYNC_LEAVE] = "leave",
 };
 
 static const char *const action_done[] = {
 	[SYNC_KEEP] = "unchanged", [SYNC_CREATE] = "created",
 	[SYNC_REPLACE] = "replaced", [SYNC_DESTROY] = "destroyed",
+	[SYNC_LEAVE] = "left",
 };
 
 struct sync {
 	struct bfctl_restore rs;
 	const char *file;
 	bool dry;			/* -check: print the plan only */
+	bool prune;			/* --prune: destroy what it lacks */
 	struct kb_ioc_info *kern;	/* the kernel's filters */
 	size_t nkern, capkern;
 	u64 changed;
@@ -86,11 +96,13 @@ static int report(struct sync *s, const char *name, enum sync_action a)
 {
 	void *nv;
 
-	s->changed += a != SYNC_KEEP;
+	s->changed += a != SYNC_KEEP && a != SYNC_LEAVE;
 	if (!bfctl_json) {
-		if (!bfctl_quiet)
-			printf("%s%s %s\n", s->dry ? "would " : "",
-			       s->dry ? action_name[a] : action_done[a], name);
+		if (!bfctl_quiet || a == SYNC_DESTROY)
+			printf("%s%s %s%s\n", s->dry ? "would " : "",
+			       s->dry ? action_name[a] : action_done[a], name,
+			       a == SYNC_LEAVE ?
+			       " (not in the file; --prune destroys it)" : "");
 		return 0;
 	}
 	nv = realloc(s->done, (s->ndone + 1) * sizeof(*s->done));
@@ -117,7 +129,7 @@ static int sync_check(struct sync *s)
 	for (i = 0; i < s->nkern; i++) {
 		const struct kb_ioc_info *k = &s->kern[i];
 
-		if (in_file(s, k->name))
+		if (!s->prune || in_file(s, k->name))
 			continue;
 		gone++;
 		if (k->refs)
@@ -129,7 +141,7 @@ static int sync_check(struct sync *s)
 		if (ret)
 			return ret;
 	}
-	if (!rs->n && s->nkern && !rs->force)
+	if (!rs->n && s->nkern && s->prune && !rs->force)
 		return bfctl_fail(BFCTL_ERR, "sync",
 				  "%s: the file defines no filter: sync would destroy all %zu filters; nothing changed (--force to do it)",
 				  s->file, s->nkern);
@@ -324,6 +336,10 @@ static int sync_run(struct sync *s)
 
 		if (in_file(s, name))
 			continue;
+		if (!s->prune) {
+			ret = report(s, name, SYNC_LEAVE);
+			continue;
+		}
 		ret = s->dry ? 0 : kbconn_destroy(conn, name);
 		if (ret == -ENOENT)	/* destroyed meanwhile: as wanted */
 			ret = 0;
@@ -375,6 +391,8 @@ int bfctl_sync_main(int argc, char **argv)
 			s.file = argv[i];
 		} else if (!strcmp(argv[i], "-check") || !strcmp(argv[i], "--check")) {
 			s.dry = true;
+		} else if (!strcmp(argv[i], "-prune") || !strcmp(argv[i], "--prune")) {
+			s.prune = true;
 		} else if (!strcmp(argv[i], "-force") || !strcmp(argv[i], "--force")) {
 			s.rs.force = true;
 		} else if (!strcmp(argv[i], "-max-fpr") || !strcmp(argv[i], "--max-fpr")) {
@@ -388,7 +406,7 @@ int bfctl_sync_main(int argc, char **argv)
 			bfctl_json = true;
 		} else {
 			return bfctl_fail(BFCTL_USAGE, "sync",
-					  "option '%s' is not allowed here (bfctl sync -file FILE [-check] [--force] [--max-fpr P])",
+					  "option '%s' is not allowed here (bfctl sync -file FILE [--prune] [-check] [--force] [--max-fpr P])",
 					  argv[i]);
 		}
 	}

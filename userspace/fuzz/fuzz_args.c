@@ -6,7 +6,7 @@
  * input is argc 0).  bfctl_parse_cmd() must accept or refuse it without
  * touching argv or running a verb (the verbs are stubs that abort), and
  * what it returns must describe argv exactly.  Every argument is also fed
- * to the number parsers the verbs share (bfctl_parse_u64/_fpr/_seed).
+ * to the number parsers the verbs share (bfctl_parse_u64/_count/_fpr/_seed).
  */
 #include "fuzz.h"
 #include "bfctl.h"
@@ -96,6 +96,24 @@ static void check_numbers(const char *s)
 		FUZZ_CHECK(!bfctl_parse_u64(buf, &v2) && v2 == v);
 	} else {
 		FUZZ_CHECK(v == 0xa5a5);
+	}
+	/* counts: a superset of the plain numbers, each suffix its factor */
+	v2 = 0x5a5a;
+	if (!bfctl_parse_count(s, &v2)) {
+		FUZZ_CHECK(s[0] != '-' && s[0] != '+');
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v2);
+		FUZZ_CHECK(!bfctl_parse_count(buf, &v) && v == v2);
+		if (v2 <= ~0ULL / 1000) {
+			snprintf(buf, sizeof(buf), "%lluk", (unsigned long long)v2);
+			FUZZ_CHECK(!bfctl_parse_count(buf, &v) && v == v2 * 1000);
+		}
+		if (v2 <= ~0ULL >> 20) {
+			snprintf(buf, sizeof(buf), "%lluMi", (unsigned long long)v2);
+			FUZZ_CHECK(!bfctl_parse_count(buf, &v) && v == v2 << 20);
+		}
+	} else {
+		FUZZ_CHECK(v2 == 0x5a5a);
+		FUZZ_CHECK(bfctl_parse_u64(s, &v));
 	}
 	if (!bfctl_parse_fpr(s, &ppb))
 		FUZZ_CHECK(ppb >= 1 && ppb <= 999999999);

@@ -167,6 +167,28 @@ static int parse_addr(u32 key_type, const char *s, size_t len, u8 *out,
 	return 0;
 }
 
+/* why a net key k failed kb_key_validate(): name the one cause */
+static const char *net_why(u32 key_type, const u8 *k, u32 len)
+{
+	static __thread char buf[96];
+	u32 alen = len - 1, plen = len ? k[alen] : 0, i;
+	char addr[INET6_ADDRSTRLEN];
+	u8 net[16];
+
+	if ((alen != 4 || key_type == KB_KEY_NET6) &&
+	    (alen != 16 || key_type == KB_KEY_NET4))
+		return "bad length for the key type";
+	if (plen > alen * 8)
+		return "bad prefix length";
+	for (i = 0; i < alen; i++)	/* keep plen's leading bits */
+		net[i] = plen >= i * 8 + 8 ? k[i] : plen <= i * 8 ? 0 :
+			 k[i] & (u8)(0xff00 >> (plen - i * 8));
+	inet_ntop(alen == 4 ? AF_INET : AF_INET6, net, addr, sizeof(addr));
+	snprintf(buf, sizeof(buf), "host bits set; did you mean %s/%u?",
+		 addr, plen);
+	return buf;
+}
+
 int kbu_key_parse(u32 key_type, int fmt, const char *s, size_t len, u8 *out,
 		  u32 *outlen, const char **why)
 {
@@ -226,7 +248,7 @@ int kbu_key_parse(u32 key_type, int fmt, const char *s, size_t len, u8 *out,
 		case KB_KEY_NET4:
 		case KB_KEY_NET6:
 		case KB_KEY_NET:
-			*why = "bad length, prefix length or host bits set";
+			*why = net_why(key_type, out, *outlen);
 			break;
 		default:
 			*why = "bad length for the key type";

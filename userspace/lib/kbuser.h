@@ -32,7 +32,8 @@ int kbu_hexval(char c);
  * bytes; str with ip types takes "a.b.c.d", "x:y::z", and with net types
  * "addr/plen" (no "/plen": full length).  hex decodes pairs of hex digits.
  * The result is checked with kb_key_validate().  0 or -EINVAL; on error
- * *why (if not NULL) gets a short reason.
+ * *why (if not NULL) gets a short reason (a host-bits one names the
+ * network meant: it lasts until the thread's next call).
  */
 int kbu_key_parse(u32 key_type, int fmt, const char *s, size_t len, u8 *out,
 		  u32 *outlen, const char **why);

@@ -89,7 +89,10 @@ TEST_F(bf, build_info_test)
 	/* every key maybe present; absent keys exit 1 */
 	ASSERT_EQ(0, run(NULL, 0, B " image test %s/a.img key-0 key-4999 key-77", dir));
 	ASSERT_EQ(1, run(out, sizeof(out), B " image test %s/a.img key-0 not-a-key-at-all", dir));
-	ASSERT_NE(NULL, strstr(out, "absent\tnot-a-key-at-all"));
+	/* the lines and -j document of bfctl test */
+	ASSERT_NE(NULL, strstr(out, "key-0: maybe present\nnot-a-key-at-all: absent\n"));
+	ASSERT_EQ(1, run(out, sizeof(out), B " image test -j %s/a.img key-0 not-a-key-at-all", dir));
+	ASSERT_NE(NULL, strstr(out, "\"keys\":[{\"key\":\"key-0\",\"present\":true},{\"key\":\"not-a-key-at-all\",\"present\":false}],\"all_present\":false"));
 	/* same seed, same keys: identical image */
 	ASSERT_EQ(0, run(NULL, 0, B " image build --key-type str --kind blocked --items 5000 --fpr 1%% --seed 9 -file %s/keys -o %s/b.img", dir, dir));
 	ASSERT_EQ(0, run(NULL, 0, "cmp -s %s/a.img %s/b.img", dir, dir));
@@ -128,6 +131,37 @@ TEST_F(bf, build_info_test)
 	ASSERT_EQ(0, run(NULL, 0, B " image test %s/h.img 00ff10 6869", dir));
 	ASSERT_EQ(2, run(NULL, 0, B " image test %s/h.img hi 2>/dev/null", dir));
 	ASSERT_EQ(0, run(NULL, 0, B " image build --kind blocked --bits-per-key 10 --seed 5 -file %s/hexkeys -o %s/h2.img && cmp -s %s/h.img %s/h2.img", dir, dir, dir, dir));
+}
+
+/* sizes as admins type them: 10k, 1M, 1e6, 1.5k, 1Mi; bad ones exit 2 */
+TEST_F(bf, size_suffixes)
+{
+	static const struct { const char *arg, *want; } ok[] = {
+		{ "10k", "\"items\":10000," }, { "1M", "\"items\":1000000," },
+		{ "1e6", "\"items\":1000000," }, { "2.5e3", "\"items\":2500," },
+		{ "1.5K", "\"items\":1500," }, { "1Mi", "\"items\":1048576," },
+		{ "0.0001g", "\"items\":100000," },
+	};
+	static const char *const bad[] = {
+		"1.5", "1e", "1k5", "1kb", "1.2.3", "-1", "1e100", "20e18",
+		"99999999999999999999", "16Ei", ".5k", "1E-3",
+	};
+	char out[8192];
+
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		ASSERT_EQ(0, run(out, sizeof(out), B " image build --key-type str --kind blocked --items %s --fpr 0.01 -file %s/keys -o - | " B " -j image info -", ok[i].arg, dir));
+		EXPECT_NE(NULL, strstr(out, ok[i].want)) TH_LOG("%s: %s", ok[i].arg, out);
+	}
+	ASSERT_EQ(0, run(out, sizeof(out), B " image build --key-type str --kind classic --bits 64Ki --hashes 7 -file %s/keys -o - | " B " -j image info -", dir));
+	ASSERT_NE(NULL, strstr(out, "\"m\":65536"));
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(2, run(out, sizeof(out), B " image build --key-type str --kind blocked --items '%s' --fpr 0.01 -file %s/keys -o %s/bad.img 2>&1", bad[i], dir, dir)) TH_LOG("%s", bad[i]);
+		EXPECT_NE(NULL, strstr(out, "--items")) TH_LOG("%s: %s", bad[i], out);
+		EXPECT_NE(0, access(strcat(strcpy((char[128]){ 0 }, dir), "/bad.img"), F_OK));
+	}
+	/* an overflow says so */
+	ASSERT_EQ(2, run(out, sizeof(out), B " image build --key-type str --kind classic --bits 1e30 --hashes 7 -file %s/keys -o - 2>&1", dir));
+	ASSERT_NE(NULL, strstr(out, "too large"));
 }
 
 TEST_F(bf, net_keys)

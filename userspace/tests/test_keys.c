@@ -190,6 +190,18 @@ TEST(ipv4_parser_matches_inet_pton)
 	ASSERT_EQ(0, kbu_key_parse(KB_KEY_NET, KBU_FMT_STR, "0.0.0.0/0", 9, out, &len, &why));
 	ASSERT_EQ(0, out[4]);
 	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.1.2.3/24", 11, out, &len, &why));
+	/* host bits: the one cause, and the network probably meant */
+	ASSERT_STREQ("host bits set; did you mean 10.1.2.0/24?", why);
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET, KBU_FMT_STR, "10.1.2.3/8", 10, out, &len, &why));
+	ASSERT_STREQ("host bits set; did you mean 10.0.0.0/8?", why);
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.1.2.3/0", 10, out, &len, &why));
+	ASSERT_STREQ("host bits set; did you mean 0.0.0.0/0?", why);
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET6, KBU_FMT_STR, "2001:db8::1/33", 14, out, &len, &why));
+	ASSERT_STREQ("host bits set; did you mean 2001:db8::/33?", why);
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET4, KBU_FMT_HEX, "0a01020321", 10, out, &len, &why));
+	ASSERT_STREQ("bad prefix length", why);
+	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET6, KBU_FMT_HEX, "0a01020308", 10, out, &len, &why));
+	ASSERT_STREQ("bad length for the key type", why);
 	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.1.2.0/2x", 11, out, &len, &why));
 	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.1.2.0/-1", 11, out, &len, &why));
 	ASSERT_EQ(-EINVAL, kbu_key_parse(KB_KEY_NET4, KBU_FMT_STR, "10.1.2.0//24", 12, out, &len, &why));
