@@ -75,6 +75,11 @@ expect 2 "attach --mode bad" nsd $B xdp attach veth-d bl --mode fast
 expect 2 "attach a bad filter name" nsd $B xdp attach veth-d 'a/b'
 expect 2 "detach takes no --mode" nsd $B xdp detach veth-d --mode tc
 expect 2 "an unknown xdp verb" nsd $B xdp frob
+expect 2 "attach --priority bad" nsd $B xdp attach veth-d bl --priority -1
+expect 2 "attach --priority with --no-dispatcher" \
+	nsd $B xdp attach veth-d bl --priority 5 --no-dispatcher
+expect 2 "attach --priority with --mode tc" nsd $B xdp attach veth-d bl --priority 5 --mode tc
+expect 2 "detach takes no --priority" nsd $B xdp detach veth-d --priority 5
 expect 2 "attach has no -j" nsd $B -j xdp attach veth-d bl
 expect 3 "attach to an unknown device" nsd $B xdp attach nosuch0 bl
 like "says so" "$err" "no device 'nosuch0'"
@@ -95,6 +100,9 @@ check "no XDP program after the refusals" \
 mode_test() {	# MODE
 	local m=$1
 	expect 0 "$m: attach" nsd $B xdp attach veth-d bl --mode $m
+	# ip netns exec hides /sys/fs/bpf: libxdp has no bpffs to pin in
+	[ $m = tc ] || like "$m: attached alone (libxdp found no bpffs)" "$out" \
+		"^veth-d: alone, without libxdp's dispatcher \(libxdp loaded it alone"
 	expect 0 "$m: show -j" nsd $B -j xdp show veth-d
 	# (no count checked here: the peer's own IPv6 neighbour and MLD
 	# packets from its listed address may already have been dropped)
@@ -115,7 +123,7 @@ mode_test() {	# MODE
 		"in use by a kernel component: the XDP/tc blocklist on veth-d \\($how\\).*--force"
 	expect 0 "$m: bl is still there" nsd $B info bl
 	expect 0 "$m: show (text)" nsd $B xdp show
-	like "$m: one line for veth-d" "$out" "^veth-d: (xdp|tc) $m filter bl dir src prog [0-9]+ passed [0-9]+ dropped [0-9]+ nofilter 0 nonip [0-9]+$"
+	like "$m: one line for veth-d" "$out" "^veth-d: $how filter bl dir src prog [0-9]+ passed [0-9]+ dropped [0-9]+ nofilter 0 nonip [0-9]+$"
 	expect 0 "$m: detach" nsd $B xdp detach veth-d
 	check "$m: 10.98.0.2 answers after detach" passes 10.98.0.2 10.98.0.1
 	expect 3 "$m: nothing to show after detach" nsd $B xdp show veth-d
@@ -354,6 +362,8 @@ fi
 nsd $B xdp detach veth-d 2> /dev/null
 tcf del bpf 2> /dev/null
 nsd ip link set dev veth-d xdpgeneric off 2> /dev/null
+
+. "$(dirname "$0")/xdp_libxdp.sh"
 
 # ---- rebuild and swap under a continuous stream: nothing listed gets in ----
 { echo 10.98.0.2; echo fd00:98::2; echo 10.98.0.128/25
