@@ -116,21 +116,52 @@ mode_test() {	# MODE
 	expect 0 "$m: show -j" nsd $B -j xdp show veth-d
 	json_check "$m: dropped >= 3, passed >= 2, nofilter 0" "$out" \
 		"j[0]['dropped']>=3 and j[0]['passed']>=2 and j[0]['nofilter']==0"
-	local how="xdp $m"
-	[ $m = tc ] && how=tc
+	local how="xdp $m" shown="xdp $m"
+	[ $m = tc ] && how=tc shown=$tc_how
 	expect 3 "$m: destroy bl is refused while attached" nsd $B destroy bl
 	like "$m: in use by the blocklist on veth-d ($how)" "$err" \
 		"in use by a kernel component: the XDP/tc blocklist on veth-d \\($how\\).*--force"
 	expect 0 "$m: bl is still there" nsd $B info bl
 	expect 0 "$m: show (text)" nsd $B xdp show
-	like "$m: one line for veth-d" "$out" "^veth-d: $how filter bl dir src prog [0-9]+ passed [0-9]+ dropped [0-9]+ nofilter 0 nonip [0-9]+$"
+	like "$m: one line for veth-d" "$out" "^veth-d: $shown filter bl dir src prog [0-9]+ passed [0-9]+ dropped [0-9]+ nofilter 0 nonip [0-9]+$"
 	expect 0 "$m: detach" nsd $B xdp detach veth-d
 	check "$m: 10.98.0.2 answers after detach" passes 10.98.0.2 10.98.0.1
 	expect 3 "$m: nothing to show after detach" nsd $B xdp show veth-d
 }
+# tc mode: tcx (exact replace and detach) on 6.6 and later, else a
+# cls_bpf filter
+if [ "$(printf '%s\n6.6\n' "$(uname -r | cut -d- -f1)" | sort -V | head -n1)" = 6.6 ]; then
+	tcx=True tc_how=tcx
+else
+	tcx=False tc_how=tc
+fi
 mode_test native
 mode_test generic
 mode_test tc
+expect 0 "tc: attach" nsd $B xdp attach veth-d bl --mode tc
+json_check "tc: tcx is $tcx ($(uname -r))" "$(nsd $B -j xdp show veth-d)" "j[0]['tcx']==$tcx"
+if [ $tcx = True ]; then
+	check "tcx: no tc filter at the blocklist's handle" \
+		bash -c "! tc -n $D filter show dev veth-d ingress | grep -q ."
+	# replaced while a detach is paused: detach removes exactly the
+	# program it read, which is gone (no check-then-delete window)
+	mkfifo "$TMP/tcxpause"
+	BFCTL_XDP_TEST_PAUSE=$TMP/tcxpause nsd $B xdp detach veth-d \
+		> /dev/null 2> "$TMP/tcxdet.err" &
+	det=$!
+	ok=0
+	timeout 30 head -c2 "$TMP/tcxpause" > /dev/null || ok=1
+	nsd $B xdp attach veth-d bl --mode tc || ok=1
+	timeout 30 bash -c ": > '$TMP/tcxpause'" || ok=1
+	rc=0
+	wait $det || rc=$?
+	check "tcx: replaced while detach paused" test $ok = 0
+	check "tcx: detach refuses (exit $rc)" test $rc = 3
+	like "tcx: the program it read is gone" "$(cat "$TMP/tcxdet.err")" "gone from tcx meanwhile"
+	check "tcx: the new blocklist still drops 10.98.0.2" blocked 10.98.0.2 10.98.0.1
+fi
+expect 0 "tc: detach" nsd $B xdp detach veth-d
+check "tc: 10.98.0.2 answers after detach" passes 10.98.0.2 10.98.0.1
 
 # ---- VLAN tags: XDP (each mode) gives every frame -m bloom's verdict ----
 # The same frames (xdp_vlan.py, crafted with scapy) from kbxs: with

@@ -219,6 +219,10 @@ int bfctl_xdp_dev_probe(int ifindex, struct dev_state *d)
 				return ret;
 		}
 	}
+	/* tcx first (6.6+): there, not at the tc filter's handle */
+	ret = bfctl_xdp_tcx_probe(d);
+	if (ret || d->tc.ours)
+		return ret;
 	libbpf_mute = true;
 	ret = bpf_tc_query(&hook, &t);
 	libbpf_mute = false;
@@ -486,6 +490,9 @@ static int attach_tc(const char *dev, struct dev_state *d, int fd)
 		    .priority = KB_XDP_TC_PRIO, .prog_fd = fd);
 	int ret;
 
+	/* tcx where the kernel has it, but over a filter at our handle */
+	if ((!d->tc.prog_id || d->tc.tcx) && bfctl_xdp_tcx_available(d->ifindex))
+		return bfctl_xdp_tcx_attach(dev, d, fd);
 	/*
 	 * The clsact qdisc stays after detach (other filters may use it by
 	 * then; `tc qdisc del dev DEV clsact` removes it)
@@ -712,6 +719,8 @@ static int detach_one(const char *dev, struct dev_state *d, struct blk *b)
 
 	if (b->disp)
 		return bfctl_xdp_disp_detach(dev, d, b);
+	if (b->tcx)
+		return bfctl_xdp_tcx_detach(dev, d, b);
 	if (b->tc) {
 		ret = tc_same_prog("detach", dev, d, b);
 		if (ret)

@@ -16,6 +16,7 @@
 struct blk {
 	bool ours;		/* bfctl's blocklist (name, magic) */
 	bool tc;		/* tc filter, else XDP */
+	bool tcx;		/* tc on tcx (6.6+), not a cls_bpf filter */
 	u32 xdp_mode;		/* XDP_ATTACHED_DRV/SKB/HW */
 	bool disp;		/* a program of libxdp's dispatcher */
 	u32 run_prio;		/* its run priority there */
@@ -90,5 +91,14 @@ int bfctl_xdp_disp_attach(const char *dev, struct dev_state *d,
 /* detach b, a program of d's dispatcher, from it: the others stay */
 int bfctl_xdp_disp_detach(const char *dev, struct dev_state *d,
 			  const struct blk *b);
+
+/* --mode tc on tcx (xdp_tcx.c) */
+bool bfctl_xdp_tcx_available(int ifindex);
+/* bfctl's blocklist among the device's tcx ingress programs -> d->tc */
+int bfctl_xdp_tcx_probe(struct dev_state *d);
+/* attach fd, replacing exactly d->tc if it is ours there */
+int bfctl_xdp_tcx_attach(const char *dev, struct dev_state *d, int fd);
+int bfctl_xdp_tcx_detach(const char *dev, struct dev_state *d,
+			 const struct blk *b);
 
 #endif /* _BFCTL_XDP_H */

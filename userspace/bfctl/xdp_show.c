@@ -78,6 +78,7 @@ static void show_one(const struct dev_state *d, const struct blk *b)
 		bfctl_json_str("dir", b->conf.dir == KB_XDP_DIR_DST ? "dst" : "src");
 		bfctl_json_u64("prog_id", b->prog_id);
 		bfctl_json_bool("dispatcher", b->disp);
+		bfctl_json_bool("tcx", b->tcx);
 		if (b->disp)
 			bfctl_json_u64("priority", b->run_prio);
 		for (i = 0; i < KB_XDP_NR_COUNTERS; i++)
@@ -85,8 +86,9 @@ static void show_one(const struct dev_state *d, const struct blk *b)
 		bfctl_json_close_obj();
 		return;
 	}
-	/* the hook, and for XDP its mode: "tc", "xdp native" */
-	printf("%s: %s%s%s", d->dev, b->tc ? "tc" : "xdp", b->tc ? "" : " ",
+	/* the hook, and for XDP its mode: "tc", "tcx", "xdp native" */
+	printf("%s: %s%s%s", d->dev, b->tcx ? "tcx" : b->tc ? "tc" : "xdp",
+	       b->tc ? "" : " ",
 	       b->tc ? "" : bfctl_xdp_mode_name(b));
 	if (b->disp)
 		printf(" dispatcher priority %u", b->run_prio);
