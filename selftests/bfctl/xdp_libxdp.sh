@@ -47,6 +47,9 @@ else
 	expect 0 "libxdp: show (text)" lx $B xdp show veth-d
 	like "libxdp: names the dispatcher and priority" "$out" \
 		"^veth-d: xdp native dispatcher priority 20 filter bl dir src prog [0-9]+ "
+	expect 3 "libxdp: detach without its bpffs does not see it" nsd $B xdp detach veth-d
+	like "libxdp: and says why" "$err" "pinned in a bpffs not mounted here"
+	check "libxdp: the blocklist stays" blocked 10.98.0.2 10.98.0.1
 	old=$(lx $B -j xdp show veth-d | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['prog_id'])")
 	expect 0 "libxdp: attach again replaces ours in the dispatcher" \
 		lx $B xdp attach veth-d bl --dir src

@@ -762,6 +762,8 @@ static int xdp_detach(int argc, char **argv)
 	if (!d.xdp.ours && !d.tc.ours) {
 		ret = bfctl_fail(BFCTL_ERR, bfctl_verb_name(what, o.pos[0]),
 				 "no kbloom blocklist on %s%s", o.pos[0],
+				 d.disp_id && d.disp_progs < 0 ?
+				 " seen: the programs of its libxdp dispatcher are pinned in a bpffs not mounted here (LIBXDP_BPFFS names one)" :
 				 d.xdp.prog_id ? " (its XDP program is not one: left alone)" : "");
 	} else {
 		ret = BFCTL_OK;

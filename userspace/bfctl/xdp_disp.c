@@ -81,6 +81,12 @@ int bfctl_xdp_disp_probe(struct dev_state *d)
 		return 0;
 	}
 	d->disp_progs = xdp_multiprog__program_count(mp);
+	/* libxdp removes an empty one: none read means none visible */
+	if (d->disp_progs <= 0 || xdp_multiprog__is_legacy(mp)) {
+		d->disp_progs = -ENOENT;
+		xdp_multiprog__close(mp);
+		return 0;
+	}
 	for (p = xdp_multiprog__next_prog(NULL, mp); p && !ret;
 	     p = xdp_multiprog__next_prog(p, mp)) {
 		ret = bfctl_xdp_inspect_prog(xdp_program__id(p), false, &b);
