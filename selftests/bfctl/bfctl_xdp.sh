@@ -75,6 +75,11 @@ expect 2 "attach --mode bad" nsd $B xdp attach veth-d bl --mode fast
 expect 2 "attach a bad filter name" nsd $B xdp attach veth-d 'a/b'
 expect 2 "detach takes no --mode" nsd $B xdp detach veth-d --mode tc
 expect 2 "an unknown xdp verb" nsd $B xdp frob
+expect 2 "attach --priority bad" nsd $B xdp attach veth-d bl --priority -1
+expect 2 "attach --priority with --no-dispatcher" \
+	nsd $B xdp attach veth-d bl --priority 5 --no-dispatcher
+expect 2 "attach --priority with --mode tc" nsd $B xdp attach veth-d bl --priority 5 --mode tc
+expect 2 "detach takes no --priority" nsd $B xdp detach veth-d --priority 5
 expect 2 "attach has no -j" nsd $B -j xdp attach veth-d bl
 expect 3 "attach to an unknown device" nsd $B xdp attach nosuch0 bl
 like "says so" "$err" "no device 'nosuch0'"
@@ -95,6 +100,9 @@ check "no XDP program after the refusals" \
 mode_test() {	# MODE
 	local m=$1
 	expect 0 "$m: attach" nsd $B xdp attach veth-d bl --mode $m
+	# ip netns exec hides /sys/fs/bpf: libxdp has no bpffs to pin in
+	[ $m = tc ] || like "$m: attached alone (libxdp found no bpffs)" "$out" \
+		"^veth-d: alone, without libxdp's dispatcher \(libxdp loaded it alone"
 	expect 0 "$m: show -j" nsd $B -j xdp show veth-d
 	# (no count checked here: the peer's own IPv6 neighbour and MLD
 	# packets from its listed address may already have been dropped)
@@ -108,21 +116,52 @@ mode_test() {	# MODE
 	expect 0 "$m: show -j" nsd $B -j xdp show veth-d
 	json_check "$m: dropped >= 3, passed >= 2, nofilter 0" "$out" \
 		"j[0]['dropped']>=3 and j[0]['passed']>=2 and j[0]['nofilter']==0"
-	local how="xdp $m"
-	[ $m = tc ] && how=tc
+	local how="xdp $m" shown="xdp $m"
+	[ $m = tc ] && how=tc shown=$tc_how
 	expect 3 "$m: destroy bl is refused while attached" nsd $B destroy bl
 	like "$m: in use by the blocklist on veth-d ($how)" "$err" \
 		"in use by a kernel component: the XDP/tc blocklist on veth-d \\($how\\).*--force"
 	expect 0 "$m: bl is still there" nsd $B info bl
 	expect 0 "$m: show (text)" nsd $B xdp show
-	like "$m: one line for veth-d" "$out" "^veth-d: (xdp|tc) $m filter bl dir src prog [0-9]+ passed [0-9]+ dropped [0-9]+ nofilter 0 nonip [0-9]+$"
+	like "$m: one line for veth-d" "$out" "^veth-d: $shown filter bl dir src prog [0-9]+ passed [0-9]+ dropped [0-9]+ nofilter 0 nonip [0-9]+$"
 	expect 0 "$m: detach" nsd $B xdp detach veth-d
 	check "$m: 10.98.0.2 answers after detach" passes 10.98.0.2 10.98.0.1
 	expect 3 "$m: nothing to show after detach" nsd $B xdp show veth-d
 }
+# tc mode: tcx (exact replace and detach) on 6.6 and later, else a
+# cls_bpf filter
+if [ "$(printf '%s\n6.6\n' "$(uname -r | cut -d- -f1)" | sort -V | head -n1)" = 6.6 ]; then
+	tcx=True tc_how=tcx
+else
+	tcx=False tc_how=tc
+fi
 mode_test native
 mode_test generic
 mode_test tc
+expect 0 "tc: attach" nsd $B xdp attach veth-d bl --mode tc
+json_check "tc: tcx is $tcx ($(uname -r))" "$(nsd $B -j xdp show veth-d)" "j[0]['tcx']==$tcx"
+if [ $tcx = True ]; then
+	check "tcx: no tc filter at the blocklist's handle" \
+		bash -c "! tc -n $D filter show dev veth-d ingress | grep -q ."
+	# replaced while a detach is paused: detach removes exactly the
+	# program it read, which is gone (no check-then-delete window)
+	mkfifo "$TMP/tcxpause"
+	BFCTL_XDP_TEST_PAUSE=$TMP/tcxpause nsd $B xdp detach veth-d \
+		> /dev/null 2> "$TMP/tcxdet.err" &
+	det=$!
+	ok=0
+	timeout 30 head -c2 "$TMP/tcxpause" > /dev/null || ok=1
+	nsd $B xdp attach veth-d bl --mode tc || ok=1
+	timeout 30 bash -c ": > '$TMP/tcxpause'" || ok=1
+	rc=0
+	wait $det || rc=$?
+	check "tcx: replaced while detach paused" test $ok = 0
+	check "tcx: detach refuses (exit $rc)" test $rc = 3
+	like "tcx: the program it read is gone" "$(cat "$TMP/tcxdet.err")" "gone from tcx meanwhile"
+	check "tcx: the new blocklist still drops 10.98.0.2" blocked 10.98.0.2 10.98.0.1
+fi
+expect 0 "tc: detach" nsd $B xdp detach veth-d
+check "tc: 10.98.0.2 answers after detach" passes 10.98.0.2 10.98.0.1
 
 # ---- VLAN tags: XDP (each mode) gives every frame -m bloom's verdict ----
 # The same frames (xdp_vlan.py, crafted with scapy) from kbxs: with
@@ -354,6 +393,8 @@ fi
 nsd $B xdp detach veth-d 2> /dev/null
 tcf del bpf 2> /dev/null
 nsd ip link set dev veth-d xdpgeneric off 2> /dev/null
+
+. "$(dirname "$0")/xdp_libxdp.sh"
 
 # ---- rebuild and swap under a continuous stream: nothing listed gets in ----
 { echo 10.98.0.2; echo fd00:98::2; echo 10.98.0.128/25

@@ -112,6 +112,9 @@ $(KB_LSM_CONTENT_OBJS): KB_UCFLAGS += $(KB_BPF_USER_CFLAGS) -I$(CURDIR)/userspac
 # ---- bfctl xdp (xdp.c, xdp_show.c): the XDP/tc blocklist, userspace/bpf/xdp_blocklist.bpf.c,
 # loaded through its skeleton; only bfctl links libbpf ----
 KB_BPF_PROGS += xdp_blocklist
-KB_BFCTL_XDP_OBJS := $(foreach o,xdp xdp_show,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)
+KB_BFCTL_XDP_OBJS := $(foreach o,xdp xdp_show xdp_disp xdp_opts xdp_tcx,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)
 $(KB_BFCTL_XDP_OBJS): KB_UCFLAGS += $(KB_BPF_USER_CFLAGS) -I$(CURDIR)/userspace/bpf
 $(KB_BFCTL_XDP_OBJS): $(KB_BPF_OUT)/xdp_blocklist.skel.h userspace/bpf/xdp_blocklist.h
+# libxdp (Debian's libxdp-dev, xdp-tools 1.3): its dispatcher lets the
+# blocklist share a device's XDP hook with xdp-filter and the like (xdp_disp.c)
+$(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += $(shell pkg-config --libs libxdp 2> /dev/null || echo -lxdp)

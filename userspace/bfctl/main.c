@@ -66,7 +66,8 @@ static const struct bfctl_verb verbs[] = {
 	  "attach NAME -file PATHS [--exec] [--open] [--audit]\n       | detach | show [-j] | log [--once]" },
 	{ "xdp", bfctl_xdp_main,
 	  "attach, detach and show the XDP/tc blocklist of a device",
-	  "attach DEV NAME [--dir src|dst] [--mode native|generic|tc] [--force] [--replace]\n"
+	  "attach DEV NAME [--dir src|dst] [--mode native|generic|tc]\n"
+	  "       [--priority N] [--no-dispatcher] [--force] [--replace]\n"
 	  "       bfctl xdp detach DEV\n       bfctl [-j] xdp show [DEV] [-j]" },
 	{ "image", bfctl_image_main,
 	  "build, inspect, test, export and import filter images offline",

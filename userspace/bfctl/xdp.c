@@ -45,12 +45,14 @@ const char *const bfctl_xdp_counter_names[KB_XDP_NR_COUNTERS] = {
 
 /* while probing: a device without clsact is no news */
 static bool libbpf_mute;
+/* while trying libxdp's dispatcher when attaching alone is the fallback */
+bool bfctl_xdp_mute;
 
 /* libbpf's warnings (a failed load's verifier log) on stderr, not debug */
 int bfctl_xdp_libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
-	if (level != LIBBPF_WARN || bfctl_quiet || libbpf_mute)
+	if (level != LIBBPF_WARN || bfctl_quiet || libbpf_mute || bfctl_xdp_mute)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
@@ -68,7 +70,7 @@ static void blk_init(struct blk *b)
 	b->prog_fd = -1;
 }
 
-static void blk_release(struct blk *b)
+void bfctl_xdp_blk_release(struct blk *b)
 {
 	if (b->prog_fd >= 0)
 		close(b->prog_fd);
@@ -141,10 +143,11 @@ static int inspect_map(u32 id, struct blk *b, bool *conf, bool *name)
 
 /*
  * Program id, found on a device: b says what it is (b->ours: bfctl's
- * blocklist, configuration and counters read), and keeps an fd of it
- * (to detach exactly this program).  0 or -errno.
+ * blocklist, configuration and counters read; b->disp without ours:
+ * libxdp's dispatcher), and keeps an fd of it (to detach exactly this
+ * program).  0 or -errno.
  */
-static int inspect_prog(u32 id, bool tc, struct blk *b)
+int bfctl_xdp_inspect_prog(u32 id, bool tc, struct blk *b)
 {
 	struct bpf_prog_info pi = {};
 	u32 ids[MAX_PROG_MAPS], len = sizeof(pi), i, n;
@@ -163,6 +166,8 @@ static int inspect_prog(u32 id, bool tc, struct blk *b)
 	pi.map_ids = (u64)(unsigned long)ids;
 	if (bpf_obj_get_info_by_fd(b->prog_fd, &pi, &len))
 		return -errno;
+	if (!tc && !strcmp(pi.name, KB_XDP_DISPATCHER))
+		b->disp = true;
 	if (strcmp(pi.name, tc ? KB_XDP_PROG_TC : KB_XDP_PROG_XDP))
 		return 0;
 	n = pi.nr_map_ids < MAX_PROG_MAPS ? pi.nr_map_ids : MAX_PROG_MAPS;
@@ -203,11 +208,21 @@ int bfctl_xdp_dev_probe(int ifindex, struct dev_state *d)
 	else if (q.hw_prog_id)
 		id = q.hw_prog_id, mode = XDP_ATTACHED_HW;
 	if (id) {
-		ret = inspect_prog(id, false, &d->xdp);
+		ret = bfctl_xdp_inspect_prog(id, false, &d->xdp);
 		if (ret)
 			return ret;
 		d->xdp.xdp_mode = mode;
+		/* libxdp's: bfctl's blocklist may be one of its programs */
+		if (d->xdp.disp) {
+			ret = bfctl_xdp_disp_probe(d);
+			if (ret)
+				return ret;
+		}
 	}
+	/* tcx first (6.6+): there, not at the tc filter's handle */
+	ret = bfctl_xdp_tcx_probe(d);
+	if (ret || d->tc.ours)
+		return ret;
 	libbpf_mute = true;
 	ret = bpf_tc_query(&hook, &t);
 	libbpf_mute = false;
@@ -216,13 +231,13 @@ int bfctl_xdp_dev_probe(int ifindex, struct dev_state *d)
 		return 0;
 	if (ret)
 		return ret;
-	return inspect_prog(t.prog_id, true, &d->tc);
+	return bfctl_xdp_inspect_prog(t.prog_id, true, &d->tc);
 }
 
 void bfctl_xdp_dev_release(struct dev_state *d)
 {
-	blk_release(&d->xdp);
-	blk_release(&d->tc);
+	bfctl_xdp_blk_release(&d->xdp);
+	bfctl_xdp_blk_release(&d->tc);
 }
 
 const char *bfctl_xdp_mode_name(const struct blk *b)
@@ -290,77 +305,6 @@ static int dev_ether(const char *what, const char *dev)
 
 /* ---- attach ---- */
 
-int bfctl_xdp_parse_opts(int argc, char **argv, const char *verb, bool attach,
-		      struct xopts *o)
-{
-	static const struct option lopts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "replace", no_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	o->mode = -1;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "jq", lopts, NULL)) != -1) {
-		if (!attach && (c == 'd' || c == 'm' || c == 'f' || c == 'r'))
-			return bfctl_usage(verb, "option '%s' is not allowed here",
-					   c == 'd' ? "--dir" : c == 'm' ? "--mode" :
-					   c == 'f' ? "--force" : "--replace");
-		switch (c) {
-		case 'd':
-			if (!strcmp(optarg, "src"))
-				o->dir = KB_XDP_DIR_SRC;
-			else if (!strcmp(optarg, "dst"))
-				o->dir = KB_XDP_DIR_DST;
-			else
-				return bfctl_usage(verb, "bad --dir '%s' (src or dst)",
-						   optarg);
-			break;
-		case 'm':
-			if (!strcmp(optarg, "native"))
-				o->mode = KB_XDP_MODE_NATIVE;
-			else if (!strcmp(optarg, "generic"))
-				o->mode = KB_XDP_MODE_GENERIC;
-			else if (!strcmp(optarg, "tc"))
-				o->mode = KB_XDP_MODE_TC;
-			else
-				return bfctl_usage(verb, "bad --mode '%s' (native, generic or tc)",
-						   optarg);
-			break;
-		case 'f':
-			o->force = true;
-			break;
-		case 'r':
-			o->replace = true;
-			break;
-		case 'j':
-			if (strcmp(verb, "xdp show"))
-				return bfctl_usage(verb, "option '%s' is not allowed here",
-						   "-j");
-			bfctl_json = true;
-			break;
-		case 'q':
-			bfctl_quiet = true;
-			break;
-		default:
-			return bfctl_usage(verb, "unknown option '%s'",
-					   argv[optind - 1]);
-		}
-	}
-	if (bfctl_json && strcmp(verb, "xdp show"))
-		return bfctl_usage(verb, "option '%s' is not allowed here", "-j");
-	o->pos = argv + optind;
-	o->npos = argc - optind;
-	return BFCTL_OK;
-}
-
 /*
  * The filter the blocklist will test: refuse what cannot serve it.  *id:
  * its id (0 if it does not exist yet), the program's first guess.
@@ -410,16 +354,15 @@ static int check_filter(const char *what, const char *name, bool force,
 }
 
 /*
- * Load the program for ifindex (only the one of mode) and return its fd;
- * the skeleton is destroyed by the caller after attaching (the device
- * then holds the program, its maps with it).
+ * Open and configure the program for ifindex (only the one of mode
+ * loads); the skeleton is destroyed by the caller after attaching (the
+ * device, or libxdp's pins, then hold the program, its maps with it).
  */
-static int load_prog(struct xdp_blocklist **skelp, const struct xopts *o,
+static int open_prog(struct xdp_blocklist **skelp, const struct xopts *o,
 		     int ifindex, const char *name, u64 id)
 {
 	struct xdp_blocklist *skel;
 	bool tc = o->mode == KB_XDP_MODE_TC;
-	int ret;
 
 	skel = xdp_blocklist__open();
 	if (!skel)
@@ -435,6 +378,21 @@ static int load_prog(struct xdp_blocklist **skelp, const struct xopts *o,
 	/* the other program would need the other hook's kfuncs verified too */
 	bpf_program__set_autoload(tc ? skel->progs.kbloom_xdp : skel->progs.kbloom_tc,
 				  false);
+	return 0;
+}
+
+/* open_prog() and load: the program's fd */
+static int load_prog(struct xdp_blocklist **skelp, const struct xopts *o,
+		     int ifindex, const char *name, u64 id)
+{
+	struct xdp_blocklist *skel;
+	bool tc = o->mode == KB_XDP_MODE_TC;
+	int ret;
+
+	ret = open_prog(skelp, o, ifindex, name, id);
+	if (ret)
+		return ret;
+	skel = *skelp;
 	ret = xdp_blocklist__load(skel);
 	if (ret)
 		return ret;
@@ -532,6 +490,9 @@ static int attach_tc(const char *dev, struct dev_state *d, int fd)
 		    .priority = KB_XDP_TC_PRIO, .prog_fd = fd);
 	int ret;
 
+	/* tcx where the kernel has it, but over a filter at our handle */
+	if ((!d->tc.prog_id || d->tc.tcx) && bfctl_xdp_tcx_available(d->ifindex))
+		return bfctl_xdp_tcx_attach(dev, d, fd);
 	/*
 	 * The clsact qdisc stays after detach (other filters may use it by
 	 * then; `tc qdisc del dev DEV clsact` removes it)
@@ -552,14 +513,82 @@ static int attach_tc(const char *dev, struct dev_state *d, int fd)
 	return BFCTL_OK;
 }
 
-static int xdp_attach(int argc, char **argv)
+static void load_failed(const char *dev, const char *step, int err)
+{
+	char why[128];
+	enum bfctl_kf kf = bfctl_kfuncs_state(why, sizeof(why));
+
+	bfctl_xdp_fail_sys("attach", dev, step, err);
+	if (kf != BFCTL_KF_YES)
+		fprintf(stderr, "bfctl: kbloom's kfuncs are %s: %s (bfctl version)\n",
+			kf == BFCTL_KF_PARTIAL ? "partly registered" : "unavailable",
+			why);
+}
+
+/* the blocklist alone on the hook: XDP, or tc */
+static int attach_alone(const char *dev, struct dev_state *d,
+			struct xopts *o, const char *name, u64 id)
 {
 	struct xdp_blocklist *skel = NULL;
-	const char *dev, *name, *what = "xdp attach";
+	int fd, ret = BFCTL_ERR;
+
+	fd = load_prog(&skel, o, d->ifindex, name, id);
+	if (fd < 0)
+		load_failed(dev, "loading the program", fd);
+	else if (o->mode == KB_XDP_MODE_TC)
+		ret = attach_tc(dev, d, fd);
+	else
+		ret = attach_xdp(bfctl_verb_name("xdp attach", dev), dev, d, o, fd);
+	xdp_blocklist__destroy(skel);
+	return ret;
+}
+
+/*
+ * Through libxdp's dispatcher: 0, -errno (told on stderr unless quiet; a
+ * device without an XDP program is unchanged), or BFCTL_ERR (told).
+ * *alone: libxdp attached the blocklist without a dispatcher.
+ */
+static int attach_disp(const char *dev, struct dev_state *d, struct xopts *o,
+		       const char *name, u64 id, bool quiet, bool *alone)
+{
+	struct xdp_blocklist *skel = NULL;
+	int ret;
+
+	ret = open_prog(&skel, o, d->ifindex, name, id);
+	if (!ret) {
+		bfctl_xdp_mute = quiet;
+		ret = bfctl_xdp_disp_attach(dev, d, o, skel, alone);
+		bfctl_xdp_mute = false;
+	}
+	if (ret < 0 && !quiet)
+		load_failed(dev, "loading it into libxdp's dispatcher", ret);
+	xdp_blocklist__destroy(skel);
+	return ret;
+}
+
+/* how the blocklist went on DEV's XDP hook, on stdout (not with -q) */
+static void say_how(const char *dev, const struct dev_state *d,
+		    const struct xopts *o, bool disp, const char *why)
+{
+	if (bfctl_quiet)
+		return;
+	if (disp)
+		printf("%s: in libxdp's dispatcher at priority %ld\n", dev,
+		       o->prio >= 0 ? o->prio : d->xdp.ours && d->xdp.disp ?
+		       (long)d->xdp.run_prio : KB_XDP_PRIO_DEFAULT);
+	else
+		printf("%s: alone, without libxdp's dispatcher (%s): other XDP programs cannot run beside it\n",
+		       dev, why);
+}
+
+static int xdp_attach(int argc, char **argv)
+{
+	const char *dev, *name, *what = "xdp attach", *why = NULL;
 	struct dev_state d;
 	struct xopts o;
 	struct blk *same, *other;
-	int ifindex, ret, fd;
+	bool tc, alone = false;
+	int ifindex, ret;
 	u64 id = 0;
 
 	ret = bfctl_xdp_parse_opts(argc, argv, what, true, &o);
@@ -567,9 +596,10 @@ static int xdp_attach(int argc, char **argv)
 		return ret;
 	if (o.npos != 2)
 		return bfctl_usage(what, "%s",
-				   "usage: xdp attach DEV NAME [--dir src|dst] [--mode native|generic|tc] [--force] [--replace]");
+				   "usage: xdp attach DEV NAME [--dir src|dst] [--mode native|generic|tc] [--priority N] [--no-dispatcher] [--force] [--replace]");
 	dev = o.pos[0];
 	name = o.pos[1];
+	tc = o.mode == KB_XDP_MODE_TC;
 	if (!kb_name_valid(name, (u32)strlen(name)))
 		return bfctl_usage(what, "bad filter name '%s' (1..31 of A-Z a-z 0-9 _ . : -)",
 				   name);
@@ -587,8 +617,8 @@ static int xdp_attach(int argc, char **argv)
 		bfctl_xdp_dev_release(&d);
 		return bfctl_xdp_fail_sys("attach", dev, "reading its programs", ret);
 	}
-	same = o.mode == KB_XDP_MODE_TC ? &d.tc : &d.xdp;
-	other = o.mode == KB_XDP_MODE_TC ? &d.xdp : &d.tc;
+	same = tc ? &d.tc : &d.xdp;
+	other = tc ? &d.xdp : &d.tc;
 	ret = BFCTL_ERR;
 	if (other->ours) {
 		bfctl_fail(BFCTL_ERR, what,
@@ -596,7 +626,20 @@ static int xdp_attach(int argc, char **argv)
 			   dev, bfctl_xdp_mode_name(other), dev);
 		goto out;
 	}
-	if (same->prog_id && !same->ours && !o.replace) {
+	/* a dispatcher is joined, not replaced: --replace is not needed */
+	if (!tc && d.disp_id && o.no_disp) {
+		bfctl_fail(BFCTL_ERR, what,
+			   "%s runs libxdp's dispatcher (program %u): alone, the blocklist would replace all its programs; attach without --no-dispatcher",
+			   dev, d.disp_id);
+		goto out;
+	}
+	if (!tc && d.disp_id && d.disp_progs < 0) {
+		bfctl_fail(BFCTL_ERR, what,
+			   "%s runs libxdp's dispatcher (program %u) whose programs cannot be read: %s (is its bpffs mounted here? LIBXDP_BPFFS names another)",
+			   dev, d.disp_id, strerror(-d.disp_progs));
+		goto out;
+	}
+	if (same->prog_id && !same->ours && !o.replace && !(!tc && d.disp_id)) {
 		bfctl_fail(BFCTL_ERR, what,
 			   "%s has %s program %u that is not a kbloom blocklist; not replacing it without --replace",
 			   dev, same->tc ? "a tc" : "an XDP", same->prog_id);
@@ -604,7 +647,8 @@ static int xdp_attach(int argc, char **argv)
 	}
 	/*
 	 * An XDP program (ours, or a foreign one with --replace) is replaced
-	 * in place, in its mode: the kernel has one mode at a time
+	 * in place, in its mode, and a dispatcher joined in its mode: the
+	 * kernel has one mode at a time
 	 */
 	if (same->prog_id && !same->tc && o.mode < 0)
 		o.mode = mode_from_attached(same->xdp_mode);
@@ -613,34 +657,50 @@ static int xdp_attach(int argc, char **argv)
 			bfctl_fail(BFCTL_ERR, what,
 				   "%s has a kbloom blocklist in XDP %s mode: bfctl xdp detach %s first",
 				   dev, bfctl_xdp_mode_name(same), dev);
+		else if (d.disp_id)
+			bfctl_fail(BFCTL_ERR, what,
+				   "%s runs libxdp's dispatcher in XDP %s mode: its programs share one mode",
+				   dev, bfctl_xdp_mode_name(same));
 		else
 			bfctl_fail(BFCTL_ERR, what,
 				   "%s has an XDP program in XDP %s mode: remove it first (ip link set dev %s xdp off)",
 				   dev, bfctl_xdp_mode_name(same), dev);
 		goto out;
 	}
-	fd = load_prog(&skel, &o, ifindex, name, id);
-	if (fd < 0) {
-		char why[128];
-		enum bfctl_kf kf = bfctl_kfuncs_state(why, sizeof(why));
-
-		bfctl_xdp_fail_sys("attach", dev, "loading the program", fd);
-		if (kf != BFCTL_KF_YES)
-			fprintf(stderr, "bfctl: kbloom's kfuncs are %s: %s (bfctl version)\n",
-				kf == BFCTL_KF_PARTIAL ? "partly registered" : "unavailable",
-				why);
-		goto out;
+	/*
+	 * Through libxdp's dispatcher unless told not to, or replacing a
+	 * program that is not in one (ours alone, or a foreign one): libxdp
+	 * would refuse the device.  A device without XDP program falls back
+	 * to attaching alone when the dispatcher cannot be used.
+	 */
+	if (tc) {
+		ret = attach_alone(dev, &d, &o, name, id);
+	} else if (o.no_disp || (same->prog_id && !d.disp_id)) {
+		why = o.no_disp ? "--no-dispatcher" : same->ours ?
+		      "the blocklist it replaces was alone: detach it first to use the dispatcher" :
+		      "it replaces a program that is not in one";
+		ret = attach_alone(dev, &d, &o, name, id);
+	} else {
+		ret = attach_disp(dev, &d, &o, name, id, !same->prog_id, &alone);
+		if (ret && !same->prog_id) {
+			why = "libxdp could not use one here";
+			if (!bfctl_quiet)
+				fprintf(stderr, "bfctl: xdp attach %s: libxdp's dispatcher: %s: attaching alone\n",
+					dev, strerror(-ret));
+			ret = attach_alone(dev, &d, &o, name, id);
+		} else if (ret) {
+			ret = BFCTL_ERR;
+		} else if (alone) {
+			why = "libxdp loaded it alone: no bpffs at /sys/fs/bpf or $LIBXDP_BPFFS?";
+		}
 	}
-	if (o.mode == KB_XDP_MODE_TC)
-		ret = attach_tc(dev, &d, fd);
-	else
-		ret = attach_xdp(bfctl_verb_name(what, dev), dev, &d, &o, fd);
+	if (!ret && !tc)
+		say_how(dev, &d, &o, !why, why);
 	/* exactly that program was replaced (XDP_FLAGS_REPLACE, or checked) */
-	if (!ret && same->prog_id && !same->ours)
+	if (!ret && same->prog_id && !same->ours && !(!tc && d.disp_id))
 		printf("%s: replaced %s program %u (not a kbloom blocklist)\n",
 		       dev, same->tc ? "tc" : "XDP", same->prog_id);
 out:
-	xdp_blocklist__destroy(skel);
 	bfctl_xdp_dev_release(&d);
 	return ret;
 }
@@ -657,6 +717,10 @@ static int detach_one(const char *dev, struct dev_state *d, struct blk *b)
 	u32 flags;
 	int ret;
 
+	if (b->disp)
+		return bfctl_xdp_disp_detach(dev, d, b);
+	if (b->tcx)
+		return bfctl_xdp_tcx_detach(dev, d, b);
 	if (b->tc) {
 		ret = tc_same_prog("detach", dev, d, b);
 		if (ret)
@@ -698,6 +762,8 @@ static int xdp_detach(int argc, char **argv)
 	if (!d.xdp.ours && !d.tc.ours) {
 		ret = bfctl_fail(BFCTL_ERR, bfctl_verb_name(what, o.pos[0]),
 				 "no kbloom blocklist on %s%s", o.pos[0],
+				 d.disp_id && d.disp_progs < 0 ?
+				 " seen: the programs of its libxdp dispatcher are pinned in a bpffs not mounted here (LIBXDP_BPFFS names one)" :
 				 d.xdp.prog_id ? " (its XDP program is not one: left alone)" : "");
 	} else {
 		ret = BFCTL_OK;

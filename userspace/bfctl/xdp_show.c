@@ -77,13 +77,22 @@ static void show_one(const struct dev_state *d, const struct blk *b)
 			bfctl_json_str("filter_now", now);
 		bfctl_json_str("dir", b->conf.dir == KB_XDP_DIR_DST ? "dst" : "src");
 		bfctl_json_u64("prog_id", b->prog_id);
+		bfctl_json_bool("dispatcher", b->disp);
+		bfctl_json_bool("tcx", b->tcx);
+		if (b->disp)
+			bfctl_json_u64("priority", b->run_prio);
 		for (i = 0; i < KB_XDP_NR_COUNTERS; i++)
 			bfctl_json_u64(bfctl_xdp_counter_names[i], b->cnt[i]);
 		bfctl_json_close_obj();
 		return;
 	}
-	printf("%s: %s %s filter %s%s%s%s dir %s prog %u", d->dev,
-	       b->tc ? "tc" : "xdp", bfctl_xdp_mode_name(b), b->name,
+	/* the hook, and for XDP its mode: "tc", "tcx", "xdp native" */
+	printf("%s: %s%s%s", d->dev, b->tcx ? "tcx" : b->tc ? "tc" : "xdp",
+	       b->tc ? "" : " ",
+	       b->tc ? "" : bfctl_xdp_mode_name(b));
+	if (b->disp)
+		printf(" dispatcher priority %u", b->run_prio);
+	printf(" filter %s%s%s%s dir %s prog %u", b->name,
 	       renamed ? " (renamed " : "", renamed ? now : "",
 	       renamed ? ")" : "", b->conf.dir == KB_XDP_DIR_DST ? "dst" : "src", b->prog_id);
 	for (i = 0; i < KB_XDP_NR_COUNTERS; i++)

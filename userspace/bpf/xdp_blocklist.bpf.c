@@ -20,6 +20,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include <xdp/xdp_helpers.h>
 #include "kbloom.bpf.h"
 #include "xdp_blocklist.h"
 
@@ -211,6 +212,19 @@ static __always_inline bool kb_noaddr(int len)
 	kb_count(KB_XDP_NONIP);
 	return false;
 }
+
+/*
+ * What libxdp's dispatcher reads from the object (libxdp(3), "program
+ * metadata"; the variable is named after the program, the section is
+ * XDP_RUN_CONFIG's) so that kbloom_xdp can share a device with xdp-filter
+ * and other libxdp programs: its default place in the chain (bfctl xdp
+ * attach --priority overrides it), and the verdict after which the next
+ * program runs.  A passed packet goes on; a dropped one is final.
+ */
+struct {
+	__uint(priority, KB_XDP_PRIO_DEFAULT);
+	__uint(XDP_PASS, 1);
+} XDP_RUN_CONFIG(kbloom_xdp);
 
 SEC("xdp")
 int kbloom_xdp(struct xdp_md *ctx)

@@ -17,6 +17,15 @@
 /* the BPF programs' names, as the kernel reports them (15 chars max) */
 #define KB_XDP_PROG_XDP		"kbloom_xdp"
 #define KB_XDP_PROG_TC		"kbloom_tc"
+/* libxdp's dispatcher, which runs the blocklist beside other programs */
+#define KB_XDP_DISPATCHER	"xdp_dispatcher"
+
+/*
+ * The blocklist's run priority in libxdp's dispatcher (lower runs first):
+ * libxdp's default, XDP_DEFAULT_RUN_PRIO.  xdp-filter's programs declare
+ * 10, so they run before it.
+ */
+#define KB_XDP_PRIO_DEFAULT	50
 
 /* bfctl's tc filter on the ingress hook of clsact: "kb" */
 #define KB_XDP_TC_HANDLE	0x6b62
