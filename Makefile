@@ -205,6 +205,9 @@ NATIVE_TESTS += $(CURDIR)/scripts/tests/test-manifest
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-core-div64
 # the per-packet lookup of every built kbloom.ko calls nothing it need not
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-pkt-path
+# make run's shell: bfctl, man page, -m bloom, loopback, README's commands
+# (one guest boot)
+NATIVE_TESTS += $(CURDIR)/scripts/tests/test-make-run
 
 # DKMS: the module sources (no tests, no build output) under
 # $(DESTDIR)/usr/src/kbloom-VERSION, for `dkms install kbloom/VERSION`.
