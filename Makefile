@@ -147,12 +147,24 @@ check-vm: modules user selftests
 check:
 	@$(CURDIR)/scripts/check
 
-# The product modules only (no test fixtures), and the demonstration.
-run: deps all
-	$(KB_VM_RUN) -k $(KVER) -o $(BUILD)/run \
-		$(if $(shell [ -t 0 ] && echo y),-i) \
+# make run: only the product (the modules without the test modules, and
+# what `make install` installs: bfctl, its man page and completion,
+# libxt_bloom.so), installed in the guest as on a host (staged in RUN_ROOT,
+# copied onto the guest's overlay: vm-run --install), then RUN_CMD (the
+# demonstration) and, from a terminal, a shell.  scripts/tests/test-make-run
+# checks that shell with another RUN_CMD and RUN_OUT (its own RUN_ROOT: the
+# two may run at once).
+RUN_OUT ?= $(BUILD)/run
+RUN_ROOT = $(RUN_OUT)/root
+RUN_CMD ?= $(CURDIR)/scripts/demo
+run: deps
+	@$(MAKE) --no-print-directory modules KB_NO_TESTS=1
+	@rm -rf $(RUN_ROOT)
+	@$(MAKE) --no-print-directory install DESTDIR=$(RUN_ROOT) PREFIX=/usr/local
+	$(KB_VM_RUN) -k $(KVER) -o $(RUN_OUT) \
+		$(if $(shell [ -t 0 ] && echo y),-i) --install $(RUN_ROOT) \
 		--insmod $(KBUILD_DIR)/kmod/kbloom.ko --insmod $(KBUILD_DIR)/kmod/xt_bloom.ko \
-		--run '$(CURDIR)/scripts/demo $(UBUILD)'
+		--run '$(RUN_CMD)'
 
 # The netlink ABI from uapi/kbloom.yaml (scripts/ynl-gen): make regen
 # rewrites the generated files, make style fails when they are stale.
@@ -193,6 +205,9 @@ NATIVE_TESTS += $(CURDIR)/scripts/tests/test-manifest
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-core-div64
 # the per-packet lookup of every built kbloom.ko calls nothing it need not
 NATIVE_TESTS += $(CURDIR)/scripts/tests/test-pkt-path
+# make run's shell: bfctl, man page, -m bloom, loopback, README's commands
+# (one guest boot)
+NATIVE_TESTS += $(CURDIR)/scripts/tests/test-make-run
 
 # DKMS: the module sources (no tests, no build output) under
 # $(DESTDIR)/usr/src/kbloom-VERSION, for `dkms install kbloom/VERSION`.

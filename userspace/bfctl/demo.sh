@@ -39,8 +39,17 @@ show $B restore -file "$tmp/blocklist.save"
 show $B export blocklist -o "$tmp/after.img"
 show cmp "$tmp/before.img" "$tmp/after.img"
 echo "(save -> destroy -> restore is byte-identical)"
-printf '203.0.113.0/24\n' > "$tmp/new"
+# A new list: 10.0.0.0/16's nets gone, 203.0.113.0/24 new; the rebuild
+# stages it while the live filter answers and swaps it in at commit.
+{ grep -v '^10\.0\.' "$tmp/nets"; echo 203.0.113.0/24; } > "$tmp/new"
+show wc -l "$tmp/new"
 show $B rebuild blocklist -file "$tmp/new"
+show $B test blocklist 203.0.113.0/24 10.0.7.0/24 10.1.7.0/24
+echo "exit status $? (10.0.7.0/24 left with the rebuild)"
+# A truncated list would empty a live blocklist: refused, nothing changed.
+head -n 3 "$tmp/new" > "$tmp/truncated"
+show $B rebuild blocklist -file "$tmp/truncated" ||
+	echo "=> refused on purpose: a 3-line file would drop almost every key (--force to do it)"
 show $B test blocklist 203.0.113.0/24
 show $B create counters counting --items 1000 --fpr 0.01 --key-type str
 show $B test-and-add counters alice bob alice
