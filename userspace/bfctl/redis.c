@@ -121,6 +121,56 @@ static const char *opt_verbs(int c)
 	}
 }
 
+/*
+ * getopt takes any unambiguous prefix of a long option, so "--password
+ * secret" and "--pass secret" were --password-file secret, and its error
+ * printed the password.  A secret-bearing option is taken only whole:
+ * anything else that starts like it is refused, and neither it nor what
+ * follows it is repeated.
+ */
+static int secret_opts(int argc, char **argv)
+{
+	const char *a, *name = "password-file";
+	size_t n;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		a = argv[i];
+		if (!strcmp(a, "--"))
+			break;
+		if (a[0] != '-')
+			continue;
+		a += a[1] == '-' ? 2 : 1;
+		n = strcspn(a, "=");
+		if (n == strlen(name) && !strncmp(a, name, n))
+			continue;
+		if (n >= 2 && !strncmp(a, "pa", 2)) {
+			fprintf(stderr, "bfctl: redis %s: option '%.*s%.*s' refused (what follows it is not repeated): the password never comes from the command line; give --password-file FILE in full, or $BFCTL_REDIS_PASSWORD\n",
+				argv[0], (int)(a - argv[i]), argv[i], (int)n, a);
+			return BFCTL_USAGE;
+		}
+	}
+	return 0;
+}
+
+/*
+ * getopt's '?': an unknown or ambiguous option, or one without its value.
+ * Named up to any '=', which may be followed by a secret.
+ */
+static int bad_opt(const char *verb, char **argv)
+{
+	const char *a = argv[optind - 1];
+
+	if (optopt > 0 && optopt < 128)
+		fprintf(stderr, "bfctl: redis %s: unknown option '-%c' (or its value is missing)\n",
+			verb, optopt);
+	else
+		fprintf(stderr, "bfctl: redis %s: unknown option '%.*s' (or ambiguous, or its value is missing)\n",
+			verb, (int)strcspn(a, "="), a);
+	redis_usage(stderr);
+	return BFCTL_USAGE;
+}
+
 static int parse_secs(const char *s, double min, double *v)
 {
 	char *end;
@@ -145,9 +195,13 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 	a->w.debounce_s = 0.2;
 	a->o.url = getenv("BFCTL_REDIS_SERVER");
 	optind = 1;
-	opterr = 1;
+	/* getopt's own messages would repeat an --opt=VALUE whole */
+	opterr = 0;
 	if (bfctl_json && vc != 'w')
 		return usage_err(verb, "%s", "-j is not allowed here");
+	c = secret_opts(argc, argv);
+	if (c)
+		return c;
 	while ((idx = -1, c = getopt_long_only(argc, argv, "o:jqh", redis_opts,
 					       &idx)) != -1) {
 		if (c != '?' && c != 'h' && !strchr(opt_verbs(c), vc)) {
@@ -224,8 +278,7 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 			redis_usage(stdout);
 			exit(BFCTL_OK);
 		default:
-			redis_usage(stderr);
-			return BFCTL_USAGE;
+			return bad_opt(verb, argv);
 		}
 	}
 	return BFCTL_OK;

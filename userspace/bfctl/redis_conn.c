@@ -18,10 +18,61 @@
 #include <sys/stat.h>
 #include "redis.h"
 
+/*
+ * url as it may be shown: what may be a password never is.  User info
+ * holding a ':' or '/' (up to the last '@') becomes "***", and so do the
+ * values of a query but db's (redis-cli and others take ?password=).
+ */
+static void url_shown(char *out, size_t len, const char *url)
+{
+	const char *s = strstr(url, "://"), *at, *q, *p;
+	size_t n, k;
+
+	s = s ? s + 3 : url;
+	at = strrchr(s, '@');
+	q = strchr(at ? at : s, '?');
+	if (at && strpbrk(s, ":/") && strpbrk(s, ":/") < at)
+		n = (size_t)snprintf(out, len, "%.*s***%.*s", (int)(s - url),
+				     url, (int)(q ? q - at : (long)strlen(at)), at);
+	else
+		n = (size_t)snprintf(out, len, "%.*s",
+				     (int)(q ? q - url : (long)strlen(url)), url);
+	if (!q || n >= len)
+		return;
+	/* keys kept, values hidden (a number for db shown) */
+	for (p = q; *p && n + 5 < len; ) {
+		bool db = !strncmp(p + 1, "db=", 3);
+
+		out[n++] = *p++;	/* '?' or '&' */
+		k = strcspn(p, "=&");
+		if (k > len - n - 5)
+			k = len - n - 5;
+		memcpy(out + n, p, k);
+		n += k;
+		p += k;
+		if (*p != '=')
+			continue;
+		k = strcspn(p, "&");
+		if (db && k > 1 && strspn(p + 1, "0123456789") == k - 1 &&
+		    n + k + 1 < len) {
+			memcpy(out + n, p, k);
+			n += k;
+		} else {
+			memcpy(out + n, "=***", 4);
+			n += 4;
+		}
+		p += k;
+	}
+	out[n] = 0;
+}
+
 static int url_err(char *err, size_t len, const char *url, const char *why)
 {
+	char shown[512];
+
+	url_shown(shown, sizeof(shown), url);
 	snprintf(err, len, "bad --server '%s': %s (redis://[user@]host[:port][/db] or unix:///path[?db=N])",
-		 url, why);
+		 shown, why);
 	return -EINVAL;
 }
 
@@ -66,11 +117,13 @@ int bfctl_redis_parse_url(struct bfctl_redis_opts *o, const char *url,
 	if (strncmp(url, "redis://", 8))
 		return url_err(err, len, url, "unknown scheme");
 	s = url + 8;
-	slash = strchr(s, '/');
+	/* the last '@': a password may hold a '/' or an '@' */
+	at = strrchr(s, '@');
+	slash = strchr(at ? at : s, '/');
 	end = slash ? slash : s + strlen(s);
-	at = memchr(s, '@', (size_t)(end - s));
 	if (at) {
-		if (memchr(s, ':', (size_t)(at - s)))
+		if (memchr(s, ':', (size_t)(at - s)) ||
+		    memchr(s, '/', (size_t)(at - s)))
 			/* (the URL is not repeated: it holds a password) */
 			return url_err(err, len, "redis://USER:PASSWORD@...",
 				       "no password in the URL: use --password-file or $BFCTL_REDIS_PASSWORD");
