@@ -366,7 +366,9 @@ int main(int argc, char **argv)
 
 	if (bfctl_parse_cmd(argc, argv, &cmd)) {
 		if (cmd.bad_verb)
-			fprintf(stderr, "bfctl: unknown verb '%s'\n", cmd.bad_verb);
+			/* not past an '=': --password=SECRET is no verb either */
+			fprintf(stderr, "bfctl: unknown verb '%.*s'\n",
+				(int)strcspn(cmd.bad_verb, "="), cmd.bad_verb);
 		usage(stderr);
 		return BFCTL_USAGE;
 	}

@@ -7,7 +7,7 @@
  *         [--key-type T] [--chunk-size N] [-o IMG]
  *   bfctl redis push NAME KEY --server URL [--meta] [--image IMG]
  *   bfctl redis watch NAME KEY --server URL [--poll S] [--debounce S]
- *         [--empty-on-delete] [-j]
+ *         [--empty-on-delete] [--enable-events] [--events-check S] [-j]
  *
  * Common: --password-file F (else $CREDENTIALS_DIRECTORY/redis-password,
  * $BFCTL_REDIS_PASSWORD, $REDISCLI_AUTH),
@@ -30,6 +30,12 @@
 
 /* a temporary key left by a push that died goes away by itself */
 #define PUSH_TMP_TTL	"86400"
+/*
+ * watch's poll while the server publishes no keyspace events: what an
+ * admin who never read the manual gets, so a blocklist is at most 30 s
+ * behind; a pull whose value is unchanged costs one read of it.
+ */
+#define POLL_OFF_S	30
 
 static void redis_usage(FILE *f)
 {
@@ -43,7 +49,7 @@ static void redis_usage(FILE *f)
 		"  bfctl redis push KEY --image IMG --server URL [--meta]\n"
 		"  bfctl redis watch NAME KEY --server URL [--create] [--bits M]\n"
 		"        [--poll S] [--debounce S] [--empty-on-delete] [--max-fpr P]\n"
-		"        [--force] [-j]\n"
+		"        [--force] [--enable-events] [--events-check S] [-j]\n"
 		"common: [--password-file F] [--timeout S] [-q]\n"
 		"URL: redis://[user@]host[:port][/db] or unix:///path[?db=N]\n"
 		"(or $BFCTL_REDIS_SERVER); the password from --password-file,\n"
@@ -63,7 +69,7 @@ static int usage_err(const char *verb, const char *fmt, const char *arg)
 enum {
 	OPT_SERVER = 256, OPT_PWFILE, OPT_TIMEOUT, OPT_CHUNK, OPT_CREATE,
 	OPT_BITS, OPT_KEYTYPE, OPT_META, OPT_IMAGE, OPT_POLL, OPT_DEBOUNCE,
-	OPT_EMPTY, OPT_FORCE, OPT_MAX_FPR,
+	OPT_EMPTY, OPT_FORCE, OPT_MAX_FPR, OPT_ENABLE_EV, OPT_EV_CHECK,
 };
 
 static const struct option redis_opts[] = {
@@ -81,6 +87,8 @@ static const struct option redis_opts[] = {
 	{ "empty-on-delete", no_argument, NULL, OPT_EMPTY },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "max-fpr", required_argument, NULL, OPT_MAX_FPR },
+	{ "enable-events", no_argument, NULL, OPT_ENABLE_EV },
+	{ "events-check", required_argument, NULL, OPT_EV_CHECK },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -114,11 +122,63 @@ static const char *opt_verbs(int c)
 	case OPT_POLL:
 	case OPT_DEBOUNCE:
 	case OPT_EMPTY:
+	case OPT_ENABLE_EV:
+	case OPT_EV_CHECK:
 	case 'j':
 		return "w";
 	default:
 		return "pPw";
 	}
+}
+
+/*
+ * getopt takes any unambiguous prefix of a long option, so "--password
+ * secret" and "--pass secret" were --password-file secret, and its error
+ * printed the password.  A secret-bearing option is taken only whole:
+ * anything else that starts like it is refused, and neither it nor what
+ * follows it is repeated.
+ */
+static int secret_opts(int argc, char **argv)
+{
+	const char *a, *name = "password-file";
+	size_t n;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		a = argv[i];
+		if (!strcmp(a, "--"))
+			break;
+		if (a[0] != '-')
+			continue;
+		a += a[1] == '-' ? 2 : 1;
+		n = strcspn(a, "=");
+		if (n == strlen(name) && !strncmp(a, name, n))
+			continue;
+		if (n >= 2 && !strncmp(a, "pa", 2)) {
+			fprintf(stderr, "bfctl: redis %s: option '%.*s%.*s' refused (what follows it is not repeated): the password never comes from the command line; give --password-file FILE in full, or $BFCTL_REDIS_PASSWORD\n",
+				argv[0], (int)(a - argv[i]), argv[i], (int)n, a);
+			return BFCTL_USAGE;
+		}
+	}
+	return 0;
+}
+
+/*
+ * getopt's '?': an unknown or ambiguous option, or one without its value.
+ * Named up to any '=', which may be followed by a secret.
+ */
+static int bad_opt(const char *verb, char **argv)
+{
+	const char *a = argv[optind - 1];
+
+	if (optopt > 0 && optopt < 128)
+		fprintf(stderr, "bfctl: redis %s: unknown option '-%c' (or its value is missing)\n",
+			verb, optopt);
+	else
+		fprintf(stderr, "bfctl: redis %s: unknown option '%.*s' (or ambiguous, or its value is missing)\n",
+			verb, (int)strcspn(a, "="), a);
+	redis_usage(stderr);
+	return BFCTL_USAGE;
 }
 
 static int parse_secs(const char *s, double min, double *v)
@@ -142,12 +202,18 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 	a->o.timeout_ms = 60000;
 	a->o.chunk = BFCTL_REDIS_CHUNK;
 	a->w.poll_s = 300;
+	a->w.poll_off_s = -1;	/* 30 s, unless --poll is given */
+	a->w.recheck_s = 5;
 	a->w.debounce_s = 0.2;
 	a->o.url = getenv("BFCTL_REDIS_SERVER");
 	optind = 1;
-	opterr = 1;
+	/* getopt's own messages would repeat an --opt=VALUE whole */
+	opterr = 0;
 	if (bfctl_json && vc != 'w')
 		return usage_err(verb, "%s", "-j is not allowed here");
+	c = secret_opts(argc, argv);
+	if (c)
+		return c;
 	while ((idx = -1, c = getopt_long_only(argc, argv, "o:jqh", redis_opts,
 					       &idx)) != -1) {
 		if (c != '?' && c != 'h' && !strchr(opt_verbs(c), vc)) {
@@ -202,6 +268,14 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 		case OPT_POLL:
 			if (parse_secs(optarg, 0, &a->w.poll_s))
 				return usage_err(verb, "bad --poll '%s' (seconds, 0: never)", optarg);
+			a->w.poll_off_s = a->w.poll_s;
+			break;
+		case OPT_EV_CHECK:
+			if (parse_secs(optarg, 0, &a->w.recheck_s))
+				return usage_err(verb, "bad --events-check '%s' (seconds, 0: only at a poll)", optarg);
+			break;
+		case OPT_ENABLE_EV:
+			a->w.enable_events = true;
 			break;
 		case OPT_DEBOUNCE:
 			if (parse_secs(optarg, 0, &a->w.debounce_s) ||
@@ -224,10 +298,11 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 			redis_usage(stdout);
 			exit(BFCTL_OK);
 		default:
-			redis_usage(stderr);
-			return BFCTL_USAGE;
+			return bad_opt(verb, argv);
 		}
 	}
+	if (a->w.poll_off_s < 0)
+		a->w.poll_off_s = POLL_OFF_S;
 	return BFCTL_OK;
 }
 

@@ -110,11 +110,26 @@ enum {
 };
 
 /*
- * Whether the server publishes the keyspace events a fence needs (K and
- * generic and string events: CONFIG GET notify-keyspace-events).  1 yes,
- * 0 no or not allowed to ask.
+ * The flags of notify-keyspace-events a watcher and a fence need: keyspace
+ * events (K) of generic (g) and string ($) commands, expiry (x) and
+ * eviction (e); 'A' stands for g$xe and more.
  */
+#define BFCTL_REDIS_EV_FLAGS	"Kg$xe"
+enum {
+	BFCTL_REDIS_EV_IO = -2,		/* the connection broke (r->err) */
+	BFCTL_REDIS_EV_UNKNOWN = -1,	/* CONFIG GET refused (r->err) */
+	BFCTL_REDIS_EV_OFF = 0,
+	BFCTL_REDIS_EV_ON = 1,
+};
+/* Does the server publish them?  CONFIG GET notify-keyspace-events */
+int bfctl_redis_events(struct bfctl_redis *r);
+/* 1 if bfctl_redis_events() says on, else 0 (off, or not allowed to ask) */
 int bfctl_redis_notify_on(struct bfctl_redis *r);
+/*
+ * Add the flags missing from notify-keyspace-events (CONFIG SET, keeping
+ * those set); 0, or -1 with r->err (CONFIG renamed, an ACL's NOPERM)
+ */
+int bfctl_redis_events_enable(struct bfctl_redis *r);
 /*
  * Is the server the single Redis bfctl follows?  A Redis Cluster node
  * (cluster_enabled:1) is refused, and so is a replica that publishes no
@@ -194,7 +209,10 @@ int bfctl_redis_pull_empty(struct kbconn *kc, struct bfctl_redis_pull *pl);
 int bfctl_redis_main(int argc, char **argv);
 struct bfctl_redis_watch_opts {
 	double poll_s, debounce_s;
+	double poll_off_s;	/* the poll while events are off */
+	double recheck_s;	/* --events-check: are they on yet? */
 	bool empty_on_delete;
+	bool enable_events;	/* --enable-events */
 };
 int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 		      struct bfctl_redis_pull *pl,

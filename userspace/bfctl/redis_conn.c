@@ -18,10 +18,61 @@
 #include <sys/stat.h>
 #include "redis.h"
 
+/*
+ * url as it may be shown: what may be a password never is.  User info
+ * holding a ':' or '/' (up to the last '@') becomes "***", and so do the
+ * values of a query but db's (redis-cli and others take ?password=).
+ */
+static void url_shown(char *out, size_t len, const char *url)
+{
+	const char *s = strstr(url, "://"), *at, *q, *p;
+	size_t n, k;
+
+	s = s ? s + 3 : url;
+	at = strrchr(s, '@');
+	q = strchr(at ? at : s, '?');
+	if (at && strpbrk(s, ":/") && strpbrk(s, ":/") < at)
+		n = (size_t)snprintf(out, len, "%.*s***%.*s", (int)(s - url),
+				     url, (int)(q ? q - at : (long)strlen(at)), at);
+	else
+		n = (size_t)snprintf(out, len, "%.*s",
+				     (int)(q ? q - url : (long)strlen(url)), url);
+	if (!q || n >= len)
+		return;
+	/* keys kept, values hidden (a number for db shown) */
+	for (p = q; *p && n + 5 < len; ) {
+		bool db = !strncmp(p + 1, "db=", 3);
+
+		out[n++] = *p++;	/* '?' or '&' */
+		k = strcspn(p, "=&");
+		if (k > len - n - 5)
+			k = len - n - 5;
+		memcpy(out + n, p, k);
+		n += k;
+		p += k;
+		if (*p != '=')
+			continue;
+		k = strcspn(p, "&");
+		if (db && k > 1 && strspn(p + 1, "0123456789") == k - 1 &&
+		    n + k + 1 < len) {
+			memcpy(out + n, p, k);
+			n += k;
+		} else {
+			memcpy(out + n, "=***", 4);
+			n += 4;
+		}
+		p += k;
+	}
+	out[n] = 0;
+}
+
 static int url_err(char *err, size_t len, const char *url, const char *why)
 {
+	char shown[512];
+
+	url_shown(shown, sizeof(shown), url);
 	snprintf(err, len, "bad --server '%s': %s (redis://[user@]host[:port][/db] or unix:///path[?db=N])",
-		 url, why);
+		 shown, why);
 	return -EINVAL;
 }
 
@@ -66,11 +117,13 @@ int bfctl_redis_parse_url(struct bfctl_redis_opts *o, const char *url,
 	if (strncmp(url, "redis://", 8))
 		return url_err(err, len, url, "unknown scheme");
 	s = url + 8;
-	slash = strchr(s, '/');
+	/* the last '@': a password may hold a '/' or an '@' */
+	at = strrchr(s, '@');
+	slash = strchr(at ? at : s, '/');
 	end = slash ? slash : s + strlen(s);
-	at = memchr(s, '@', (size_t)(end - s));
 	if (at) {
-		if (memchr(s, ':', (size_t)(at - s)))
+		if (memchr(s, ':', (size_t)(at - s)) ||
+		    memchr(s, '/', (size_t)(at - s)))
 			/* (the URL is not repeated: it holds a password) */
 			return url_err(err, len, "redis://USER:PASSWORD@...",
 				       "no password in the URL: use --password-file or $BFCTL_REDIS_PASSWORD");
@@ -309,33 +362,78 @@ int bfctl_redis_sibling(char *out, size_t len, const char *key,
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int bfctl_redis_notify_on(struct bfctl_redis *r)
+/*
+ * keyspace (K) events of generic (g) and string ($) commands, and expiry
+ * (x) and eviction (e): a key that expires or is evicted during a chunked
+ * read and is rebuilt by SETBITs would otherwise show only setbit events,
+ * and the read would mix two values ('A' is all of them but K)
+ */
+static bool flags_enough(const char *f)
+{
+	return strchr(f, 'K') && (strchr(f, 'A') ||
+				  (strchr(f, 'g') && strchr(f, '$') &&
+				   strchr(f, 'x') && strchr(f, 'e')));
+}
+
+/* CONFIG GET notify-keyspace-events into f; 0, or -1 (r->err says why) */
+static int flags_get(struct bfctl_redis *r, char *f, size_t len)
 {
 	const char *argv[] = { "CONFIG", "GET", "notify-keyspace-events" };
 	redisReply *rep = bfctl_redis_cmd(r, 3, argv, NULL);
-	const char *f;
-	int on;
+	int ret = -1;
 
-	if (!rep)	/* CONFIG renamed or not allowed: we cannot know */
-		return 0;
-	if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2 ||
-	    rep->element[1]->type != REDIS_REPLY_STRING) {
-		freeReplyObject(rep);
-		return 0;
+	if (!rep)	/* CONFIG renamed or not allowed: r->err has the reply */
+		return -1;
+	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 &&
+	    rep->element[1]->type == REDIS_REPLY_STRING) {
+		snprintf(f, len, "%s", rep->element[1]->str);
+		ret = 0;
+	} else {
+		snprintf(r->err, sizeof(r->err), "CONFIG GET notify-keyspace-events: an unexpected reply");
 	}
-	f = rep->element[1]->str;
-	/*
-	 * keyspace (K) events of generic (g) and string ($) commands, and
-	 * expiry (x) and eviction (e): a key that expires or is evicted
-	 * during a chunked read and is rebuilt by SETBITs would otherwise
-	 * show only setbit events, and the read would mix two values ('A'
-	 * is all of them)
-	 */
-	on = strchr(f, 'K') && (strchr(f, 'A') ||
-				(strchr(f, 'g') && strchr(f, '$') &&
-				 strchr(f, 'x') && strchr(f, 'e')));
 	freeReplyObject(rep);
-	return on;
+	return ret;
+}
+
+int bfctl_redis_events(struct bfctl_redis *r)
+{
+	char f[64];
+
+	if (flags_get(r, f, sizeof(f)))
+		return r->io_err ? BFCTL_REDIS_EV_IO : BFCTL_REDIS_EV_UNKNOWN;
+	return flags_enough(f) ? BFCTL_REDIS_EV_ON : BFCTL_REDIS_EV_OFF;
+}
+
+int bfctl_redis_notify_on(struct bfctl_redis *r)
+{
+	return bfctl_redis_events(r) == BFCTL_REDIS_EV_ON;
+}
+
+int bfctl_redis_events_enable(struct bfctl_redis *r)
+{
+	const char *argv[] = { "CONFIG", "SET", "notify-keyspace-events", NULL };
+	char f[80];
+	const char *c;
+	redisReply *rep;
+	size_t n;
+
+	if (flags_get(r, f, sizeof(f) - 8))
+		return -1;
+	if (flags_enough(f))
+		return 0;
+	/* what is set stays set (another application's events too) */
+	n = strlen(f);
+	for (c = strchr(f, 'A') ? "K" : "Kg$xe"; *c; c++)
+		if (!strchr(f, *c)) {
+			f[n++] = *c;
+			f[n] = 0;
+		}
+	argv[3] = f;
+	rep = bfctl_redis_cmd(r, 4, argv, NULL);
+	if (!rep)
+		return -1;
+	freeReplyObject(rep);
+	return 0;
 }
 
 /* INFO SECTION's field (name:value) into val; 1 found, 0 not, -1 io */
@@ -383,7 +481,7 @@ int bfctl_redis_single(struct bfctl_redis *r, bool notify)
 	if (ret < 0)
 		return -1;
 	if (ret && strcmp(v, "master")) {
-		snprintf(r->err, sizeof(r->err), "%s: a replica (role:%s) that publishes no keyspace events (notify-keyspace-events K$g): its copy may lag unseen; follow the primary, or turn events on in the replica",
+		snprintf(r->err, sizeof(r->err), "%s: a replica (role:%s) that publishes no keyspace events (notify-keyspace-events " BFCTL_REDIS_EV_FLAGS "): its copy may lag unseen; follow the primary, or turn events on in the replica",
 			 r->o->url, v);
 		r->io_err = true;
 		return -1;

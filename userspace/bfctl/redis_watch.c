@@ -11,8 +11,8 @@
  * breaks is reconnected with exponential backoff and jitter (so a fleet
  * does not reconnect in step when Redis restarts), re-subscribed, and
  * pulled again: events published while disconnected are lost.  A pull
- * also runs every --poll seconds, in case an event was lost anyway (or
- * the server publishes none); it also compares the kernel filter with
+ * also runs every --poll seconds, in case an event was lost anyway; it
+ * also compares the kernel filter with
  * what the last pull left (its generation, bits set and count), and loads
  * the value again if someone else flushed, added to or replaced it.  A key that disappears leaves the filter as
  * it was, reported "stale" (--empty-on-delete empties it).  A failed pull
@@ -21,6 +21,16 @@
  * with status 0, within a pull too (one waiting on Redis is abandoned,
  * nothing loaded).  Each pull (and each connect) must end within
  * --timeout.
+ *
+ * A default Redis publishes no keyspace events, and CONFIG SET's change
+ * is lost when it restarts.  So the watcher asks again (CONFIG GET) at
+ * every connect, before every pull and every --events-check seconds:
+ * once they are on it subscribes and pulls, and when they go off it
+ * drops the subscription and polls (every 30 s unless --poll says
+ * otherwise: 300 s of blindness is too long for a blocklist), warning
+ * at every poll until someone turns them on (--enable-events does it
+ * itself, where CONFIG is allowed).  An idle connection that the server
+ * closes (a restart) is noticed at once, also without a subscription.
  */
 #include <errno.h>
 #include <poll.h>
@@ -39,9 +49,15 @@
 #define stop bfctl_redis_stop
 #define now_s bfctl_redis_now
 
+static const char *ev_name(int ev)
+{
+	return ev == BFCTL_REDIS_EV_ON ? "on" :
+	       ev == BFCTL_REDIS_EV_OFF ? "off" : "unknown";
+}
+
 /* one status line: -j a JSON object, else text (-q: errors only) */
-static void status(const struct bfctl_redis_pull *pl, const char *st,
-		   const char *detail)
+static void status_ev(const struct bfctl_redis_pull *pl, const char *st,
+		      const char *detail, const char *ev)
 {
 	const char *target = pl->out ? pl->out : pl->name;
 
@@ -50,6 +66,8 @@ static void status(const struct bfctl_redis_pull *pl, const char *st,
 		bfctl_json_str("filter", target);
 		bfctl_json_str("key", pl->key);
 		bfctl_json_str("status", st);
+		if (ev)
+			bfctl_json_str("events", ev);
 		if (!strcmp(st, "updated") || !strcmp(st, "unchanged")) {
 			bfctl_json_u64("bytes", pl->value_len);
 			bfctl_json_str("kind", kb_kind_name(pl->p.kind));
@@ -75,6 +93,8 @@ static void status(const struct bfctl_redis_pull *pl, const char *st,
 	fflush(stdout);
 }
 
+#define status(pl, st, detail) status_ev(pl, st, detail, NULL)
+
 struct watch {
 	const struct bfctl_redis_opts *o;
 	const struct bfctl_redis_watch_opts *w;
@@ -82,9 +102,11 @@ struct watch {
 	struct bfctl_redis r, sub;
 	struct kbconn kc;
 	bool up, notify;
+	int ev;			/* BFCTL_REDIS_EV_*: what the last check said */
+	char ev_why[256];	/* why it is unknown, or --enable-events failed */
 	double backoff, next_try;
 	double due, first_ev;	/* a pull's time, the burst's start; <0 none */
-	double next_poll;
+	double next_poll, next_check;
 };
 
 static void disconnect(struct watch *s, const char *why)
@@ -95,8 +117,100 @@ static void disconnect(struct watch *s, const char *why)
 	bfctl_redis_close(&s->sub);
 	bfctl_redis_close(&s->r);
 	s->up = false;
+	s->notify = false;
 	s->next_try = now_s() + s->backoff * jitter;
 	s->backoff = s->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : s->backoff * 2;
+}
+
+static double poll_s(const struct watch *s)
+{
+	return s->notify ? s->w->poll_s : s->w->poll_off_s;
+}
+
+/*
+ * Loud, and again at every poll while it lasts: a watcher without
+ * events is minutes behind, and nothing else would tell.
+ */
+static void warn_events(struct watch *s)
+{
+	char msg[768];
+	const char *st = ev_name(s->ev);
+
+	if (s->ev == BFCTL_REDIS_EV_ON)
+		return;
+	snprintf(msg, sizeof(msg), "%s%s%s; changes are seen only every %g s; turn them on: CONFIG SET notify-keyspace-events %s (added to what is set), notify-keyspace-events %s in redis.conf, or --enable-events",
+		 s->ev == BFCTL_REDIS_EV_OFF ?
+		 "the server publishes no keyspace events" :
+		 "cannot tell whether the server publishes keyspace events",
+		 s->ev_why[0] ? ": " : "", s->ev_why, poll_s(s),
+		 BFCTL_REDIS_EV_FLAGS, BFCTL_REDIS_EV_FLAGS);
+	if (bfctl_json) {
+		status_ev(s->pl, "events", msg, st);
+		return;
+	}
+	fprintf(stderr, "bfctl: redis watch: %s %s: events %s: %s\n",
+		s->pl->out ? s->pl->out : s->pl->name, s->pl->key, st, msg);
+}
+
+/*
+ * Are the events on (and may they be turned on)?  Subscribe when they
+ * came on, drop the subscription when they went off.  0, or -1 when
+ * disconnected.
+ */
+static int check_events(struct watch *s)
+{
+	int ev, was = s->notify;
+
+	s->next_check = now_s() + s->w->recheck_s;
+	s->ev_why[0] = 0;
+	bfctl_redis_deadline(s->o);
+	ev = bfctl_redis_events(&s->r);
+	if (ev != BFCTL_REDIS_EV_ON && ev != BFCTL_REDIS_EV_IO &&
+	    s->w->enable_events) {
+		if (bfctl_redis_events_enable(&s->r)) {
+			snprintf(s->ev_why, sizeof(s->ev_why),
+				 "--enable-events failed: %.200s",
+				 s->r.err);
+			if (!s->r.io_err)
+				ev = bfctl_redis_events(&s->r);
+		} else {
+			ev = bfctl_redis_events(&s->r);
+		}
+	}
+	if (ev == BFCTL_REDIS_EV_IO || s->r.io_err) {
+		disconnect(s, s->r.err);
+		return -1;
+	}
+	if (ev == BFCTL_REDIS_EV_UNKNOWN && !s->ev_why[0])
+		snprintf(s->ev_why, sizeof(s->ev_why), "CONFIG GET refused: %.200s",
+			 s->r.err);
+	s->ev = ev;
+	if (ev == BFCTL_REDIS_EV_ON && !s->notify) {
+		memset(&s->sub, 0, sizeof(s->sub));
+		if (bfctl_redis_connect(&s->sub, s->o) ||
+		    bfctl_redis_subscribe(&s->sub, s->pl->key)) {
+			disconnect(s, s->sub.err);
+			return -1;
+		}
+		s->notify = true;
+	} else if (ev != BFCTL_REDIS_EV_ON && s->notify) {
+		bfctl_redis_close(&s->sub);
+		memset(&s->sub, 0, sizeof(s->sub));
+		s->notify = false;
+	}
+	if (s->notify != was) {
+		/* subscribed first, then pulled: nothing falls between */
+		if (s->notify)
+			s->due = now_s();
+		if (s->w->poll_s > 0)
+			s->next_poll = now_s() + poll_s(s);
+		if (s->up)
+			status_ev(s->pl, "events", s->notify ?
+				  "keyspace events are on: following them" :
+				  "keyspace events went off: polling",
+				  ev_name(s->ev));
+	}
+	return 0;
 }
 
 static void connect_up(struct watch *s)
@@ -104,23 +218,22 @@ static void connect_up(struct watch *s)
 	char msg[160];
 
 	memset(&s->sub, 0, sizeof(s->sub));
+	s->notify = false;
 	bfctl_redis_deadline(s->o);
 	if (bfctl_redis_connect(&s->r, s->o))
 		return disconnect(s, s->r.err);
-	s->notify = bfctl_redis_notify_on(&s->r);
+	if (check_events(s))
+		return;
 	if (bfctl_redis_single(&s->r, s->notify))
 		return disconnect(s, s->r.err);
-	if (s->notify && (bfctl_redis_connect(&s->sub, s->o) ||
-			  bfctl_redis_subscribe(&s->sub, s->pl->key)))
-		return disconnect(s, s->sub.err);
 	s->up = true;
 	if (s->notify)
 		snprintf(msg, sizeof(msg), "following keyspace events");
 	else
-		snprintf(msg, sizeof(msg), "the server publishes no keyspace events (notify-keyspace-events K$g): polling every %g s",
-			 s->w->poll_s);
-	status(s->pl, "connected", msg);
-	/* subscribed first, then pulled: nothing falls between */
+		snprintf(msg, sizeof(msg), "no keyspace events: polling every %g s",
+			 poll_s(s));
+	status_ev(s->pl, "connected", msg, ev_name(s->ev));
+	/* a full pull (it warns if events are off): what changed meanwhile */
 	s->due = now_s();
 }
 
@@ -143,9 +256,13 @@ static void pull(struct watch *s)
 	struct bfctl_redis_pull *pl = s->pl;
 	int ret, ev = 0;
 
+	/* events turned on or off since: subscribe (or drop it) first */
+	if (check_events(s))
+		return;
 	s->due = s->first_ev = -1;
 	if (s->w->poll_s > 0)
-		s->next_poll = now_s() + s->w->poll_s;
+		s->next_poll = now_s() + poll_s(s);
+	warn_events(s);
 	pl->fence_ev = 0;
 	bfctl_redis_deadline(s->o);
 	ret = bfctl_redis_pull_once(&s->r, s->notify ? &s->sub : NULL,
@@ -189,6 +306,8 @@ static struct timespec *wait_for(struct watch *s, struct timespec *ts)
 		until = s->due;
 	if (s->up && s->w->poll_s > 0 && (until < 0 || s->next_poll < until))
 		until = s->next_poll;
+	if (s->up && s->w->recheck_s > 0 && (until < 0 || s->next_check < until))
+		until = s->next_check;
 	if (until < 0)
 		return NULL;
 	d = until > t ? until - t : 0;
@@ -197,22 +316,40 @@ static struct timespec *wait_for(struct watch *s, struct timespec *ts)
 	return ts;
 }
 
+/*
+ * The idle command connection readable: the server closed it (a restart,
+ * a timeout, CLIENT KILL) or sent what nobody asked for.  Either way it
+ * is done with.
+ */
+static void idle_readable(struct watch *s)
+{
+	if (!bfctl_redis_read_some(&s->r))
+		snprintf(s->r.err, sizeof(s->r.err), "%s: an unexpected reply on the idle connection",
+			 s->o->url);
+	disconnect(s, s->r.err);
+}
+
 static void watch_loop(struct watch *s, const sigset_t *run_mask)
 {
-	struct pollfd pfd;
+	struct pollfd pfd[2];
 	struct timespec ts;
 	int n, ev;
 
 	while (!stop) {
 		if (!s->up && now_s() >= s->next_try)
 			connect_up(s);
-		pfd.fd = s->up && s->notify ? s->sub.c->fd : -1;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		n = ppoll(&pfd, 1, wait_for(s, &ts), run_mask);
+		pfd[0].fd = s->up && s->notify ? s->sub.c->fd : -1;
+		pfd[1].fd = s->up ? s->r.c->fd : -1;
+		pfd[0].events = pfd[1].events = POLLIN;
+		pfd[0].revents = pfd[1].revents = 0;
+		n = ppoll(pfd, 2, wait_for(s, &ts), run_mask);
 		if (stop)
 			break;
-		if (n > 0) {
+		if (n > 0 && pfd[1].revents) {
+			idle_readable(s);
+			continue;
+		}
+		if (n > 0 && pfd[0].revents) {
 			ev = 0;
 			if (bfctl_redis_sub_poll(&s->sub, &ev)) {
 				disconnect(s, s->sub.err);
@@ -220,6 +357,9 @@ static void watch_loop(struct watch *s, const sigset_t *run_mask)
 			}
 			note_events(s, ev);
 		}
+		if (s->up && s->w->recheck_s > 0 && now_s() >= s->next_check &&
+		    check_events(s))
+			continue;
 		if (s->up && ((s->due >= 0 && now_s() >= s->due) ||
 			      (s->w->poll_s > 0 && now_s() >= s->next_poll)))
 			pull(s);
