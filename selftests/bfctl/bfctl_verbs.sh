@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
 
-for f in v4 v6 s1 s2 hx cnt cl nets ren1 ren2 up1 kf kfs kfm kfp; do $B destroy $f 2> /dev/null; done
+for f in v4 v6 s1 s2 hx cnt cl nets ren1 ren2 up1 kf kfs kfm kfp kfr; do $B destroy $f 2> /dev/null; done
 
 # ---- usage errors: exit 2 ----
 expect 2 "no verb is a usage error" $B
@@ -151,6 +151,10 @@ json_check "6 keys were added, no comment among them" "$out" "j['adds']==6"
 expect 0 "rebuild reads it the same way" $B rebuild kf -file "$TMP/firehol"
 expect 0 "image build too" $B image build --kind blocked --items 100 --fpr 0.01 --key-type ipv4 -file "$TMP/firehol" -o "$TMP/kf.img"
 expect 0 "... whose image holds the addresses" $B image test "$TMP/kf.img" 198.18.0.1 198.18.0.6
+# restore's add lines read their key the same way; ';' comments too
+printf '; ipset-style\ncreate kfr blocked --items 100 --fpr 0.01 --key-type ipv4\nadd kfr 198.18.1.1 # why\nadd kfr 198.18.1.2 \t\r\n' > "$TMP/kf.restore"
+expect 0 "restore of add lines with comments" $B restore -file "$TMP/kf.restore"
+expect 0 "... their keys" $B test kfr 198.18.1.1 198.18.1.2
 # text keys may hold '#', ';' and blanks: only whole-line comments go
 $B create kfs blocked --items 100 --fpr 0.01 --key-type str
 printf '# header\n; too\nurl#frag\n  a b \t\r\nk ; v\n' > "$TMP/strfile"
@@ -284,5 +288,5 @@ else
 	expect 3 "list all needs netlink" $B list
 fi
 
-for f in v4 v6 s1 s2 hx cnt cl nets ren1 ren2 up1 kf kfs kfm kfp; do $B destroy $f 2> /dev/null; done
+for f in v4 v6 s1 s2 hx cnt cl nets ren1 ren2 up1 kf kfs kfm kfp kfr; do $B destroy $f 2> /dev/null; done
 done_testing
