@@ -108,7 +108,9 @@ expect 1 "the refused attaches added nothing" $B test pf "$D/deny1"
 check "and pinned nothing" test ! -e "$PINS"
 
 # ---- exec ----
-printf '%s\n' "$D/link1" "$D/deny2" "$D/later" > "$TMP/list_link"
+# comments, blank lines and the blanks around a path are skipped
+{ printf '# the paths to deny\n\n%s\n' "$D/link1"
+  printf '; a comment\n  %s \t\r\n%s\n' "$D/deny2" "$D/later"; } > "$TMP/list_link"
 [ -n "$ext4" ] && echo "$E/deny" >> "$TMP/list_link"
 expect 0 "attach --exec" $B lsm attach pf -file "$TMP/list_link" --exec
 like "a listed symlink is listed as its real path" "$err" "link1: listed as $D/deny1"

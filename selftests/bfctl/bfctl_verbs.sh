@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
 
-for f in v4 v6 s1 s2 hx cnt cl nets ren1 ren2 up1 dflt; do $B destroy $f 2> /dev/null; done
+for f in v4 v6 s1 s2 hx cnt cl nets ren1 ren2 up1 dflt kf kfs kfm kfp kfr; do $B destroy $f 2> /dev/null; done
 
 # ---- usage errors: exit 2 ----
 expect 2 "no verb is a usage error" $B
@@ -143,8 +143,52 @@ expect 0 "keys from the file test present" $B test s1 k1 k2500 k5000
 printf 'ok1\n\nok2\n' > "$TMP/blank"
 expect 0 "add -file skips empty lines" $B add s2 -file "$TMP/blank"
 printf '10.0.0.1\nnot-an-ip\n' > "$TMP/badips"
-expect 3 "add -file with a bad line" $B add v4 -file "$TMP/badips"
-like "add -file names the line" "$err" 'line 2: bad address'
+expect 2 "add -file with a bad line: bad input" $B add v4 -file "$TMP/badips"
+like "add -file names the file, the line and its text" "$err" "badips:2: bad address 'not-an-ip'; nothing added"
+printf '10.0.0.1\n1.2.3.\033[2J\n' > "$TMP/badesc"
+expect 2 "a line with control bytes" $B add v4 -file "$TMP/badesc"
+like "is quoted escaped" "$err" "badesc:2: bad address '1\\.2\\.3\\.\\\\x1b\\[2J'"
+
+# ---- key files as admins have them: comments, blanks, CRLF ----
+$B create kf blocked --items 10000 --fpr 0.01 --key-type ipv4
+printf '#\n# FireHOL-style header\n#   source: example\n#\n\n198.18.0.1\n198.18.0.2 # why it is listed\n198.18.0.3\t;\tSBL123\n198.18.0.4 \t \n; a whole-line ; comment\n  198.18.0.5\r\n198.18.0.6#x\n' > "$TMP/firehol"
+expect 0 "add -file of a FireHOL-style list" $B add kf -file "$TMP/firehol"
+expect 0 "its 6 addresses test present" $B test kf 198.18.0.1 198.18.0.2 198.18.0.3 198.18.0.4 198.18.0.5 198.18.0.6
+expect 0 "info -j" $B -j info kf
+json_check "6 keys were added, no comment among them" "$out" "j['adds']==6"
+expect 0 "rebuild reads it the same way" $B rebuild kf -file "$TMP/firehol"
+expect 0 "image build too" $B image build --kind blocked --items 100 --fpr 0.01 --key-type ipv4 -file "$TMP/firehol" -o "$TMP/kf.img"
+expect 0 "... whose image holds the addresses" $B image test "$TMP/kf.img" 198.18.0.1 198.18.0.6
+# restore's add lines read their key the same way; ';' comments too
+printf '; ipset-style\ncreate kfr blocked --items 100 --fpr 0.01 --key-type ipv4\nadd kfr 198.18.1.1 # why\nadd kfr 198.18.1.2 \t\r\n' > "$TMP/kf.restore"
+expect 0 "restore of add lines with comments" $B restore -file "$TMP/kf.restore"
+expect 0 "... their keys" $B test kfr 198.18.1.1 198.18.1.2
+# text keys may hold '#', ';' and blanks: only whole-line comments go
+$B create kfs blocked --items 100 --fpr 0.01 --key-type str
+printf '# header\n; too\nurl#frag\n  a b \t\r\nk ; v\n' > "$TMP/strfile"
+expect 0 "add -file of str keys with comments" $B add kfs -file "$TMP/strfile"
+expect 0 "the keys as written, '#', ';' and inner blanks kept" $B test kfs 'url#frag' 'a b' 'k ; v'
+expect 0 "info -j" $B -j info kfs
+json_check "3 keys were added" "$out" "j['adds']==3"
+
+# a bad line in the middle: a file is checked whole first, adds nothing
+$B create kfm blocked --items 10000 --fpr 0.01 --key-type ipv4
+awk 'BEGIN { for (n = 0; n < 3000; n++) { if (n == 2000) print "10.9.300.1"; printf "10.9.%d.%d\n", n / 250, n % 250 + 1 } }' > "$TMP/badmid"
+expect 2 "add -file with a bad line at 2001 of 3001" $B add kfm -file "$TMP/badmid"
+like "names it" "$err" "badmid:2001: bad address '10\\.9\\.300\\.1'; nothing added"
+expect 1 "a key from before the bad line is not in the filter" $B test kfm 10.9.0.1
+expect 0 "info -j" $B -j info kfm
+json_check "nothing was added" "$out" "j['adds']==0"
+expect 2 "the same from stdin redirected from the file" sh -c "$B add kfm -file - < '$TMP/badmid'"
+expect 1 "... is checked first too: nothing added" $B test kfm 10.9.0.1
+# a pipe cannot be checked first: the keys before the line went in, said
+$B create kfp blocked --items 10000 --fpr 0.01 --key-type ipv4
+expect 2 "add -file - from a pipe with a bad line" sh -c "cat '$TMP/badmid' | $B add kfp -file -"
+like "names the line" "$err" "-:2001: bad address"
+like "says how many keys went in" "$err" "the 2000 keys before line 2001 were added, none from it on"
+expect 0 "they did, up to the line before" $B test kfp 10.9.0.1 10.9.7.250
+expect 0 "info -j" $B -j info kfp
+json_check "exactly those" "$out" "j['adds']==2000"
 expect 3 "add -file of a missing file" $B add s1 -file "$TMP/nope"
 
 # ---- flush, swap, rename ----
@@ -252,5 +296,5 @@ else
 	expect 3 "list all needs netlink" $B list
 fi
 
-for f in v4 v6 s1 s2 hx cnt cl nets ren1 ren2 up1; do $B destroy $f 2> /dev/null; done
+for f in v4 v6 s1 s2 hx cnt cl nets ren1 ren2 up1 kf kfs kfm kfp kfr; do $B destroy $f 2> /dev/null; done
 done_testing

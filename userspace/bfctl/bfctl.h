@@ -168,17 +168,28 @@ void bfctl_batch_key_text(const struct bfctl_batch *b, u32 key_type, u64 i, char
 		  size_t outlen);
 
 /*
- * Stream a key file (kbu_keyfile_read(), keys in format fmt) into b and
- * call flush whenever b is full and at the end.  Returns 0, flush's
- * nonzero return, or -errno/-EINVAL with a message ("line N: why") in
- * err.
+ * Stream the key file open at fd (kbu_keyfile_read_fd(), keys in format
+ * fmt) into b and call flush whenever b is full and at the end, and also
+ * before a bad line: what went in is then every key before it.  Returns
+ * 0, flush's nonzero return, or -errno/-EINVAL with the reason in err
+ * and, about a line, its number in *errline (kbu_keyfile_msg()).
  */
-int bfctl_batch_stream_file(const char *path, u32 key_type, int fmt,
-			    struct bfctl_batch *b,
-			    int (*flush)(struct bfctl_batch *b, void *arg),
-			    void *arg, char *err, size_t errlen);
-/* count the lines of a regular file (for sizing); -errno if not regular */
-s64 bfctl_count_lines(const char *path);
+int bfctl_batch_stream_fd(int fd, u32 key_type, int fmt,
+			  struct bfctl_batch *b,
+			  int (*flush)(struct bfctl_batch *b, void *arg),
+			  void *arg, char *err, size_t errlen, u64 *errline);
+/*
+ * Read the key file at fd to its end, checking every line: the number of
+ * keys, or -errno/-EINVAL with err and *errline as above.  Bounded memory
+ * (one chunk of the reader), whatever the file's size.
+ */
+s64 bfctl_keys_check_fd(int fd, u32 key_type, int fmt, char *err,
+			size_t errlen, u64 *errline);
+/*
+ * The keys of a regular file (or stdin redirected from one: put back
+ * where it was), for sizing; -errno if not regular or a line is bad
+ */
+s64 bfctl_count_keys(const char *path, u32 key_type, int fmt);
 
 /* ---- JSON output (json.c): one compact document on stdout ---- */
 

@@ -5,9 +5,12 @@
  * serves unchanged until the commit and a killed rebuild leaves it
  * untouched: closing the file drops the transaction), upload and export.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "kverbs.h"
 
@@ -55,37 +58,95 @@ static int bulk_flush(struct bfctl_batch *b, void *arg)
 	return 0;
 }
 
-/* stream a key file into name (live, or this fd's transaction); BFCTL_* */
+/*
+ * A bad line of the key file: said with its line and text.  Nothing went
+ * in if the file was checked first (or it is a transaction's, which the
+ * caller drops); else the keys before the line did (bfctl_batch_stream_fd()
+ * flushes them), and how many is said, as the capacity refusal does.
+ */
+static int bulk_bad_line(const struct bulk_add *ba, const char *verb,
+			 const char *file, const char *err, u64 line,
+			 bool streamed)
+{
+	char msg[KBU_QUOTE_SIZE + 4200];
+
+	kbu_keyfile_msg(msg, sizeof(msg), file, -EINVAL, err, line);
+	if (!streamed || (ba->flags & KB_KEYS_F_TXN) || !ba->total)
+		return bfctl_fail(BFCTL_USAGE, bfctl_verb_name(verb, ba->name),
+				  "%s; nothing added", msg);
+	bfctl_fail(BFCTL_USAGE, bfctl_verb_name(verb, ba->name), "%s", msg);
+	fprintf(stderr, "bfctl: %s %s: the %llu keys before line %llu were added, none from it on\n",
+		verb, ba->name, (unsigned long long)ba->total,
+		(unsigned long long)line);
+	return BFCTL_USAGE;
+}
+
+/*
+ * Stream a key file into name (live, or this fd's transaction); BFCTL_*.
+ * A regular file (stdin too, when redirected from one) is read twice:
+ * checked whole first, at the cost of parsing it twice but no memory
+ * for its keys, so that a bad line or a capacity refusal adds nothing.
+ */
 int bfctl_add_file(struct kbconn *conn, const char *verb,
 		   const char *name, u32 key_type, int fmt, const char *file,
 		   u32 flags, const struct kb_ioc_info *guard, u64 *total)
 {
 	struct bulk_add ba = { conn, name, key_type, flags, 0, guard };
+	char err[KBU_QUOTE_SIZE + 256];
 	struct bfctl_batch b;
-	char err[256];
-	s64 lines;
-	int ret;
+	struct stat st;
+	u64 line = 0;
+	int fd, ret;
 
-	/* a regular file is counted first: a refused add adds nothing */
-	lines = guard ? bfctl_count_lines(file) : -1;
-	if (lines >= 0) {
-		ret = bfctl_cap_check(guard, (u64)lines, false,
-				      bfctl_verb_name(verb, name));
-		if (ret)
-			return ret;
+	fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0)
+		return bfctl_fail(BFCTL_ERR, bfctl_verb_name(verb, name),
+				  "%s: %s", file, strerror(errno));
+	/* a transaction shows nothing until its commit: no need to check */
+	if (!(flags & KB_KEYS_F_TXN) && !fstat(fd, &st) &&
+	    S_ISREG(st.st_mode)) {
+		off_t off = lseek(fd, 0, SEEK_CUR);
+		s64 n = bfctl_keys_check_fd(fd, key_type, fmt, err,
+					    sizeof(err), &line);
+
+		if (n < 0 && line) {
+			ret = bulk_bad_line(&ba, verb, file, err, line, false);
+			goto out;
+		}
+		if (n < 0 || off < 0 || lseek(fd, off, SEEK_SET) < 0) {
+			kbu_keyfile_msg(err, sizeof(err), file,
+					n < 0 ? (int)n : -errno,
+					n < 0 ? err : "", 0);
+			ret = bfctl_fail(BFCTL_ERR, bfctl_verb_name(verb, name),
+					 "%s", err);
+			goto out;
+		}
+		if (guard) {
+			ret = bfctl_cap_check(guard, (u64)n, false,
+					      bfctl_verb_name(verb, name));
+			if (ret)
+				goto out;
+		}
 		ba.guard = NULL;
 	}
 
-	if (bfctl_batch_init(&b, BULK_KEYS, BULK_BYTES))
-		return bfctl_fail(BFCTL_ERR, verb, "%s", strerror(ENOMEM));
-	ret = bfctl_batch_stream_file(file, key_type, fmt,
-				      &b, bulk_flush, &ba, err, sizeof(err));
+	if (bfctl_batch_init(&b, BULK_KEYS, BULK_BYTES)) {
+		ret = bfctl_fail(BFCTL_ERR, verb, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	ret = bfctl_batch_stream_fd(fd, key_type, fmt, &b, bulk_flush, &ba,
+				    err, sizeof(err), &line);
 	bfctl_batch_free(&b);
 	if (total)
 		*total = ba.total;
-	if (ret < 0)
-		return bfctl_fail(BFCTL_ERR, bfctl_verb_name(verb, name),
-				  "%s: %s", file, err);
+	if (ret < 0 && line)
+		ret = bulk_bad_line(&ba, verb, file, err, line, true);
+	else if (ret < 0)
+		ret = bfctl_fail(BFCTL_ERR, bfctl_verb_name(verb, name),
+				 "%s: %s", file, err[0] ? err : strerror(-ret));
+out:
+	if (fd > 0)
+		close(fd);
 	return ret;
 }
 
@@ -127,7 +188,10 @@ int bfctl_do_rebuild(struct kbconn *conn, struct bfctl_kargs *a)
 		 * file's line count), else the file's keys
 		 */
 		if ((a->s.have_fpr || a->s.have_bpk) && !a->s.have_items) {
-			s64 n = info.items ? 0 : bfctl_count_lines(a->file);
+			s64 n = info.items ? 0 :
+				bfctl_count_keys(a->file, info.key_type,
+					bfctl_key_format(a->key_fmt,
+							 info.key_type));
 
 			b.s.have_items = true;
 			b.s.items = info.items ? info.items : n > 0 ? (u64)n : 1;

@@ -367,7 +367,8 @@ static int cmd_build(int argc, char **argv)
 			      sizeof(err));
 	if (ret) {
 		fprintf(stderr, "bfctl: %s\n", err);
-		return BFCTL_ERR;
+		/* a bad line (-EINVAL) is bad input, as a bad key given */
+		return ret == -EINVAL ? BFCTL_USAGE : BFCTL_ERR;
 	}
 	/* sized by the key count: refused before the payload is allocated */
 	if (!a.s.have_items && !a.s.have_bits) {

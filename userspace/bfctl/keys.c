@@ -9,11 +9,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bfctl.h"
-
-#define BFCTL_READ_CHUNK	(4u << 20)
 
 int bfctl_batch_init(struct bfctl_batch *b, u64 max_count, u64 cap)
 {
@@ -179,7 +178,7 @@ void bfctl_batch_key_text(const struct bfctl_batch *b, u32 key_type, u64 i, char
 	}
 }
 
-/* bfctl_batch_stream_file()'s state while kbu_keyfile_read() runs */
+/* bfctl_batch_stream_fd()'s state while kbu_keyfile_read_fd() runs */
 struct bfctl_stream {
 	struct bfctl_batch *b;
 	int (*flush)(struct bfctl_batch *b, void *arg);
@@ -204,60 +203,74 @@ static int bfctl_stream_key(const u8 *k, u32 len, u64 line, void *arg)
 	return ret;
 }
 
-int bfctl_batch_stream_file(const char *path, u32 key_type, int fmt,
-			    struct bfctl_batch *b,
-			    int (*flush)(struct bfctl_batch *b, void *arg),
-			    void *arg, char *err, size_t errlen)
+int bfctl_batch_stream_fd(int fd, u32 key_type, int fmt,
+			  struct bfctl_batch *b,
+			  int (*flush)(struct bfctl_batch *b, void *arg),
+			  void *arg, char *err, size_t errlen, u64 *errline)
 {
 	struct bfctl_stream st = { b, flush, arg };
-	char why[200];
-	u64 line;
-	int ret;
+	int ret, fret;
 
-	ret = kbu_keyfile_read(path, key_type, fmt, bfctl_stream_key, &st,
-			       why, sizeof(why), &line);
-	if (ret && line)
-		snprintf(err, errlen, "line %llu: %s",
-			 (unsigned long long)line, why);
-	else if (ret < 0)	/* not flush's own failure */
-		snprintf(err, errlen, "%s", why[0] ? why : strerror(-ret));
-	if (!ret && b->count)
-		ret = flush(b, arg);
+	ret = kbu_keyfile_read_fd(fd, key_type, fmt, bfctl_stream_key, &st,
+				  err, errlen, errline);
+	/*
+	 * after a bad line too: then every key before it went in, and the
+	 * caller can say so (a pipe cannot be checked before it is read)
+	 */
+	if ((!ret || *errline) && b->count) {
+		fret = flush(b, arg);
+		if (fret) {	/* said by flush, which was refused */
+			ret = fret;
+			*errline = 0;
+		}
+	}
 	bfctl_batch_reset(b);
 	return ret;
 }
 
-s64 bfctl_count_lines(const char *path)
+static int bfctl_count_key(const u8 *k, u32 len, u64 line, void *arg)
+{
+	(void)k;
+	(void)len;
+	(void)line;
+	(*(u64 *)arg)++;
+	return 0;
+}
+
+s64 bfctl_keys_check_fd(int fd, u32 key_type, int fmt, char *err,
+			size_t errlen, u64 *errline)
+{
+	u64 n = 0;
+	int ret;
+
+	ret = kbu_keyfile_read_fd(fd, key_type, fmt, bfctl_count_key, &n, err,
+				  errlen, errline);
+	return ret ? ret : (s64)n;
+}
+
+s64 bfctl_count_keys(const char *path, u32 key_type, int fmt)
 {
 	struct stat st;
-	char *buf;
-	s64 n = 0;
-	ssize_t r;
-	char last = '\n';
+	char err[KBU_QUOTE_SIZE + 64];
+	u64 line;
+	s64 n;
 	int fd;
 
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
 	if (fd < 0)
 		return -errno;
-	buf = malloc(BFCTL_READ_CHUNK);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while ((r = read(fd, buf, BFCTL_READ_CHUNK)) > 0) {
-		const char *p = buf, *end = buf + r;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		n = -EINVAL;
+	} else {
+		off_t off = lseek(fd, 0, SEEK_CUR);
 
-		while ((p = memchr(p, '\n', (size_t)(end - p)))) {
-			n++;
-			p++;
-		}
-		last = buf[r - 1];
+		n = bfctl_keys_check_fd(fd, key_type, fmt, err, sizeof(err),
+					&line);
+		/* stdin is read again by the load */
+		if (off < 0 || lseek(fd, off, SEEK_SET) < 0)
+			n = -errno;
 	}
-	if (last != '\n')
-		n++;
-	free(buf);
-	close(fd);
+	if (fd > 0)
+		close(fd);
 	return n;
 }

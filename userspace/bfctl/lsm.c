@@ -627,7 +627,7 @@ static int lsm_attach(int argc, char **argv)
 	struct lsm_list l = { 0 };
 	struct lsm_attach_args a;
 	struct kbconn conn;
-	char err[256];
+	char err[KBU_QUOTE_SIZE + 64];
 	u64 errline;
 	int ret, lock = -1;
 
@@ -646,8 +646,14 @@ static int lsm_attach(int argc, char **argv)
 	ret = kbu_keyfile_read(a.file, KB_KEY_STR, KBU_FMT_STR, lsm_list_key, &l,
 			       err, sizeof(err), &errline);
 	if (ret) {
-		ret = bfctl_fail(BFCTL_ERR, "lsm attach", "%s: %s", a.file,
-				 l.err[0] ? l.err : err);
+		char msg[PATH_MAX + sizeof(err)];
+
+		kbu_keyfile_msg(msg, sizeof(msg), a.file, ret, err, errline);
+		if (l.err[0])
+			ret = bfctl_fail(BFCTL_ERR, "lsm attach", "%s: %s",
+					 a.file, l.err);
+		else
+			ret = bfctl_fail(BFCTL_ERR, "lsm attach", "%s", msg);
 		goto out;
 	}
 	if (!l.n) {

@@ -238,49 +238,60 @@ static int cf_parse_line(const char *file, u64 no, char *s,
 	return 0;
 }
 
-/* blank lines and #comments are skipped; 0 or BFCTL_ERR (said) */
+/* cf_read_list()'s state while kbu_keyfile_read() runs */
+struct cf_read {
+	const char *file;
+	struct cf_list *l;
+};
+
+static int cf_list_key(const u8 *k, u32 len, u64 no, void *arg)
+{
+	struct cf_read *rd = arg;
+	struct cf_list *l = rd->l;
+	char line[KB_KEY_MAX_LEN + 1];
+
+	memcpy(line, k, len);
+	line[len] = 0;
+	if (strlen(line) != len)
+		return bfctl_fail(BFCTL_ERR, "lsm attach",
+				  "%s: line %llu: a NUL byte in the line",
+				  rd->file, (unsigned long long)no);
+	if (l->n == l->cap) {
+		struct cf_digest *nd;
+		u64 cap = l->cap ? 2 * l->cap : 64;
+
+		nd = realloc(l->d, cap * sizeof(*nd));
+		if (!nd)
+			return bfctl_fail(BFCTL_ERR, "lsm attach", "%s",
+					  strerror(ENOMEM));
+		l->d = nd;
+		l->cap = cap;
+	}
+	if (cf_parse_line(rd->file, no, line, &l->d[l->n]))
+		return BFCTL_ERR;
+	l->n++;
+	return 0;
+}
+
+/*
+ * the one key-file rule (kbu_keyline(), a text key: whole-line '#' and
+ * ';' comments, blank lines and the blanks around a line are skipped);
+ * 0 or BFCTL_ERR (said)
+ */
 static int cf_read_list(const char *file, struct cf_list *l)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	u64 no = 0;
-	int ret = 0;
-	FILE *f;
+	struct cf_read rd = { file, l };
+	char err[KBU_QUOTE_SIZE + 64], msg[PATH_MAX + sizeof(err)];
+	u64 line;
+	int ret;
 
-	f = fopen(file, "re");
-	if (!f)
-		return bfctl_fail(BFCTL_ERR, "lsm attach", "%s: %s", file,
-				  strerror(errno));
-	while (!ret && (len = getline(&line, &cap, f)) >= 0) {
-		no++;
-		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
-			       line[len - 1] == ' ' || line[len - 1] == '\t'))
-			line[--len] = 0;
-		if (!len || line[0] == '#')
-			continue;
-		if (l->n == l->cap) {
-			struct cf_digest *nd;
-
-			l->cap = l->cap ? 2 * l->cap : 64;
-			nd = realloc(l->d, l->cap * sizeof(*nd));
-			if (!nd) {
-				ret = bfctl_fail(BFCTL_ERR, "lsm attach", "%s",
-						 strerror(ENOMEM));
-				break;
-			}
-			l->d = nd;
-		}
-		ret = cf_parse_line(file, no, line, &l->d[l->n]);
-		if (!ret)
-			l->n++;
+	ret = kbu_keyfile_read(file, KB_KEY_STR, KBU_FMT_STR, cf_list_key, &rd,
+			       err, sizeof(err), &line);
+	if (ret < 0) {
+		kbu_keyfile_msg(msg, sizeof(msg), file, ret, err, line);
+		return bfctl_fail(BFCTL_ERR, "lsm attach", "%s", msg);
 	}
-	if (!ret && ferror(f))
-		ret = bfctl_fail(BFCTL_ERR, "lsm attach", "%s: %s", file,
-				 strerror(errno));
-	free(line);
-	fclose(f);
-	return ret;
+	return ret ? BFCTL_ERR : 0;
 }
 
 /* the digests to the filter: cmd KB_IOC_ADD, or KB_IOC_TEST (res) */

@@ -274,8 +274,9 @@ static int line_add(struct bfctl_restore *rs, char *s)
 {
 	struct kb_ioc_info info;
 	struct rfilter *rf;
-	const char *why;
-	char *name = s + 4, *key;
+	const char *why, *k;
+	char *name = s + 4, *key, q[KBU_QUOTE_SIZE];
+	size_t klen;
 	int ret;
 
 	while (*name == ' ' || *name == '\t')
@@ -322,16 +323,20 @@ static int line_add(struct bfctl_restore *rs, char *s)
 parse:
 	if (rf->bad)	/* a stand-in: its contents are not restored */
 		return 0;
-	while (*key == ' ' || *key == '\t')
-		key++;
+	/* KEY by the key files' rule: "add bl 192.0.2.1 # why" */
+	if (!kbu_keyline(rf->key_type, bfctl_key_format(-1, rf->key_type),
+			 key, (size_t)(s + rs->r.len - key), &k, &klen))
+		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
+					"usage: add NAME KEY");
 	if (bfctl_batch_reserve(&rf->keys))
 		return bfctl_lines_fail(&rs->r, BFCTL_ERR, "%s",
 					strerror(ENOMEM));
 	if (bfctl_batch_push_text(&rf->keys, rf->key_type,
-				  bfctl_key_format(-1, rf->key_type), key,
-			  (size_t)(s + rs->r.len - key), rs->r.line, &why)) {
+				  bfctl_key_format(-1, rf->key_type), k, klen,
+				  rs->r.line, &why)) {
+		kbu_quote(q, sizeof(q), k, klen);
 		bfctl_lines_fail(&rs->r, BFCTL_USAGE,
-				 "key '%.64s': %s (key type %s)", key, why,
+				 "key %s: %s (key type %s)", q, why,
 				 kb_key_type_name(rf->key_type));
 		/* a filter of the file's: its contents are not restored */
 		if (rs->on_bad && rf->how != RF_LIVE)
@@ -360,7 +365,7 @@ static int parse_all(struct bfctl_restore *rs)
 		rs->lines = true;
 		/* a save's own lines may be followed by others (create, add) */
 		rs->ended |= !strcmp(s, SAVE_END);
-		if (s[0] == '#')
+		if (s[0] == '#' || s[0] == ';')	/* as in key files */
 			continue;
 		if (s[0] == 'a' && s[1] == 'd' && s[2] == 'd' &&
 		    (s[3] == ' ' || s[3] == '\t'))

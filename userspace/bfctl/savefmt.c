@@ -28,12 +28,13 @@
  *				--fpr, --bits-per-key, --bits, --hashes,
  *				--key-type, --hash, --seed
  *   add NAME KEY		KEY: the rest of the line, read as the
- *				filter's key type (as `bfctl add`)
+ *				filter's key type (as a key file's line:
+ *				kbu_keyline())
  *
  * An add targets the filter a create or filter block earlier in the file
  * defines, or else a filter in the kernel.  Each name is defined at most
- * once, before its adds.  Lines starting with '#' and empty lines are
- * ignored.
+ * once, before its adds.  Lines starting with '#' or ';' and empty lines
+ * are ignored.
  *
  * restore reads and checks the whole input before changing anything:
  * errors name the line ("line N: why"), exit 2 for bad text and 3 where

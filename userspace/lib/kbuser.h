@@ -6,6 +6,7 @@
 #ifndef _KBUSER_H
 #define _KBUSER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "kb_core.h"
 
@@ -39,19 +40,55 @@ int kbu_key_parse(u32 key_type, int fmt, const char *s, size_t len, u8 *out,
 		  u32 *outlen, const char **why);
 
 /*
+ * The one rule for a line of a key file (kbkeyfile.c), whatever reads it:
+ * blank lines (spaces, tabs, CRs only) and lines whose first non-blank
+ * character is '#' or ';' hold no key; the key is the rest without the
+ * blanks (space, tab, CR: CRLF files) around it.  Where the key's text
+ * cannot hold '#', ';' or a blank (addresses and networks, and any key
+ * in hex), a '#' or ';' also starts a comment after the key ("10.0.0.1 #
+ * why", FireHOL's and Spamhaus' lists).  Text keys (str, or bytes in --key-format str) are the line as
+ * written, '#', ';' and inner blanks included: only whole-line comments
+ * are skipped there, and a key that starts with '#' or ';' or starts or
+ * ends with a blank is given in hex.  Returns whether s[0..len) (one
+ * line, no '\n') holds a key, and where it is.
+ */
+bool kbu_keyline(u32 key_type, int fmt, const char *s, size_t len,
+		 const char **key, size_t *klen);
+
+/*
+ * s[0..len) for a message, in single quotes: '\'' and '\\' escaped,
+ * other bytes outside printable ASCII as \xHH, at most KBU_QUOTE_MAX bytes
+ * of s (then "..." follows the quote).  out of KBU_QUOTE_SIZE bytes holds
+ * the longest.
+ */
+#define KBU_QUOTE_MAX	64
+#define KBU_QUOTE_SIZE	(KBU_QUOTE_MAX * 4 + 8)
+void kbu_quote(char *out, size_t outlen, const char *s, size_t len);
+
+/*
  * The one reader of key files: one key per line ('\n' separated; a final
- * line without '\n' counts; a '\r' before the '\n' is dropped; empty lines
- * are skipped; "-" is stdin; pipes and FIFOs work), read in bounded chunks
- * whatever the file's size.  Each key is parsed as key_type in format fmt
- * (KBU_FMT_*: the caller decides; the verbs' rules differ) and handed to
- * key() with its line number.  Returns 0, key()'s nonzero return, or
- * -errno/-EINVAL with the reason in err (errlen bytes) and, when it is
- * about one line (a bad key, a line too long), its number in *errline
- * (else 0).
+ * line without '\n' counts) under kbu_keyline()'s rule; "-" is stdin;
+ * pipes and FIFOs work; read in bounded chunks whatever the file's size.
+ * Each key is parsed as key_type in format fmt (KBU_FMT_*: the caller
+ * decides; the verbs' rules differ) and handed to key() with its line
+ * number.  Returns 0, key()'s nonzero return, or -errno/-EINVAL with the
+ * reason in err (errlen bytes) and, when it is about one line, its number
+ * in *errline (else 0) and the reason followed by the line's key text,
+ * quoted by kbu_quote() ("bad address '10.0.0.300'").
  */
 int kbu_keyfile_read(const char *path, u32 key_type, int fmt,
 		     int (*key)(const u8 *k, u32 len, u64 line, void *arg),
 		     void *arg, char *err, size_t errlen, u64 *errline);
+/* the same from fd, read from where it is to its end (not closed) */
+int kbu_keyfile_read_fd(int fd, u32 key_type, int fmt,
+			int (*key)(const u8 *k, u32 len, u64 line, void *arg),
+			void *arg, char *err, size_t errlen, u64 *errline);
+/*
+ * The message of a failed kbu_keyfile_read*() of path: "PATH:LINE: err"
+ * about a line, else "PATH: err" (or strerror(-ret) when err is empty)
+ */
+void kbu_keyfile_msg(char *out, size_t outlen, const char *path, int ret,
+		     const char *err, u64 errline);
 
 /* a file of keys, one per line, all in memory (image build sizes by n) */
 struct kbu_keyset {

@@ -306,7 +306,7 @@ TEST(keyfile_read)
 					    kf_key, &seen, err, sizeof(err),
 					    &line));
 	ASSERT_EQ(1, line);
-	ASSERT_STREQ("odd number of hex digits", err);
+	ASSERT_STREQ("odd number of hex digits 'a'", err);
 	ASSERT_EQ(0, seen.n);
 	/* key()'s nonzero return stops the read and comes back as is */
 	memset(&seen, 0, sizeof(seen));
@@ -348,7 +348,8 @@ TEST(keyfile_read)
 					    kf_key, &seen, err, sizeof(err),
 					    &line));
 	ASSERT_EQ(1, line);
-	ASSERT_STREQ("line too long", err);
+	ASSERT_EQ(0, strncmp("line too long: 'xxxx", err, 20));
+	ASSERT_NE(NULL, strstr(err, "x'..."));
 	unlink(path);
 	free(big);
 
@@ -356,6 +357,161 @@ TEST(keyfile_read)
 					    KBU_FMT_STR, kf_key, &seen, err,
 					    sizeof(err), &line));
 	ASSERT_EQ(0, line);
+}
+
+/* the keys kbu_keyfile_read() gave, as text, "|" after each, and lines */
+struct kf_all {
+	u32 key_type;
+	char text[1024];
+	u64 lines[32];
+	u64 n;
+};
+
+static int kf_all_key(const u8 *k, u32 len, u64 line, void *arg)
+{
+	struct kf_all *a = arg;
+	size_t o = strlen(a->text);
+	char addr[INET6_ADDRSTRLEN];
+
+	if (a->key_type == KB_KEY_IPV4) {
+		inet_ntop(AF_INET, k, addr, sizeof(addr));
+		snprintf(a->text + o, sizeof(a->text) - o, "%s|", addr);
+	} else if (a->key_type == KB_KEY_NET4) {
+		inet_ntop(AF_INET, k, addr, sizeof(addr));
+		snprintf(a->text + o, sizeof(a->text) - o, "%s/%u|", addr,
+			 k[4]);
+	} else if (a->key_type == KB_KEY_BYTES) {
+		u32 i;
+
+		for (i = 0; i < len; i++)
+			o += (size_t)snprintf(a->text + o, sizeof(a->text) - o,
+					      "%02x", k[i]);
+		snprintf(a->text + o, sizeof(a->text) - o, "|");
+	} else {
+		snprintf(a->text + o, sizeof(a->text) - o, "%.*s|", (int)len,
+			 (const char *)k);
+	}
+	if (a->n < 32)
+		a->lines[a->n] = line;
+	a->n++;
+	return 0;
+}
+
+/* read content as key_type/fmt: kbu_keyfile_read()'s return */
+static int kf_read_all(const char *content, u32 key_type, int fmt,
+		       struct kf_all *a, char *err, size_t errlen, u64 *line)
+{
+	char *path = tmpfile_with(content, strlen(content));
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	a->key_type = key_type;
+	ret = kbu_keyfile_read(path, key_type, fmt, kf_all_key, a, err,
+			       errlen, line);
+	unlink(path);
+	return ret;
+}
+
+/*
+ * Files as admins have them: FireHOL's and Spamhaus' headers, comments
+ * after an address, trailing blanks, CRLF, ';' comments (issue 25)
+ */
+TEST(keyfile_comments)
+{
+	struct kf_all a;
+	char err[512];
+	u64 line;
+
+	ASSERT_EQ(0, kf_read_all(
+		"#\n# FireHOL blocklist\n#   maintainer: x\n\n"
+		"10.0.0.1\n"
+		"10.0.0.2 # why\n"
+		"10.0.0.3\t;\tSBL123\n"
+		"10.0.0.4;SBL9\n"
+		"10.0.0.5 \t \n"
+		"\t 10.0.0.6\r\n"
+		"; a Spamhaus-style comment\n"
+		"   # indented comment\n"
+		" \t\r\n"
+		"10.0.0.7#x", KB_KEY_IPV4, KBU_FMT_STR, &a, err, sizeof(err),
+		&line));
+	ASSERT_STREQ("10.0.0.1|10.0.0.2|10.0.0.3|10.0.0.4|10.0.0.5|10.0.0.6|10.0.0.7|",
+		     a.text);
+	ASSERT_EQ(5, a.lines[0]);
+	ASSERT_EQ(14, a.lines[6]);
+	/* networks and hex bytes keys: the same, comments after the key */
+	ASSERT_EQ(0, kf_read_all("# nets\n10.0.0.0/8 ; x\r\n192.168.0.0/16\t\n",
+				 KB_KEY_NET4, KBU_FMT_STR, &a, err, sizeof(err),
+				 &line));
+	ASSERT_STREQ("10.0.0.0/8|192.168.0.0/16|", a.text);
+	ASSERT_EQ(0, kf_read_all("; hex\n00ff # a\n  cafe  \r\n", KB_KEY_BYTES,
+				 KBU_FMT_HEX, &a, err, sizeof(err), &line));
+	ASSERT_STREQ("00ff|cafe|", a.text);
+	/*
+	 * text keys hold '#', ';' and inner blanks: only whole-line comments,
+	 * and the blanks around the line, go
+	 */
+	ASSERT_EQ(0, kf_read_all("# header\n; too\nurl#frag\n  a b  \t\r\nc;d\nk # not a comment\n",
+				 KB_KEY_STR, KBU_FMT_STR, &a, err, sizeof(err),
+				 &line));
+	ASSERT_STREQ("url#frag|a b|c;d|k # not a comment|", a.text);
+	ASSERT_EQ(0, kf_read_all("#x\n a#b \n", KB_KEY_BYTES, KBU_FMT_STR, &a,
+				 err, sizeof(err), &line));
+	ASSERT_STREQ("612362|", a.text);
+	/* ... and such a key is given in hex: "#x" is 2378 */
+	ASSERT_EQ(0, kf_read_all("2378 # the key '#x'\n", KB_KEY_STR,
+				 KBU_FMT_HEX, &a, err, sizeof(err), &line));
+	ASSERT_STREQ("#x|", a.text);
+	/* a comment-only file has no key, and is no error */
+	ASSERT_EQ(0, kf_read_all("# nothing\n;\n\n", KB_KEY_IPV4, KBU_FMT_STR,
+				 &a, err, sizeof(err), &line));
+	ASSERT_EQ(0, a.n);
+}
+
+/* a bad line: its number and its text, quoted safely */
+TEST(keyfile_errors)
+{
+	char err[512], q[KBU_QUOTE_SIZE], msg[600], longl[300];
+	struct kf_all a;
+	u64 line;
+
+	ASSERT_EQ(-EINVAL, kf_read_all("# h\n10.0.0.1\n10.0.0.300 # typo\n10.0.0.2\n",
+				       KB_KEY_IPV4, KBU_FMT_STR, &a, err,
+				       sizeof(err), &line));
+	ASSERT_EQ(3, line);
+	ASSERT_STREQ("bad address '10.0.0.300'", err);
+	kbu_keyfile_msg(msg, sizeof(msg), "blocklist.txt", -EINVAL, err, line);
+	ASSERT_STREQ("blocklist.txt:3: bad address '10.0.0.300'", msg);
+	/* two addresses on a line are not one */
+	ASSERT_EQ(-EINVAL, kf_read_all("10.0.0.1 10.0.0.2\n", KB_KEY_IPV4,
+				       KBU_FMT_STR, &a, err, sizeof(err),
+				       &line));
+	ASSERT_EQ(1, line);
+	ASSERT_STREQ("bad address '10.0.0.1 10.0.0.2'", err);
+	/* control bytes, quotes and backslashes escaped */
+	ASSERT_EQ(-EINVAL, kf_read_all("1.2.3.\x1b[2J'\\\xff\n", KB_KEY_IPV4,
+				       KBU_FMT_STR, &a, err, sizeof(err),
+				       &line));
+	ASSERT_STREQ("bad address '1.2.3.\\x1b[2J\\'\\\\\\xff'", err);
+	/* a long line: its start, then "..." */
+	memset(longl, '9', sizeof(longl) - 2);
+	longl[sizeof(longl) - 2] = '\n';
+	longl[sizeof(longl) - 1] = 0;
+	ASSERT_EQ(-EINVAL, kf_read_all(longl, KB_KEY_IPV4, KBU_FMT_STR, &a,
+				       err, sizeof(err), &line));
+	ASSERT_EQ(strlen("bad address length ''...") + KBU_QUOTE_MAX,
+		  strlen(err));
+	ASSERT_STREQ("9'...", err + strlen(err) - 5);
+	/* kbu_quote() in a buffer too small stops in time, still quoted */
+	kbu_quote(q, 12, "abcdefghijklmnop", 16);
+	ASSERT_GE(11, strlen(q));
+	ASSERT_EQ('\'', q[0]);
+	ASSERT_NE(NULL, strstr(q, "'..."));
+	kbu_quote(q, sizeof(q), "", 0);
+	ASSERT_STREQ("''", q);
+	/* no line: the file's error */
+	kbu_keyfile_msg(msg, sizeof(msg), "/x", -ENOENT, "", 0);
+	ASSERT_STREQ("/x: No such file or directory", msg);
 }
 
 TEST_HARNESS_MAIN
