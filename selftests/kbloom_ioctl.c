@@ -221,9 +221,9 @@ TEST_F(dev, reserved_fields)
 	int fd = self->fd;
 
 	c = kbt_spec("t.rs", KB_KIND_BLOCKED, KB_KEY_BYTES, 10, 1000);
-	c.reserved0 = 1;
+	c.prefixes = 1;	/* not a net key type */
 	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c));
-	c.reserved0 = 0;
+	c.prefixes = 0;
 	c.reserved[1] = 1;
 	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c));
 	c.reserved[1] = 0;
