@@ -261,6 +261,10 @@ json_check "sized for the three lengths its keys hold" "$out" 'j["prefixes"]==3 
 m3=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["m"])')
 m0=$($B info -j gdpl | python3 -c 'import json,sys; print(json.load(sys.stdin)["m"])')
 check "... as --prefixes 3 sizes it" test "$m3" = "$m0"
+printf '10.9.0.0/16\n10.8.1.0/24\n10.8.2.3\n' > "$TMP/k3"
+expect 0 "rebuild gdp from a file of three prefix lengths" $B rebuild gdp -file "$TMP/k3" --force
+expect 0 "info -j" $B info -j gdp
+json_check "sized for the file's three lengths, within its FPR" "$out" "j['prefixes']==3 and j['m']==$m0 and j['over_capacity'] is False"
 # a lookup of an address is one lookup, however many lengths it probes
 l0=$($B info -j gdpr | python3 -c 'import json,sys; print(json.load(sys.stdin)["lookups"])')
 expect 0 "test 3 addresses inside its prefixes" $B test gdpr 10.9.7.7 10.8.1.200 10.8.2.3
