@@ -351,7 +351,7 @@ static long kb_ioc_txn_begin(struct file *file, struct kb_file *kf,
 	ret = kb_copy_in(&a, sizeof(a), KB_IOC_CREATE_SIZE_VER0, u, &usize);
 	if (ret)
 		return ret;
-	if ((a.flags & ~KB_CREATE_F_SEED) || a.reserved0 ||
+	if ((a.flags & ~KB_CREATE_F_SEED) ||
 	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
 	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;
@@ -359,7 +359,7 @@ static long kb_ioc_txn_begin(struct file *file, struct kb_file *kf,
 		.kind = a.kind, .key_type = a.key_type, .hash = a.hash,
 		.sizing = a.sizing, .items = a.items, .fpr_ppb = a.fpr_ppb,
 		.bits_per_key = a.bits_per_key, .m = a.m, .k = a.k,
-		.has_seed = a.flags & KB_CREATE_F_SEED,
+		.prefixes = a.prefixes, .has_seed = a.flags & KB_CREATE_F_SEED,
 		.seed = { a.seed[0], a.seed[1] },
 	};
 	ret = kb_params_from_spec(&p, &s, NULL);

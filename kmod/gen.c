@@ -44,6 +44,12 @@ int kb_spec_unused(const struct kb_spec *s, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG_MOD(extack, "K is only for sizing by M + K");
 		return KB_A_K;
 	}
+	if (s->prefixes && (s->sizing != KB_SIZING_FPR ||
+			    !kb_key_type_is_net(s->key_type) ||
+			    s->prefixes > KB_PLENS_MAX)) {
+		NL_SET_ERR_MSG_MOD(extack, "PREFIXES (1..129) is only for net key types sized by items + FPR_PPB");
+		return KB_A_PREFIXES;
+	}
 	if (s->has_seed &&
 	    (s->hash == KB_HASH_LEVELDB || s->hash == KB_HASH_MURMUR3)) {
 		NL_SET_ERR_MSG_MOD(extack, "SEED: the leveldb and murmur3 hashes (classic, gozero filters) take no seed");
@@ -74,7 +80,9 @@ int kb_params_from_spec(struct kb_params *p, const struct kb_spec *s,
 	p->hash = s->hash;
 	switch (s->sizing) {
 	case KB_SIZING_FPR:
-		ret = kb_params_from_fpr(p, s->items, s->fpr_ppb, max);
+		/* the FPR asked for is per lookup: of this many probes */
+		ret = kb_params_from_fpr_plens(p, s->items, s->fpr_ppb,
+					       s->prefixes ?: 1, max);
 		break;
 	case KB_SIZING_BPK:
 		ret = kb_params_from_bpk(p, s->items, s->bits_per_key, max);
@@ -298,8 +306,12 @@ int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
 		break;
 	}
 	case KB_OP_TEST: {
-		/* the keys before a bad one are processed: their answers too */
-		u32 hits = kb_filter_test_many(&g->f, keys, good, bitmap);
+		/*
+		 * the keys before a bad one are processed: their answers too.
+		 * A host address in a net filter is one lookup of every
+		 * prefix length held, as a packet's, and counts as one.
+		 */
+		u32 hits = kb_filter_lookup_many(&g->f, keys, good, bitmap);
 
 		ret = ret ?: hits;
 		break;

@@ -183,6 +183,7 @@ struct kb_spec {
 	u32 bits_per_key;
 	u64 m;
 	u32 k;
+	u32 prefixes;			/* net types' lookups, 0: 1 */
 	bool has_seed;
 	u64 seed[2];
 };

@@ -113,7 +113,8 @@ static int kb_nl_fill_info(struct sk_buff *skb, struct kb_set *s,
 	    kb_nl_put_u64(skb, KB_A_HITS, i.hits) ||
 	    kb_nl_put_u64(skb, KB_A_ADDS, i.adds) ||
 	    kb_nl_put_u64(skb, KB_A_GENERATION, i.gen_id) ||
-	    kb_nl_put_u64(skb, KB_A_ID, i.set_id))
+	    kb_nl_put_u64(skb, KB_A_ID, i.set_id) ||
+	    nla_put_u32(skb, KB_A_PREFIXES, i.st.nplens))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -180,6 +181,8 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 		sp.m = nla_get_u64(tb[KB_A_M]);
 	if (tb[KB_A_K])
 		sp.k = nla_get_u32(tb[KB_A_K]);
+	if (tb[KB_A_PREFIXES])
+		sp.prefixes = nla_get_u32(tb[KB_A_PREFIXES]);
 	ret = kb_params_from_spec(&p, &sp, extack);
 	unused = ret == -EINVAL ? kb_spec_unused(&sp, NULL) : 0;
 	if (unused) {

@@ -23,7 +23,7 @@ const struct nla_policy kbloom_keys_nl_policy[KB_KA_DATA + 1] = {
 };
 
 /* KB_CMD_CREATE - do */
-const struct nla_policy kbloom_create_nl_policy[KB_A_SEED + 1] = {
+const struct nla_policy kbloom_create_nl_policy[KB_A_PREFIXES + 1] = {
 	[KB_A_NAME] = { .type = NLA_NUL_STRING, .len = 31, },
 	[KB_A_KIND] = NLA_POLICY_MAX(NLA_U32, 3),
 	[KB_A_KEY_TYPE] = NLA_POLICY_MAX(NLA_U32, 7),
@@ -34,6 +34,7 @@ const struct nla_policy kbloom_create_nl_policy[KB_A_SEED + 1] = {
 	[KB_A_M] = NLA_POLICY_MIN(NLA_U64, 1),
 	[KB_A_K] = NLA_POLICY_RANGE(NLA_U32, 1, 32),
 	[KB_A_SEED] = NLA_POLICY_EXACT_LEN(16),
+	[KB_A_PREFIXES] = NLA_POLICY_RANGE(NLA_U32, 1, 129),
 };
 
 /* KB_CMD_DESTROY - do */

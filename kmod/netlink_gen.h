@@ -15,7 +15,7 @@
 /* Common nested types */
 extern const struct nla_policy kbloom_keys_nl_policy[KB_KA_DATA + 1];
 
-extern const struct nla_policy kbloom_create_nl_policy[KB_A_SEED + 1];
+extern const struct nla_policy kbloom_create_nl_policy[KB_A_PREFIXES + 1];
 
 extern const struct nla_policy kbloom_destroy_nl_policy[KB_A_NAME + 1];
 

@@ -293,6 +293,7 @@ static inline int kbt_info(int fd, const char *name, struct kb_ioc_info *i)
 	i->hits = kbt_nla_u64(tb, KB_A_HITS);
 	i->adds = kbt_nla_u64(tb, KB_A_ADDS);
 	i->generation = kbt_nla_u64(tb, KB_A_GENERATION);
+	i->prefixes = kbt_nla_u32(tb, KB_A_PREFIXES);
 	kbt_nl_put(fd, n);	/* tb pointed into its reply */
 	return 0;
 }

@@ -249,7 +249,7 @@ static void gen_create(struct fz_rng *r, struct kb_ioc_create *c)
 		c->seed[1] = fz_next(r);
 		break;
 	case 10:
-		c->reserved0 = fz_next(r) | 1;
+		c->prefixes = fz_next(r) | 0x100;	/* past 129 */
 		break;
 	default:
 		c->reserved[fz_rnd(r, 2)] = fz_next(r) | 1;

@@ -221,9 +221,9 @@ TEST_F(dev, reserved_fields)
 	int fd = self->fd;
 
 	c = kbt_spec("t.rs", KB_KIND_BLOCKED, KB_KEY_BYTES, 10, 1000);
-	c.reserved0 = 1;
+	c.prefixes = 1;	/* not a net key type */
 	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c));
-	c.reserved0 = 0;
+	c.prefixes = 0;
 	c.reserved[1] = 1;
 	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c));
 	c.reserved[1] = 0;
@@ -474,7 +474,9 @@ TEST_F(dev, key_validation)
 	unsigned char k4[5 * 4] = { 10, 0, 0, 1, 10, 0, 0, 2, 10, 0, 0, 3 };
 	unsigned char n4[3 * 5] = { 10, 1, 0, 0, 16, 192, 168, 1, 0, 24,
 				    10, 0, 0, 1, 8 /* host bits set */ };
-	__u64 bm[1];
+	unsigned char h[4 * 5] = { 10, 1, 7, 7, 32, 192, 168, 1, 9, 32,
+				   192, 168, 2, 1, 32, 10, 1, 0, 0, 24 };
+	__u64 bm[1], l0;
 	struct kb_ioc_keys k;
 	struct kb_ioc_info info;
 	int fd = self->fd;
@@ -506,6 +508,20 @@ TEST_F(dev, key_validation)
 	EXPECT_EQ(2, k.processed);
 	EXPECT_EQ(2, k.hits);
 	EXPECT_EQ(3, bm[0]);
+	/*
+	 * hosts are looked up as packets are, at both lengths held, one
+	 * lookup each: 10.1.7.7 (in the /16), 192.168.1.9 (in the /24),
+	 * 192.168.2.1 (in neither); a prefix is only itself: 10.1.0.0/24
+	 */
+	ASSERT_EQ(0, kbt_info(fd, "t.n4", &info));
+	EXPECT_EQ(2, info.prefixes);
+	l0 = info.lookups;
+	bm[0] = 0;
+	EXPECT_EQ(0, kbt_keys(fd, KB_IOC_TEST, "t.n4", 0, h, 5, 4, bm, &k));
+	EXPECT_EQ(2, k.hits);
+	EXPECT_EQ(3, bm[0]);
+	ASSERT_EQ(0, kbt_info(fd, "t.n4", &info));
+	EXPECT_EQ(l0 + 4, info.lookups);
 	EXPECT_EQ(0, kbt_destroy(fd, "t.v4"));
 	EXPECT_EQ(0, kbt_destroy(fd, "t.n4"));
 }

@@ -48,7 +48,8 @@ USER_PROGS += $(UBUILD)/bfctl
 
 KB_C_TESTS := test_hash_vectors test_math test_sizing test_keys \
 	test_core_kinds test_core_fpr test_image test_image_cur \
-	test_bfctl_image test_bfctl_mem test_core_fill test_gozero test_core_guard
+	test_bfctl_image test_bfctl_mem test_core_fill test_gozero test_core_guard \
+	test_core_plens
 KB_TEST_CFLAGS = $(KB_UCFLAGS) -I$(KSFT_DIR) -Wno-unused-parameter -Wno-sign-compare \
 	-DBFCTL_PATH='"$(UBUILD)/bfctl"'
 

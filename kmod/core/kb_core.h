@@ -195,6 +195,29 @@ int kb_params_from_fpr(struct kb_params *p, u64 items, u32 fpr_ppb,
 		       u64 max_bytes);
 
 /*
+ * The same for a net filter whose lookups test nplens prefix lengths
+ * (1..KB_PLENS_MAX): fpr_ppb is the per-lookup target, each probe is sized
+ * for fpr_ppb / nplens (at least 1 ppb).  p->fpr_ppb = fpr_ppb.
+ * kb_params_from_fpr() is this with nplens = 1.
+ */
+#define KB_PLENS_MAX	129	/* /0../128: the most a lookup tests */
+int kb_params_from_fpr_plens(struct kb_params *p, u64 items, u32 fpr_ppb,
+			     u32 nplens, u64 max_bytes);
+
+/*
+ * The prefix lengths a lookup in a filter with p tests: for the net key
+ * types the most of either family (an address is of one), 0 while none
+ * is held; 1 for the other key types.
+ */
+u32 kb_params_nplens(const struct kb_params *p);
+
+/*
+ * The FPR of a lookup of nplens independent probes, each of FPR probe_q62:
+ * 1 - (1 - probe)^nplens (Q62; nplens 0 or 1: probe_q62).
+ */
+u64 kb_fpr_lookup_q62(u64 probe_q62, u32 nplens);
+
+/*
  * Size from bits per key (1..KB_BPK_MAX; counting: counters per key).
  * classic: exactly LevelDB: m = max(n * bpk, 64) rounded up to bytes,
  * k = floor(bpk * 0.69) clamped to 1..30.  blocked/counting: m = n * bpk
@@ -438,6 +461,17 @@ static KB_ALWAYS_INLINE bool kb_filter_test(const struct kb_filter *f,
 bool kb_filter_test_prefixes(const struct kb_filter *f, const u64 *plens,
 			     u32 alen, const u8 *addr);
 
+/*
+ * Lookups of keys[0..n) (valid for the filter's key type) as a packet's
+ * address is looked up: in a net filter, a host key (the prefix length is
+ * the address's: /32, /128) is tested at every prefix length the filter
+ * holds, as kb_filter_test_prefixes(); any other key, and every key of the
+ * other types, as itself (kb_filter_test_many()).  One bit per key in
+ * bitmap (may be NULL); returns the keys maybe present.
+ */
+u32 kb_filter_lookup_many(const struct kb_filter *f, const struct kb_key *keys,
+			  u32 n, u64 *bitmap);
+
 void kb_filter_add(struct kb_filter *f, const void *key, u32 len);
 /* true if the key was not present before (it is added either way) */
 bool kb_filter_test_and_add(struct kb_filter *f, const void *key, u32 len);
@@ -513,17 +547,21 @@ struct kb_stats {
 	u64 bytes;		/* payload bytes */
 	u64 m;			/* bits or counters */
 	u32 k;
-	u32 expected_fpr_ppb;	/* model FPR at p.items (0 if items == 0) */
+	u32 expected_fpr_ppb;	/* model FPR of a lookup at p.items (0 if
+				 * items == 0); net types: of nplens probes
+				 */
 	u64 bits_set;		/* set bits (counting: nonzero counters) */
 	u32 fill_ppm;		/* bits_set / m in parts per million */
-	u32 est_fpr_ppb;	/* FPR of the current bitset */
+	u32 est_fpr_ppb;	/* FPR of a lookup in the current bitset (net
+				 * types: of nplens probes, each as likely)
+				 */
 	u64 est_items;		/* Swamidass-Baldi -(m/k) ln(1 - X/m);
 				 * U64_MAX when every bit is set
 				 */
 	u32 over_capacity;	/* est_items > items, or est_fpr_ppb >
 				 * 1.05 * fpr_ppb (each when configured)
 				 */
-	u32 reserved;
+	u32 nplens;		/* kb_params_nplens(): probes per lookup */
 };
 
 /* integer math only; lockless reader; scans the whole payload */

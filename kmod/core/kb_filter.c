@@ -288,14 +288,22 @@ static void kb_stats_from(const struct kb_filter *f, u64 x, u64 est_q62,
 			  struct kb_stats *st)
 {
 	const struct kb_params *p = &f->p;
+	u32 l;
 
 	memset(st, 0, sizeof(*st));
 	st->bytes = f->bytes;
 	st->m = p->m;
 	st->k = p->k;
+	/*
+	 * What a configured FPR promises is per lookup, and a lookup in a
+	 * net filter tests one key per prefix length held: the estimates
+	 * are of that many probes (an empty net filter's as of one)
+	 */
+	st->nplens = kb_params_nplens(p);
+	l = st->nplens ? st->nplens : 1;
 	if (p->items)
-		st->expected_fpr_ppb = kb_model_fpr_ppb(p->kind, p->m, p->k,
-							p->items);
+		st->expected_fpr_ppb = kb_q62_to_ppb(kb_fpr_lookup_q62(
+			kb_model_fpr_q62(p->kind, p->m, p->k, p->items), l));
 	st->bits_set = x;
 	st->fill_ppm = (u32)kb_muldiv(x, 1000000, p->m);
 	if (x >= p->m) {
@@ -309,7 +317,7 @@ static void kb_stats_from(const struct kb_filter *f, u64 x, u64 est_q62,
 		 */
 		st->est_items = (kb_muldiv(p->m, (u64)l, (u64)p->k << 31) + 1) / 2;
 	}
-	st->est_fpr_ppb = kb_q62_to_ppb(est_q62);
+	st->est_fpr_ppb = kb_q62_to_ppb(kb_fpr_lookup_q62(est_q62, l));
 	/* FPR criterion with 5% slack: a filter filled to exactly its
 	 * capacity sits at or under its target FPR (blocked and counting
 	 * are sized for 95% of it) give or take sampling noise

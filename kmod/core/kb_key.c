@@ -87,6 +87,32 @@ bool kb_filter_test_prefixes(const struct kb_filter *f, const u64 *plens,
 	return false;
 }
 
+u32 kb_filter_lookup_many(const struct kb_filter *f, const struct kb_key *keys,
+			  u32 n, u64 *bitmap)
+{
+	u32 i, hits = 0;
+
+	if (!kb_key_type_is_net(f->p.key_type))
+		return kb_filter_test_many(f, keys, n, bitmap);
+	if (bitmap)
+		memset(bitmap, 0, (n + 63) / 64 * 8);
+	for (i = 0; i < n; i++) {
+		const u8 *d = keys[i].data;
+		u32 alen = keys[i].len - 1;
+		bool hit;
+
+		if (d[alen] == alen * 8)
+			hit = kb_filter_test_prefixes(f, alen == 4 ? &f->p.plen4 :
+						      f->p.plen6, alen, d);
+		else
+			hit = kb_filter_test(f, d, keys[i].len);
+		if (hit && bitmap)
+			bitmap[i / 64] |= 1ULL << (i % 64);
+		hits += hit;
+	}
+	return hits;
+}
+
 bool kb_params_has_prefix(const struct kb_params *p, u32 family, u32 plen)
 {
 	if (family == 4)

@@ -347,8 +347,12 @@ static int kb_gozero_size(u64 n, u32 fpr_ppb, u64 guava, u64 max_bytes,
 	return kb_size_ok(KB_KIND_GOZERO, hi, max_bytes);
 }
 
-int kb_params_from_fpr(struct kb_params *p, u64 items, u32 fpr_ppb,
-		       u64 max_bytes)
+/*
+ * Size for items keys with a per-probe FPR of fpr_ppb; the caller records
+ * what was asked for (p->fpr_ppb) and the capacity.
+ */
+static int kb_size_probe(struct kb_params *p, u64 items, u32 fpr_ppb,
+			 u64 max_bytes)
 {
 	s64 lnp;
 	u64 c, bits, bpb, nb, lo, hi, target, lim;
@@ -372,7 +376,7 @@ int kb_params_from_fpr(struct kb_params *p, u64 items, u32 fpr_ppb,
 			return ret;
 		p->m = bits;
 		p->k = k;
-		goto done;
+		return 0;
 	}
 	if (p->kind == KB_KIND_GOZERO) {
 		ret = kb_gozero_size(items, fpr_ppb, bits, max_bytes, &bits);
@@ -380,7 +384,7 @@ int kb_params_from_fpr(struct kb_params *p, u64 items, u32 fpr_ppb,
 			return ret;
 		p->m = bits;
 		p->k = KB_GOZERO_K;
-		goto done;
+		return 0;
 	}
 	bpb = kb_kind_granule(p->kind);
 	/*
@@ -435,10 +439,58 @@ int kb_params_from_fpr(struct kb_params *p, u64 items, u32 fpr_ppb,
 		return ret;
 	p->m = hi * bpb;
 	p->k = khi;
-done:
+	return 0;
+}
+
+int kb_params_from_fpr_plens(struct kb_params *p, u64 items, u32 fpr_ppb,
+			     u32 nplens, u64 max_bytes)
+{
+	u32 probe;
+	int ret;
+
+	if (p->kind > KB_KIND_MAX || !items || !fpr_ppb ||
+	    fpr_ppb >= KB_FPR_PPB_ONE || !nplens || nplens > KB_PLENS_MAX)
+		return -EINVAL;
+	/*
+	 * A lookup tests nplens keys and answers "maybe" if one does: its
+	 * FPR 1 - (1 - q)^L is at most L q, so q = P / L per probe meets P
+	 * per lookup (and costs next to nothing over the exact root).
+	 */
+	probe = fpr_ppb / nplens;
+	ret = kb_size_probe(p, items, probe ? probe : 1, max_bytes);
+	if (ret)
+		return ret;
 	p->items = items;
 	p->fpr_ppb = fpr_ppb;
 	return 0;
+}
+
+int kb_params_from_fpr(struct kb_params *p, u64 items, u32 fpr_ppb,
+		       u64 max_bytes)
+{
+	return kb_params_from_fpr_plens(p, items, fpr_ppb, 1, max_bytes);
+}
+
+u32 kb_params_nplens(const struct kb_params *p)
+{
+	u32 v4, v6;
+
+	if (!kb_key_type_is_net(p->key_type))
+		return 1;
+	v4 = kb_popcount64(KB_READ_ONCE(p->plen4));
+	v6 = kb_popcount64(KB_READ_ONCE(p->plen6[0])) +
+	     kb_popcount64(KB_READ_ONCE(p->plen6[1])) +
+	     kb_popcount64(KB_READ_ONCE(p->plen6[2]));
+	return v4 > v6 ? v4 : v6;
+}
+
+u64 kb_fpr_lookup_q62(u64 probe_q62, u32 nplens)
+{
+	if (nplens <= 1 || !probe_q62)
+		return probe_q62;
+	if (probe_q62 >= KB_Q62_ONE)
+		return KB_Q62_ONE;
+	return KB_Q62_ONE - kb_q62_pow(KB_Q62_ONE - probe_q62, nplens);
 }
 
 int kb_params_from_bpk(struct kb_params *p, u64 items, u32 bits_per_key,

@@ -11,9 +11,11 @@
 # 1%), the kernel raising a "refused" event, the filter serving on; --force
 # loads it.  Also: what is printed for a saturated filter,
 # limits named in the user's terms, restore -check against the kernel.
+# Net filters: --fpr is per lookup (one probe per prefix length held), a
+# new prefix length can take a filter over it, lookups count addresses.
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
-names="gd gd2 gdsat gdr gdm1 gdm2 gdnew gdu gdo gdrs gdoc"
+names="gd gd2 gdsat gdr gdm1 gdm2 gdnew gdu gdo gdrs gdoc gdp gdp3 gdpl gdpr"
 cleanup() { for f in $names; do $B destroy $f 2> /dev/null; done; }
 cleanup
 count() { $B info -j "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])'; }
@@ -214,6 +216,61 @@ if ip netns add $NS 2> /dev/null; then
 	expect 0 "... maybe for anything" ip netns exec $NS $B test gdrs zz1 zz2
 	ip netns del $NS
 fi
+
+# ---- net filters: the FPR is per lookup of every prefix length held ----
+expect 2 "--prefixes is for net key types" $B create gdp blocked --items 1000 --fpr 0.01 --key-type str --prefixes 3
+like "... says so" "$err" '--prefixes is for the net key types'
+expect 2 "--prefixes 0 is refused" $B create gdp blocked --items 1000 --key-type net4 --prefixes 0
+expect 2 "--prefixes over 129 is refused" $B create gdp blocked --items 1000 --key-type net4 --prefixes 130
+expect 2 "--prefixes with --bits-per-key is refused" $B create gdp blocked --items 1000 --bits-per-key 10 --key-type net4 --prefixes 3
+check "... nothing created" test -z "$($B list -t | grep '^gdp$')"
+# 950 hosts in a filter for 1000 at 1% (seeded: the same bits every run)
+# estimate 0.7% per lookup; one /24 makes a lookup two probes: 1.4%
+$B create gdp blocked --items 1000 --fpr 0.01 --key-type net4 --seed 7
+for i in $(seq 0 949); do echo "10.0.$((i / 250)).$((i % 250 + 1))"; done > "$TMP/h950"
+expect 0 "950 hosts: within capacity" $B add gdp -file "$TMP/h950"
+check "... no warning" test -z "$err"
+expect 0 "info -j" $B info -j gdp
+json_check "one prefix length, under the FPR asked for" "$out" 'j["prefixes"]==1 and 0.005<j["est_fpr"]<0.0105 and j["over_capacity"] is False'
+$B monitor -j > "$TMP/monp" 2>&1 &
+monp=$!
+pflushes() { grep -c '"event":"flushed","name":"gdp3"' "$TMP/monp"; }
+$B create gdp3 blocked --items 10 --key-type str
+pflushed() { $B flush gdp3 && [ "$(pflushes)" -gt 0 ]; }
+wait_for "the monitor listens" pflushed
+expect 0 "a /24: a new prefix length" $B add gdp 192.0.2.0/24
+like "warns: over its FPR per lookup of 2 prefix lengths" "$err" '^bfctl: warning: gdp is over capacity: 951 keys added, .* estimated false positive rate 0.01[0-9]* per lookup of 2 prefix lengths \(configured 0.01\)'
+n0=$(pflushes)
+$B flush gdp3
+pmore() { [ "$(pflushes)" -gt "$n0" ]; }
+wait_for "... the monitor has seen the add" pmore
+kill $monp; wait $monp 2> /dev/null
+like "the kernel raises over-capacity for it" "$(cat "$TMP/monp")" '"event":"over-capacity","name":"gdp"'
+expect 0 "info -j" $B info -j gdp
+json_check "two prefix lengths, estimated per lookup" "$out" 'j["prefixes"]==2 and 0.0105<j["est_fpr"]<0.02 and j["over_capacity"] is True and j["est_items"]<1000'
+expect 0 "info names the prefix lengths per lookup" $B info gdp
+like "... in text" "$out" 'prefix lengths per lookup: 2'
+# sized for the lengths: --prefixes, and restore from its add lines
+expect 0 "create --prefixes 3" $B create gdpl blocked --items 1000 --fpr 0.01 --key-type net4 --prefixes 3
+expect 0 "info -j" $B info -j gdpl
+json_check "bigger than for one length" "$out" 'j["m"]>10240 and j["prefixes"]==0'
+printf 'create gdpr blocked --items 1000 --fpr 0.01 --key-type net4 --seed 7\nadd gdpr 10.9.0.0/16\nadd gdpr 10.8.1.0/24\nadd gdpr 10.8.2.3\n' > "$TMP/p3.save"
+expect 0 "restore a net filter of three prefix lengths" $B restore -file "$TMP/p3.save"
+expect 0 "info -j" $B info -j gdpr
+json_check "sized for the three lengths its keys hold" "$out" 'j["prefixes"]==3 and j["expected_fpr"]<=0.01 and j["m"]>10240'
+m3=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["m"])')
+m0=$($B info -j gdpl | python3 -c 'import json,sys; print(json.load(sys.stdin)["m"])')
+check "... as --prefixes 3 sizes it" test "$m3" = "$m0"
+printf '10.9.0.0/16\n10.8.1.0/24\n10.8.2.3\n' > "$TMP/k3"
+expect 0 "rebuild gdp from a file of three prefix lengths" $B rebuild gdp -file "$TMP/k3" --force
+expect 0 "info -j" $B info -j gdp
+json_check "sized for the file's three lengths, within its FPR" "$out" "j['prefixes']==3 and j['m']==$m0 and j['over_capacity'] is False"
+# a lookup of an address is one lookup, however many lengths it probes
+l0=$($B info -j gdpr | python3 -c 'import json,sys; print(json.load(sys.stdin)["lookups"])')
+expect 0 "test 3 addresses inside its prefixes" $B test gdpr 10.9.7.7 10.8.1.200 10.8.2.3
+expect 1 "test 17 outside" $B test gdpr $(seq 1 17 | sed 's/^/172.16.0./')
+expect 0 "info -j" $B info -j gdpr
+json_check "20 tests: 20 lookups, 3 maybe" "$out" "j['lookups']==$l0+20 and j['hits']==3"
 
 cleanup
 done_testing

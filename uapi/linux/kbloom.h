@@ -90,7 +90,13 @@ enum kb_hash {
  * KB_KEY_NET:   5 or 17 bytes (NET4 or NET6 by length).
  * For the net types the filter records which prefix lengths it holds
  * (plen4/plen6 bitmaps below) so that a lookup of an address only probes
- * those prefix lengths.
+ * those prefix lengths.  A test (KB_IOC_TEST, KB_CMD_TEST) of a host key
+ * (prefix length 32 or 128) is such a lookup, as a packet's: maybe present
+ * if one of the address's prefixes held is, counted as one lookup; a test
+ * of a shorter prefix tests that key only.  A configured FPR (fpr_ppb) is
+ * per lookup: sizing divides it among the prefix lengths the creator says
+ * lookups will test (prefixes), and the estimates (expected_fpr_ppb,
+ * est_fpr_ppb, over_capacity) are of a lookup of the lengths held.
  */
 enum kb_key_type {
 	KB_KEY_BYTES		= 0,
@@ -267,7 +273,9 @@ struct kb_ioc_create {
 	__u32		bits_per_key;	/* KB_SIZING_BPK: 1..1000 */
 	__aligned_u64	m;		/* KB_SIZING_MK: bits or counters */
 	__u32		k;		/* KB_SIZING_MK: probes per key */
-	__u32		reserved0;
+	__u32		prefixes;	/* KB_SIZING_FPR, net key types: prefix
+					 * lengths a lookup tests, 1..129 (0: 1)
+					 */
 	__aligned_u64	seed[2];	/* with KB_CREATE_F_SEED */
 	__aligned_u64	reserved[2];
 };
@@ -288,8 +296,8 @@ struct kb_ioc_info {
 	__u32		k;
 	__aligned_u64	m;
 	__aligned_u64	items;		/* configured capacity */
-	__u32		fpr_ppb;	/* configured FPR */
-	__u32		expected_fpr_ppb; /* model FPR at items */
+	__u32		fpr_ppb;	/* configured FPR (per lookup) */
+	__u32		expected_fpr_ppb; /* model FPR of a lookup at items */
 	__aligned_u64	seed[2];
 	__aligned_u64	plen4;		/* prefix lengths held (net types) */
 	__aligned_u64	plen6[3];
@@ -298,15 +306,19 @@ struct kb_ioc_info {
 	__aligned_u64	bits_set;
 	__aligned_u64	est_items;
 	__u32		fill_ppm;
-	__u32		est_fpr_ppb;
+	__u32		est_fpr_ppb;	/* of a lookup (prefixes probes) */
 	__u32		over_capacity;
 	__u32		refs;		/* references held by consumers */
-	__aligned_u64	lookups;	/* keys tested (ioctl + consumers) */
+	__aligned_u64	lookups;	/* keys and addresses tested (ioctl,
+					 * netlink, consumers), one each
+					 */
 	__aligned_u64	hits;		/* of which maybe present */
 	__aligned_u64	adds;		/* keys added */
 	__aligned_u64	generation;	/* id of the current generation */
 	__aligned_u64	id;		/* the filter's (KB_A_ID) */
-	__aligned_u64	reserved[3];
+	__u32		prefixes;	/* prefix lengths a lookup tests */
+	__u32		reserved0;
+	__aligned_u64	reserved[2];
 };
 
 /*
@@ -525,6 +537,9 @@ struct kb_ioc_write {
  *	the mode (like enum kb_ioc_sizing); a sizing attribute of another
  *	mode is refused (EINVAL, the extack names it).  [KB_A_SEED] (else
  *	random; not for the leveldb hash, second word zero for xxh64).
+ *	[KB_A_PREFIXES] (net key types sized by FPR only, 1..129, default
+ *	1): the prefix lengths a lookup will test; KB_A_FPR_PPB is met per
+ *	lookup of that many (each probe sized for KB_A_FPR_PPB / prefixes).
  *	Reply: ack only.  Event KB_EVENT_CREATED.
  * KB_CMD_DESTROY (do): KB_A_NAME.  Event KB_EVENT_DESTROYED.
  * KB_CMD_GET (do): KB_A_NAME.  Reply: one KB_CMD_GET message with the
@@ -589,8 +604,11 @@ struct kb_ioc_write {
  * KB_A_SEED, KB_A_PLEN4, KB_A_PLEN6, KB_A_BYTES, KB_A_EXPECTED_FPR_PPB,
  * KB_A_COUNT, KB_A_BITS_SET, KB_A_EST_ITEMS, KB_A_FILL_PPM,
  * KB_A_EST_FPR_PPB, KB_A_OVER_CAPACITY, KB_A_REFS, KB_A_LOOKUPS,
- * KB_A_HITS, KB_A_ADDS, KB_A_GENERATION, KB_A_ID (same meanings as struct
- * kb_ioc_info).  KB_A_ID is the filter's id: unique and never reused
+ * KB_A_HITS, KB_A_ADDS, KB_A_GENERATION, KB_A_ID, KB_A_PREFIXES (same
+ * meanings as struct kb_ioc_info).  KB_A_PREFIXES (u32) is the number of
+ * prefix lengths a lookup tests: for the net key types the most either
+ * family holds (0 while empty), 1 for the others; KB_A_EXPECTED_FPR_PPB
+ * and KB_A_EST_FPR_PPB are of a lookup of that many probes.  KB_A_ID is the filter's id: unique and never reused
  * while the module is loaded, kept across renames and swaps (a swap
  * exchanges contents, not names), new for a filter destroyed and created
  * again.  u64 attributes are 8 bytes, 64-bit aligned with KB_A_PAD

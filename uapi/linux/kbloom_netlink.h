@@ -60,6 +60,7 @@ enum kb_nl_attr {
 	KB_A_OFFSET,
 	KB_A_CHUNK,
 	KB_A_ID,
+	KB_A_PREFIXES,
 
 	__KB_A_MAX,
 	KB_A_MAX = (__KB_A_MAX - 1)

@@ -144,15 +144,6 @@ void bfctl_batch_reset(struct bfctl_batch *b);
 /* make room for one more key (doubling: a batch that holds a whole file) */
 int bfctl_batch_reserve(struct bfctl_batch *b);
 /*
- * `test` on a net filter: each host key of in (an address without /plen)
- * becomes the keys of its prefixes of the lengths the filter holds
- * (held->plen4/plen6), longest first, as the kernel's lookups of
- * addresses (xt_bloom) test them; other keys are copied.  out->line[j] is
- * the index in in of out's key j.  0 or -ENOMEM.
- */
-int bfctl_batch_expand_prefixes(const struct bfctl_batch *in,
-			const struct kb_params *held, struct bfctl_batch *out);
-/*
  * The one rule for the text of keys, for every verb that reads keys (add,
  * del, test, test-and-add, rebuild, restore, image build, image test):
  * given, a --key-format (KBU_FMT_*), else by the key type: bytes are hex,
@@ -190,6 +181,14 @@ s64 bfctl_keys_check_fd(int fd, u32 key_type, int fmt, char *err,
  * where it was), for sizing; -errno if not regular or a line is bad
  */
 s64 bfctl_count_keys(const char *path, u32 key_type, int fmt);
+/*
+ * The prefix lengths a lookup would test in a filter of key_type holding
+ * the keys of path (kb_params_nplens()): a regular file, or stdin
+ * redirected from one, read once more and put back; 0 for a net filter
+ * of no keys, an unreadable file (the load reports it) or a pipe, which
+ * only the load may read (--prefixes sizes it then).
+ */
+u32 bfctl_file_nplens(const char *path, u32 key_type, int fmt);
 
 /* ---- JSON output (json.c): one compact document on stdout ---- */
 
@@ -248,13 +247,14 @@ int bfctl_parse_seed(const char *s, u64 seed[2], int *nparts);
 /*
  * The filter options that `create`, `rebuild`, restore's create lines and
  * `image build` share (--items --fpr --bits-per-key --bits --hashes
- * --key-type --hash --seed): one parser, one meaning.  What a verb does
+ * --key-type --hash --seed --prefixes): one parser, one meaning.  What a verb does
  * with them (defaults, which combinations) stays the verb's.
  */
 struct bfctl_spec_opts {
 	bool have_items, have_fpr, have_bpk, have_bits, have_hashes;
 	u64 items, bits, bpk, hashes, seed[2];
 	u32 fpr_ppb;
+	u32 prefixes;		/* --prefixes (net types' lookups), 0: not given */
 	int seed_parts;		/* 0: no --seed */
 	int key_type, hash;	/* -1: not given */
 };

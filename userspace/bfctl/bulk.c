@@ -231,6 +231,15 @@ int bfctl_do_rebuild(struct kbconn *conn, struct bfctl_kargs *a)
 	}
 	if (ret)
 		return ret;
+	/* the FPR is per lookup: size for the prefix lengths the file holds */
+	if (c.sizing == KB_SIZING_FPR && kb_key_type_is_net(c.key_type)) {
+		u32 l = bfctl_file_nplens(a->file, c.key_type,
+					  bfctl_key_format(a->key_fmt,
+							   c.key_type));
+
+		if (l > c.prefixes)
+			c.prefixes = l;
+	}
 	ret = kbconn_dev(conn);
 	if (ret < 0)
 		return bfctl_fail_err(conn, "open " KBDEV_PATH, ret);

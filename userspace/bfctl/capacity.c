@@ -57,17 +57,21 @@ int bfctl_cap_check(const struct kb_ioc_info *i, u64 more, bool force,
 void bfctl_cap_warn(struct kbconn *conn, const char *name)
 {
 	struct kb_ioc_info i;
-	char est[24] = "all";
+	char est[24] = "all", per[64] = "";
 
 	if (bfctl_quiet || kbconn_info(conn, name, &i) || !i.over_capacity)
 		return;
 	if (i.est_items != U64_MAX)
 		snprintf(est, sizeof(est), "%llu",
 			 (unsigned long long)i.est_items);
+	/* a new prefix length alone can take a net filter past its FPR */
+	if (kb_key_type_is_net(i.key_type))
+		snprintf(per, sizeof(per), " per lookup of %u prefix lengths",
+			 i.prefixes);
 	fprintf(stderr,
-		"bfctl: warning: %s is over capacity: %llu keys added, about %s held, for a capacity of %llu; estimated false positive rate %.2g (configured %.2g)\n",
+		"bfctl: warning: %s is over capacity: %llu keys added, about %s held, for a capacity of %llu; estimated false positive rate %.2g%s (configured %.2g)\n",
 		name, (unsigned long long)i.count, est,
-		(unsigned long long)i.items, i.est_fpr_ppb / 1e9,
+		(unsigned long long)i.items, i.est_fpr_ppb / 1e9, per,
 		i.fpr_ppb / 1e9);
 }
 

@@ -30,7 +30,7 @@ static void image_usage(FILE *f)
 		"usage:\n"
 		"  bfctl image build --kind blocked|classic|counting|gozero\n"
 		"        (--items N --fpr P | --bits-per-key B | --bits M --hashes K)\n"
-		"        [--items N] [--seed S[,S2]] [--hash xxh64|siphash]\n"
+		"        [--items N] [--seed S[,S2]] [--hash xxh64|siphash] [--prefixes L]\n"
 		"        [--key-format str|hex] [--key-type T] -file KEYS -o OUT.img\n"
 		"        (gozero: --bits M alone, k is 14)\n"
 		"  bfctl image info IMG [-j]\n"
@@ -100,6 +100,7 @@ int bfctl_image_write(const char *out, const struct kb_filter *f, u64 count)
 enum {
 	OPT_KIND = 256, OPT_ITEMS, OPT_FPR, OPT_BPK, OPT_BITS, OPT_HASHES,
 	OPT_SEED, OPT_KEYFMT, OPT_KEYTYPE, OPT_HASH, OPT_FILE, OPT_FORMAT,
+	OPT_PREFIXES,
 };
 
 static const struct option image_opts[] = {
@@ -110,6 +111,7 @@ static const struct option image_opts[] = {
 	{ "bits", required_argument, NULL, OPT_BITS },
 	{ "hashes", required_argument, NULL, OPT_HASHES },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "prefixes", required_argument, NULL, OPT_PREFIXES },
 	{ "key-format", required_argument, NULL, OPT_KEYFMT },
 	{ "key-type", required_argument, NULL, OPT_KEYTYPE },
 	{ "hash", required_argument, NULL, OPT_HASH },
@@ -186,6 +188,7 @@ int bfctl_image_args_parse(int argc, char **argv, struct bfctl_image_args *a,
 		case OPT_BITS:
 		case OPT_HASHES:
 		case OPT_SEED:
+		case OPT_PREFIXES:
 		case OPT_KEYTYPE:
 		case OPT_HASH:
 			if (bfctl_spec_opt(&a->s, image_opts[idx].name, optarg,
@@ -328,6 +331,23 @@ int bfctl_image_check_modes(const struct bfctl_image_args *a)
 	return BFCTL_OK;
 }
 
+/*
+ * The prefix lengths to size a net filter's lookups for: those the keys
+ * hold, or more if --prefixes says so (keys added later); at least 1
+ */
+static u32 keys_nplens(const struct kbu_keyset *ks, u32 key_type, u32 given)
+{
+	struct kb_params p = { .key_type = key_type };
+	u64 i;
+	u32 l;
+
+	for (i = 0; i < ks->n; i++)
+		kb_params_note_prefix(&p, ks->keys[i].data, ks->keys[i].len);
+	l = kb_params_nplens(&p);
+	l = l > given ? l : given;
+	return l ? l : 1;
+}
+
 static int cmd_build(int argc, char **argv)
 {
 	struct bfctl_image_args a;
@@ -352,6 +372,8 @@ static int cmd_build(int argc, char **argv)
 		return ret;
 	kb_params_init(&p, (u32)a.kind);
 	p.key_type = a.s.key_type >= 0 ? (u32)a.s.key_type : KB_KEY_BYTES;
+	if (a.s.prefixes && (!a.s.have_fpr || !kb_key_type_is_net(p.key_type)))
+		return bfctl_image_usage_err("%s", "--prefixes is for the net key types (net4, net6, net) sized by --fpr");
 	ret = bfctl_image_hash_seed(&p, &a);
 	if (ret)
 		return ret;
@@ -379,8 +401,10 @@ static int cmd_build(int argc, char **argv)
 		}
 	}
 	if (a.s.have_fpr)
-		ret = kb_params_from_fpr(&p, a.s.have_items ? a.s.items : ks.n,
-					 a.s.fpr_ppb, 0);
+		ret = kb_params_from_fpr_plens(&p, a.s.have_items ? a.s.items :
+					       ks.n, a.s.fpr_ppb,
+					       keys_nplens(&ks, p.key_type,
+							   a.s.prefixes), 0);
 	else if (a.s.have_bpk)
 		ret = kb_params_from_bpk(&p, a.s.have_items ? a.s.items : ks.n,
 					 (u32)a.s.bpk, 0);

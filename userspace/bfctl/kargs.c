@@ -14,7 +14,7 @@
 enum {
 	OPT_EXIST = 256, OPT_FILE, OPT_ITEMS, OPT_FPR, OPT_BPK, OPT_BITS,
 	OPT_HASHES, OPT_KEYTYPE, OPT_HASH, OPT_SEED, OPT_KIND, OPT_FORCE,
-	OPT_KEYFMT, OPT_MAX_FPR,
+	OPT_KEYFMT, OPT_MAX_FPR, OPT_PREFIXES,
 };
 
 static const struct option kopts[] = {
@@ -29,6 +29,7 @@ static const struct option kopts[] = {
 	{ "key-type", required_argument, NULL, OPT_KEYTYPE },
 	{ "hash", required_argument, NULL, OPT_HASH },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "prefixes", required_argument, NULL, OPT_PREFIXES },
 	{ "kind", required_argument, NULL, OPT_KIND },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "max-fpr", required_argument, NULL, OPT_MAX_FPR },
@@ -94,6 +95,7 @@ static u32 opt_class(int c)
 	case OPT_KEYTYPE:
 	case OPT_HASH:
 	case OPT_SEED:
+	case OPT_PREFIXES:
 		return KO_SPEC;
 	default:
 		return 0;	/* unknown: the parser's own message */
@@ -254,7 +256,13 @@ int bfctl_fill_spec(const struct bfctl_kargs *a, struct kb_ioc_create *c)
 		c->fpr_ppb = a->s.have_fpr ? a->s.fpr_ppb : 10000000; /* 1% */
 		if (!a->s.have_items)
 			c->items = 1000000;
+		/* the FPR is per lookup, of this many prefix lengths */
+		if (kb_key_type_is_net(c->key_type))
+			c->prefixes = a->s.prefixes;
 	}
+	if (a->s.prefixes && c->prefixes != a->s.prefixes)
+		return bfctl_usage(a->verb, "%s",
+				   "--prefixes is for the net key types (net4, net6, net) sized by --fpr");
 	if (c->kind == KB_KIND_CLASSIC || gz) {
 		if (a->s.hash >= 0)
 			return bfctl_usage(a->verb, "%s", gz ?
@@ -284,7 +292,7 @@ int bfctl_create_request(struct bfctl_kargs *a, struct kb_ioc_create *c)
 {
 	int ret, kind;
 
-	ret = bfctl_want_pos(a, 1, 2, "create NAME [KIND] [--items N --fpr P | --bits-per-key B | --bits M --hashes K] [--key-type T] [--hash H] [--seed S] [-exist]");
+	ret = bfctl_want_pos(a, 1, 2, "create NAME [KIND] [--items N --fpr P [--prefixes L] | --bits-per-key B | --bits M --hashes K] [--key-type T] [--hash H] [--seed S] [-exist]");
 	if (!ret)
 		ret = bfctl_check_name(a, a->pos[0]);
 	if (ret)
@@ -313,7 +321,9 @@ int bfctl_create_params(const struct kb_ioc_create *c, struct kb_params *p,
 	p->key_type = c->key_type;
 	p->hash = c->hash;
 	if (c->sizing == KB_SIZING_FPR) {
-		ret = kb_params_from_fpr(p, c->items, c->fpr_ppb, max);
+		ret = kb_params_from_fpr_plens(p, c->items, c->fpr_ppb,
+					       c->prefixes ? c->prefixes : 1,
+					       max);
 	} else if (c->sizing == KB_SIZING_BPK) {
 		ret = kb_params_from_bpk(p, c->items, c->bits_per_key, max);
 	} else {

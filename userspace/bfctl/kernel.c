@@ -251,6 +251,9 @@ static void json_info(const struct kb_ioc_info *i, enum bfctl_kf kf,
 	bfctl_json_est_items("est_items", i->est_items);
 	bfctl_json_bool("saturated", i->est_items == U64_MAX);
 	bfctl_json_double("est_fpr", ppb(i->est_fpr_ppb));
+	/* net types: the FPRs above are of a lookup of this many probes */
+	if (kb_key_type_is_net(i->key_type))
+		bfctl_json_u64("prefixes", i->prefixes);
 	bfctl_json_bool("over_capacity", i->over_capacity);
 	bfctl_json_u64("lookups", i->lookups);
 	bfctl_json_u64("hits", i->hits);
@@ -399,9 +402,11 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 	printf("keys added (count): %llu\nbits set: %llu\nfill: %.4f%%\n",
 	       (unsigned long long)i.count, (unsigned long long)i.bits_set,
 	       i.fill_ppm / 1e4);
-	printf("estimated items: %s\nestimated fpr: %.9g\nover capacity: %s\n",
-	       est_text(i.est_items, est, sizeof(est)), ppb(i.est_fpr_ppb),
-	       i.over_capacity ? "yes" : "no");
+	printf("estimated items: %s\nestimated fpr: %.9g\n",
+	       est_text(i.est_items, est, sizeof(est)), ppb(i.est_fpr_ppb));
+	if (kb_key_type_is_net(i.key_type))
+		printf("prefix lengths per lookup: %u\n", i.prefixes);
+	printf("over capacity: %s\n", i.over_capacity ? "yes" : "no");
 	printf("lookups: %llu\nmaybe present: %llu\nadds: %llu\ngeneration: %llu\nconsumer references: %u\n",
 	       (unsigned long long)i.lookups, (unsigned long long)i.hits,
 	       (unsigned long long)i.adds, (unsigned long long)i.generation,

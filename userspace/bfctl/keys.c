@@ -95,54 +95,6 @@ int bfctl_batch_push_text(struct bfctl_batch *b, u32 key_type, int fmt,
 	return 0;
 }
 
-int bfctl_batch_expand_prefixes(const struct bfctl_batch *in,
-			const struct kb_params *held, struct bfctl_batch *out)
-{
-	const u8 *p;
-	u64 i, n = 0;
-	u32 pl;
-	u16 l16;
-
-	/* how many keys: a host key becomes one per prefix length held */
-	for (i = 0, p = in->buf; i < in->count; i++, p += sizeof(u16) + l16) {
-		u32 alen;
-
-		memcpy(&l16, p, sizeof(l16));
-		alen = l16 - 1u;
-		if (p[sizeof(u16) + alen] != alen * 8) {
-			n++;
-			continue;
-		}
-		for (pl = 0; pl <= alen * 8; pl++)
-			n += kb_params_has_prefix(held, alen == 4 ? 4 : 6, pl);
-	}
-	if (bfctl_batch_init(out, n ? n : 1, (n ? n : 1) * (sizeof(u16) + 17)))
-		return -ENOMEM;
-	for (i = 0, p = in->buf; i < in->count; i++, p += sizeof(u16) + l16) {
-		const u8 *key = p + sizeof(u16);
-		u32 alen, top, j;
-
-		memcpy(&l16, p, sizeof(l16));
-		alen = l16 - 1u;
-		top = key[alen] == alen * 8 ? alen * 8 : 0;
-		for (j = 0; j <= top; j++) {
-			u8 *dst = out->buf + out->len;
-
-			pl = top - j;	/* longest first */
-			if (top && !kb_params_has_prefix(held, alen == 4 ? 4 : 6, pl))
-				continue;
-			memcpy(dst, &l16, sizeof(l16));
-			if (top)
-				kb_key_net(dst + sizeof(u16), key, alen, pl);
-			else
-				memcpy(dst + sizeof(u16), key, l16);
-			out->len += sizeof(u16) + l16;
-			out->line[out->count++] = i;
-		}
-	}
-	return 0;
-}
-
 void bfctl_batch_key_text(const struct bfctl_batch *b, u32 key_type, u64 i, char *out,
 		  size_t outlen)
 {
@@ -248,29 +200,62 @@ s64 bfctl_keys_check_fd(int fd, u32 key_type, int fmt, char *err,
 	return ret ? ret : (s64)n;
 }
 
-s64 bfctl_count_keys(const char *path, u32 key_type, int fmt)
+/*
+ * Read the regular file at path (stdin for "-", put back where it was
+ * for the load to read again) through key(): -EINVAL if it is not a
+ * regular file (a pipe can be read only once, by the load), else the
+ * reader's return.
+ */
+static int read_regular(const char *path, u32 key_type, int fmt,
+			int (*key)(const u8 *k, u32 len, u64 line, void *arg),
+			void *arg)
 {
-	struct stat st;
 	char err[KBU_QUOTE_SIZE + 64];
+	struct stat st;
 	u64 line;
-	s64 n;
-	int fd;
+	int fd, ret;
 
 	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		n = -EINVAL;
+		ret = -EINVAL;
 	} else {
 		off_t off = lseek(fd, 0, SEEK_CUR);
 
-		n = bfctl_keys_check_fd(fd, key_type, fmt, err, sizeof(err),
-					&line);
-		/* stdin is read again by the load */
+		ret = kbu_keyfile_read_fd(fd, key_type, fmt, key, arg, err,
+					  sizeof(err), &line);
 		if (off < 0 || lseek(fd, off, SEEK_SET) < 0)
-			n = -errno;
+			ret = -errno;
 	}
 	if (fd > 0)
 		close(fd);
-	return n;
+	return ret;
+}
+
+static int note_plen(const u8 *k, u32 len, u64 line, void *arg)
+{
+	(void)line;
+	kb_params_note_prefix(arg, k, len);
+	return 0;
+}
+
+u32 bfctl_file_nplens(const char *path, u32 key_type, int fmt)
+{
+	struct kb_params p = { .key_type = key_type };
+
+	if (!kb_key_type_is_net(key_type))
+		return 1;
+	/* a bad line is the load's to report; a pipe: --prefixes decides */
+	read_regular(path, key_type, fmt, note_plen, &p);
+	return kb_params_nplens(&p);
+}
+
+s64 bfctl_count_keys(const char *path, u32 key_type, int fmt)
+{
+	u64 n = 0;
+	int ret;
+
+	ret = read_regular(path, key_type, fmt, bfctl_count_key, &n);
+	return ret ? ret : (s64)n;
 }

@@ -40,37 +40,6 @@ static int argv_keys(struct bfctl_kargs *a, u32 key_type, struct bfctl_batch *b)
 	return BFCTL_OK;
 }
 
-/*
- * test on a net filter: an address is present if one of its prefixes the
- * filter holds is (what an iptables rule sees); res as for kbconn_keys().
- */
-static int test_prefixes(struct kbconn *conn, const char *name,
-			 const struct kb_ioc_info *info,
-			 const struct bfctl_batch *b, u64 *res)
-{
-	struct kb_params held = {
-		.plen4 = info->plen4,
-		.plen6 = { info->plen6[0], info->plen6[1], info->plen6[2] },
-	};
-	u64 *xres, done = 0, bad = ~0ULL, j;
-	struct bfctl_batch x;
-	int ret;
-
-	if (bfctl_batch_expand_prefixes(b, &held, &x))
-		return -ENOMEM;
-	xres = calloc((x.count + 63) / 64, sizeof(u64));
-	ret = xres ? 0 : -ENOMEM;
-	if (!ret && x.count)
-		ret = kbconn_keys(conn, KB_IOC_TEST, name, x.buf, x.len,
-				  x.count, xres, &done, &bad);
-	for (j = 0; !ret && j < x.count; j++)
-		if (bit(xres, j))
-			res[x.line[j] / 64] |= 1ULL << (x.line[j] % 64);
-	free(xres);
-	bfctl_batch_free(&x);
-	return ret;
-}
-
 /* the keys of a verb's command line and the kernel's answer */
 struct kbatch {
 	struct kb_ioc_info info;	/* its key type reads the keys */
@@ -295,12 +264,11 @@ int bfctl_do_test(struct kbconn *conn, struct bfctl_kargs *a)
 	ret = keys_argv(conn, a, "test NAME KEY... [-j] [-q]", &kb);
 	if (ret)
 		return ret;
-	if (kb_key_type_is_net(kb.info.key_type))
-		ret = keys_sent(conn, a, &kb,
-				test_prefixes(conn, a->pos[0], &kb.info,
-					      &kb.b, kb.res), ~0ULL);
-	else
-		ret = keys_send(conn, a, KB_IOC_TEST, &kb);
+	/*
+	 * on a net filter the kernel looks an address up at every prefix
+	 * length the filter holds, as for a packet, and counts one lookup
+	 */
+	ret = keys_send(conn, a, KB_IOC_TEST, &kb);
 	if (!ret) {
 		miss = keys_report(a, &kb, "present", say_test);
 		if (bfctl_json)

@@ -289,6 +289,13 @@ int bfctl_spec_opt(struct bfctl_spec_opts *s, const char *name,
 		s->hash = kb_hash_from_name(val);
 		if (s->hash < 0)
 			bad = "unknown hash '%s'";
+	} else if (!strcmp(name, "prefixes")) {
+		u64 v;
+
+		if (bfctl_parse_u64(val, &v) || !v || v > KB_PLENS_MAX)
+			bad = "bad --prefixes '%s' (1..129 prefix lengths)";
+		else
+			s->prefixes = (u32)v;
 	} else if (!strcmp(name, "seed")) {
 		if (bfctl_parse_seed(val, s->seed, &s->seed_parts))
 			bad = "bad --seed '%s'";

@@ -425,9 +425,45 @@ int bfctl_restore_check_count(struct bfctl_restore *rs, const char *verb,
 			  (unsigned long long)have, (unsigned long long)max);
 }
 
+/*
+ * A net filter the file creates with --fpr is sized for the prefix
+ * lengths its add lines hold (or --prefixes, if more): the FPR asked for
+ * is per lookup.  0, or BFCTL_USAGE when that no longer fits.
+ */
+static int size_for_keys(struct bfctl_restore *rs, struct rfilter *rf)
+{
+	struct kb_params held = { .key_type = rf->key_type }, p;
+	const u8 *k = rf->keys.buf;
+	u64 i;
+	u32 l;
+	u16 l16;
+
+	if (rf->how != RF_CREATE || rf->bad ||
+	    rf->c.sizing != KB_SIZING_FPR || !kb_key_type_is_net(rf->key_type))
+		return 0;
+	for (i = 0; i < rf->keys.count; i++, k += sizeof(l16) + l16) {
+		memcpy(&l16, k, sizeof(l16));
+		kb_params_note_prefix(&held, k + sizeof(l16), l16);
+	}
+	l = kb_params_nplens(&held);
+	if (l <= (rf->c.prefixes ? rf->c.prefixes : 1))
+		return 0;
+	rf->c.prefixes = l;
+	if (bfctl_create_params(&rf->c, &p, rs->max_bytes))
+		return bfctl_fail(BFCTL_USAGE, rs->verb,
+				  "%s: line %llu: filter %s: sized for the %u prefix lengths its keys hold, it is over max_filter_bytes (%llu)",
+				  rs->file, (unsigned long long)rf->line,
+				  rf->name, l,
+				  (unsigned long long)rs->max_bytes);
+	rf->p = p;
+	bfctl_held_from_params(&rf->held, &p, 0);
+	return 0;
+}
+
 int bfctl_restore_read(struct bfctl_restore *rs, const char *verb,
 		       const char *file)
 {
+	size_t i;
 	int ret;
 
 	kbconn_init(&rs->conn);
@@ -447,7 +483,9 @@ int bfctl_restore_read(struct bfctl_restore *rs, const char *verb,
 	bfctl_lines_close(&rs->r);
 	if (ret)
 		return bfctl_fail(rs->r.code, verb, "%s: %s", file, rs->r.err);
-	return BFCTL_OK;
+	for (i = 0; !ret && i < rs->n; i++)
+		ret = size_for_keys(rs, &rs->v[i]);
+	return ret;
 }
 
 int bfctl_restore_guard(struct bfctl_restore *rs, const char *verb,

@@ -216,6 +216,8 @@ int kbnl_create(struct kbnl *nl, const struct kb_ioc_create *a, char *ext,
 		bad |= nla_put_u32(msg, KB_A_BITS_PER_KEY, a->bits_per_key);
 	} else {
 		bad |= nla_put_u32(msg, KB_A_FPR_PPB, a->fpr_ppb);
+		if (a->prefixes)
+			bad |= nla_put_u32(msg, KB_A_PREFIXES, a->prefixes);
 	}
 	if (a->flags & KB_CREATE_F_SEED)
 		bad |= nla_put(msg, KB_A_SEED, sizeof(a->seed), a->seed);
@@ -291,6 +293,7 @@ static void kbnl_to_info(struct nlattr **tb, struct kb_ioc_info *i)
 	i->adds = kbnl_u64(tb, KB_A_ADDS);
 	i->generation = kbnl_u64(tb, KB_A_GENERATION);
 	i->id = kbnl_u64(tb, KB_A_ID);
+	i->prefixes = kbnl_u32(tb, KB_A_PREFIXES);
 }
 
 static int kbnl_parse_one(struct nlattr **tb, void *arg)
