@@ -191,7 +191,8 @@ PROBE
 boot() {	# boot N: one boot; $log: its probe's log
 	local i=$1 t0=$SECONDS rc=0 blog=${KB_OUT:-/tmp}/pkg_systemd-boot$1.log
 	echo "$i" > $r/var/lib/kbtest/boot
-	# No systemd on the guest to register with: --register=no, and
+	# bpf(): nspawn's filter leaves it out by default (the blocklist, the
+	# LSM filter).  No systemd on the guest to register with: --register=no, and
 	# --keep-unit in a cgroup of this boot's own (nspawn makes its
 	# payload/supervisor cgroups there; a second boot in the same one
 	# fails with EBUSY).
@@ -199,6 +200,7 @@ boot() {	# boot N: one boot; $log: its probe's log
 	(echo $BASHPID > /sys/fs/cgroup/kbsd$i/cgroup.procs &&
 	 exec timeout -k 5 240 systemd-nspawn -q -D $r --private-network \
 		--register=no --keep-unit --bind=/dev/kbloom --bind=/dev/kmsg \
+		--system-call-filter=bpf \
 		-b -- systemd.unit=kbtest.target) > "$blog" 2>&1 || rc=$?
 	echo "# boot $i: nspawn exit $rc after $((SECONDS - t0)) s"
 	log=$(cat $r/var/lib/kbtest/boot$i 2> /dev/null)
