@@ -20,11 +20,12 @@
 # not save over the file at poweroff.
 # Attachments (the same boots): boot 1 also attaches an XDP blocklist
 # (boot.bl) to a veth that kbtest-net.service creates at every boot
-# before kbloom-attach.service, and, when the kernel's BPF LSM is active,
-# an LSM path filter whose list file it then deletes; boot 2 finds both
-# attached again by the units, from the save alone: a listed source's
-# ping is dropped (the blocklist's counter says so) and the listed file
-# does not run.
+# before kbloom-attach.service, and, when the kernel's BPF LSM is active
+# and the container has a /sys/fs/bpf to pin in (systemd-nspawn 252's has
+# none: bfctl_lsm covers that save), an LSM path filter whose list file it
+# then deletes; boot 2 finds them attached again by the units, from the
+# save alone: a listed source's ping is dropped (the blocklist's counter
+# says so) and the listed file does not run.
 # The modules are loaded in the guest (a container cannot load them).
 #   pkg_systemd.sh BUILD   (BUILD/pkg-root: make install DESTDIR; BUILD/kmod-KVER)
 set -u
@@ -130,7 +131,9 @@ log=/var/lib/kbtest/boot$(cat /var/lib/kbtest/boot)
 	bfctl -j xdp show kbv0 2> /dev/null |
 		python3 -c "import json,sys; print('xdp_dropped=%d' % json.load(sys.stdin)[0]['dropped'])"
 	# the LSM path filter (when the kernel's BPF LSM is active)
-	if [ -e /var/lib/kbtest/lsm ]; then
+	# (systemd-nspawn 252's /sys has no fs/bpf to mount bpffs on)
+	[ -d /sys/fs/bpf ] || echo lsm_nobpffs=yes
+	if [ -e /var/lib/kbtest/lsm ] && [ -d /sys/fs/bpf ]; then
 		if [ "$(cat /var/lib/kbtest/boot)" = 1 ]; then
 			install -m 700 /bin/true /usr/local/bin/kbdenied &&
 			echo /usr/local/bin/kbdenied > /etc/kbdenied.list &&
@@ -207,6 +210,7 @@ boot() {	# boot N: one boot; $log: its probe's log
 	[ -n "$log" ] || tail -n 30 "$blog" | sed 's/^/# /'
 }
 has() { grep -qx "$1" <<< "$log"; }
+both() { has "$1" && has "$2"; }
 hasre() { grep -q "$1" <<< "$log"; }
 
 boot 1
@@ -216,12 +220,15 @@ check "boot 1: the probe created the filter and the ruleset" has created=0
 check "boot 1: kbloom.service saved at poweroff" test -s $r/var/lib/kbloom/kbloom.save
 check "boot 1: a ping from 192.0.2.66 passes before the blocklist" has ping_before=yes
 check "boot 1: the blocklist attached to kbv0 drops it" \
-	sh -c "grep -qx xdp_attached=yes <<< \"\$0\" && grep -qx ping_listed=dropped <<< \"\$0\"" "$log"
+	both xdp_attached=yes ping_listed=dropped
 check "boot 1: the save has the blocklist's attach line" \
 	grep -qx 'attach xdp kbv0 boot.bl mode=generic dir=src' $r/var/lib/kbloom/kbloom.save
+# where the containers cannot mount bpffs, bfctl_lsm covers the LSM save
+has lsm_nobpffs=yes && lsm=no &&
+	echo "# the containers have no /sys/fs/bpf: the LSM filter's reboot is not tested here"
 if [ $lsm = yes ]; then
 	check "boot 1: the LSM path filter attached, denies the listed file" \
-		sh -c "grep -qx lsm_attached=yes <<< \"\$0\" && grep -qx lsm_exec=denied <<< \"\$0\"" "$log"
+		both lsm_attached=yes lsm_exec=denied
 	check "boot 1: the save carries its list, not the list file's name" \
 		sh -c "grep -A1 -x 'attach lsm boot.paths mode=path hooks=exec enforce' '$r/var/lib/kbloom/kbloom.save' |
 			grep -qx 'list /usr/local/bin/kbdenied'"
@@ -243,7 +250,7 @@ if [ $lsm = yes ]; then
 	check "boot 2: ... its listed file does not run" has lsm_exec=denied
 	check "boot 2: ... others do" has lsm_other=ran
 else
-	echo "# the kernel's BPF LSM is not active: the LSM filter's reboot is not tested"
+	echo "# no BPF LSM or no bpffs in the containers: the LSM filter's reboot is not tested here"
 fi
 if command -v redis-server > /dev/null; then
 	check "boot 2: bfctl-redis-watch@ follows a Redis key into the kernel" has watch_key=yes
