@@ -219,5 +219,12 @@ $(UBUILD)/asan/%-asan: userspace/tests/%.c $(KB_ASAN_LIBCORE) \
 
 NATIVE_TESTS += $(patsubst %,$(UBUILD)/asan/%-asan,$(KB_ASAN_TESTS))
 
+# the save file's attachment lines: with the bfctl sources they test
+$(UBUILD)/asan/test_savefmt_attach-asan: userspace/tests/test_savefmt_attach.c \
+		$(KB_SAVEFMT_ATTACH_SRCS) $(KB_ASAN_LIBCORE) $(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(KB_ASAN_TEST_CFLAGS) -I$(CURDIR)/userspace/bfctl -o $@ $< \
+		$(KB_SAVEFMT_ATTACH_SRCS) $(KB_ASAN_LIBCORE) $(KB_ULIBS)
+
 -include $(wildcard $(UBUILD)/asan/core/*.d $(UBUILD)/asan/lib/*.d \
 	$(UBUILD)/asan/bfctl-obj/*.d $(UBUILD)/asan/*-asan.d)
