@@ -20,6 +20,7 @@ KB_PKG_OUT = $(BUILD)/packaging/$(subst /,_,$(PREFIX))
 KB_INSTALLED = $(KB_SBINDIR)/bfctl $(KB_MAN8DIR)/bfctl.8 $(KB_COMPDIR)/bfctl \
 	$(DESTDIR)$(KB_XTLIBDIR)/libxt_bloom.so $(KB_INCDIR)/kbloom.bpf.h \
 	$(DESTDIR)$(KB_LIBEXECDIR)/kbloom-persist $(KB_UNITDIR)/kbloom.service \
+	$(KB_UNITDIR)/kbloom-attach.service \
 	$(KB_UNITDIR)/bfctl-redis-watch@.service \
 	$(KB_UDEVDIR)/60-kbloom.rules $(KB_MODLOADDIR)/kbloom.conf \
 	$(KB_SYSUSERSDIR)/kbloom.conf
@@ -33,9 +34,10 @@ $(KB_PKG_OUT)/%: packaging/%.in
 .PHONY: install-boot uninstall
 install: install-boot
 install-boot: $(KB_PKG_OUT)/kbloom.service $(KB_PKG_OUT)/kbloom-persist \
-		$(KB_PKG_OUT)/bfctl-redis-watch@.service
+		$(KB_PKG_OUT)/kbloom-attach.service $(KB_PKG_OUT)/bfctl-redis-watch@.service
 	install -D -m 0755 $(KB_PKG_OUT)/kbloom-persist $(DESTDIR)$(KB_LIBEXECDIR)/kbloom-persist
 	install -D -m 0644 $(KB_PKG_OUT)/kbloom.service $(KB_UNITDIR)/kbloom.service
+	install -D -m 0644 $(KB_PKG_OUT)/kbloom-attach.service $(KB_UNITDIR)/kbloom-attach.service
 	install -D -m 0644 '$(KB_PKG_OUT)/bfctl-redis-watch@.service' \
 		'$(KB_UNITDIR)/bfctl-redis-watch@.service'
 	install -D -m 0644 packaging/60-kbloom.rules $(KB_UDEVDIR)/60-kbloom.rules

@@ -66,6 +66,15 @@ $(UBUILD)/tests/test_bfctl_image: userspace/tests/test_bfctl_image.c \
 # runs the built bfctl
 $(UBUILD)/tests/test_bfctl_mem: $(UBUILD)/bfctl
 
+# the save file's attachment lines, with the line reader they use
+KB_C_TESTS += test_savefmt_attach
+KB_SAVEFMT_ATTACH_SRCS := userspace/bfctl/savefmt_attach.c userspace/bfctl/savefmt_lines.c
+$(UBUILD)/tests/test_savefmt_attach: userspace/tests/test_savefmt_attach.c \
+		$(KB_SAVEFMT_ATTACH_SRCS) $(KB_LIBCORE) $(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(KB_TEST_CFLAGS) -I$(CURDIR)/userspace/bfctl -o $@ $< \
+		$(KB_SAVEFMT_ATTACH_SRCS) $(KB_LIBCORE) $(KB_ULIBS)
+
 # libleveldb is C++, the kselftest harness is C: a small C++ shim
 $(UBUILD)/tests/ldb_shim.o: userspace/tests/ldb_shim.cc userspace/tests/ldb_shim.h
 	@mkdir -p $(@D)
@@ -210,6 +219,13 @@ $(UBUILD)/asan/%-asan: userspace/tests/%.c $(KB_ASAN_LIBCORE) \
 		$(KB_ASAN_LIBCORE) -lleveldb $(KB_ULIBS)
 
 NATIVE_TESTS += $(patsubst %,$(UBUILD)/asan/%-asan,$(KB_ASAN_TESTS))
+
+# the save file's attachment lines: with the bfctl sources they test
+$(UBUILD)/asan/test_savefmt_attach-asan: userspace/tests/test_savefmt_attach.c \
+		$(KB_SAVEFMT_ATTACH_SRCS) $(KB_ASAN_LIBCORE) $(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(KB_ASAN_TEST_CFLAGS) -I$(CURDIR)/userspace/bfctl -o $@ $< \
+		$(KB_SAVEFMT_ATTACH_SRCS) $(KB_ASAN_LIBCORE) $(KB_ULIBS)
 
 -include $(wildcard $(UBUILD)/asan/core/*.d $(UBUILD)/asan/lib/*.d \
 	$(UBUILD)/asan/bfctl-obj/*.d $(UBUILD)/asan/*-asan.d)

@@ -262,6 +262,27 @@ json_check "show: no check was left without a buffer" "$out" "j['stats']['no_buf
 expect 1 "a listed file is still denied" taskset -c 0 cat "$D/deny1"
 expect 0 "detach" $B lsm detach
 
+# ---- save and restore: the attachment and its list, not the list file ----
+cp "$TMP/list" "$TMP/list.gone"
+expect 0 "attach --exec --open from a list file" \
+	$B lsm attach pf -file "$TMP/list.gone" --exec --open
+expect 0 "save" $B save -file "$TMP/lsm.save"
+check "the save has the attachment and its paths" \
+	sh -c "grep -A3 -x 'attach lsm pf mode=path hooks=exec,open enforce' '$TMP/lsm.save' |
+		tr '\n' ' ' | grep -qx 'attach lsm pf mode=path hooks=exec,open enforce list $D/deny1 list $D/deny2 end '"
+rm "$TMP/list.gone"
+expect 0 "detach" $B lsm detach
+expect 0 "restore -check: the attachment is counted" $B restore -check -exist -file "$TMP/lsm.save"
+like "... as one" "$out" ', 1 attachments: ok$'
+check "-check attached nothing" test ! -e $PINS
+expect 0 "restore attaches it again, its list file gone" $B restore -exist -file "$TMP/lsm.save"
+expect 1 "a listed file is denied again" cat "$D/deny1"
+expect 0 "an unlisted one is not" cat "$D/allow"
+expect 0 "restore again: the attached filter is left as it is" \
+	$B restore -exist -file "$TMP/lsm.save"
+like "... and it says so" "$err" 'path mode is attached already: left as it is'
+expect 0 "detach" $B lsm detach
+
 # ---- an unprivileged open and rename storm denies no unlisted file ----
 # nobody's processes on CPU 0 open files through directories that others
 # of them rename back and forth (lsm_storm.py), by paths too long for the

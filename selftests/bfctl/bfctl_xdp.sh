@@ -11,7 +11,8 @@
 # filter without addresses, a foreign XDP or tc program without
 # --replace, which prints the id it replaced; detach leaves a foreign
 # program alone, even one put in place while it runs); a missing filter
-# fails open; filters are per netns; a rebuild and a swap under a
+# fails open; filters are per netns; a saved blocklist restores, but not
+# over a foreign program; a rebuild and a swap under a
 # continuous UDP stream never let a listed source through; detach; rmmod
 # kbloom refused while a blocklist is attached, done after detach.
 . "$(dirname "$0")/lib.sh"
@@ -326,8 +327,17 @@ expect 0 "detach" nsd $B xdp detach veth-d
 # ---- a foreign program is never replaced without --replace, never removed ----
 PASS_O=$UB/bpf/kb_xdp_pass.bpf.o
 xdp_id() { nsd ip -d link show veth-d | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p'; }
+# a save of a blocklist, to be restored over the foreign program below
+expect 0 "attach, to be saved" nsd $B xdp attach veth-d bl --mode generic
+expect 0 "save records the blocklist" nsd $B save -file "$TMP/att.save"
+check "... as an attach line" grep -qx "attach xdp veth-d bl mode=generic dir=src" "$TMP/att.save"
+expect 0 "detach" nsd $B xdp detach veth-d
 if nsd ip link set dev veth-d xdpgeneric obj "$PASS_O" sec xdp 2> "$TMP/ip.err"; then
 	fid=$(xdp_id)
+	expect 3 "restore does not replace a foreign XDP program" \
+		nsd $B restore -exist -file "$TMP/att.save"
+	like "... names the blocklist not attached" "$err" 'not attached \(above\): xdp veth-d$'
+	check "the foreign program is still there" test "$(xdp_id)" = "$fid"
 	expect 3 "attach over a foreign XDP program" nsd $B xdp attach veth-d bl
 	like "names it and --replace" "$err" "program $fid that is not a kbloom blocklist; not replacing it without --replace"
 	expect 3 "attach --force over it: --force does not replace" \
@@ -347,6 +357,10 @@ if nsd ip link set dev veth-d xdpgeneric obj "$PASS_O" sec xdp 2> "$TMP/ip.err";
 	expect 0 "detach" nsd $B xdp detach veth-d
 	check "nothing left on veth-d" \
 		bash -c "! ip -n $D link show veth-d | grep -q 'prog/xdp'"
+	expect 0 "restore attaches the saved blocklist" \
+		nsd $B restore -exist -file "$TMP/att.save"
+	check "restored: 10.98.0.2 is dropped" blocked 10.98.0.2 10.98.0.1
+	expect 0 "detach" nsd $B xdp detach veth-d
 else
 	nok "ip link attaches a foreign XDP program"
 	diag "$(cat "$TMP/ip.err")"

@@ -51,6 +51,7 @@ for m in $mods; do
 done
 check "the kbloom group exists" eval 'getent group kbloom > /dev/null'
 check "kbloom.service enabled" test -L /etc/systemd/system/multi-user.target.wants/kbloom.service
+check "kbloom-attach.service enabled" test -L /etc/systemd/system/multi-user.target.wants/kbloom-attach.service
 logged "modprobe xt_bloom (and kbloom) from DKMS's tree" modprobe xt_bloom
 check "the loaded kbloom is DKMS's" \
 	test "$(modinfo -n kbloom 2> /dev/null)" = "$(ls /lib/modules/"$kver"/updates/dkms/kbloom.ko* 2> /dev/null)" -a -d /sys/module/kbloom

@@ -18,6 +18,14 @@
 # kernel log), but only after creating the filter, so the ruleset loads
 # whole and the filter answers "maybe" for every key; the failed unit does
 # not save over the file at poweroff.
+# Attachments (the same boots): boot 1 also attaches an XDP blocklist
+# (boot.bl) to a veth that kbtest-net.service creates at every boot
+# before kbloom-attach.service, and, when the kernel's BPF LSM is active
+# and the container has a /sys/fs/bpf to pin in (systemd-nspawn 252's has
+# none: bfctl_lsm covers that save), an LSM path filter whose list file it
+# then deletes; boot 2 finds them attached again by the units, from the
+# save alone: a listed source's ping is dropped (the blocklist's counter
+# says so) and the listed file does not run.
 # The modules are loaded in the guest (a container cannot load them).
 #   pkg_systemd.sh BUILD   (BUILD/pkg-root: make install DESTDIR; BUILD/kmod-KVER)
 set -u
@@ -52,11 +60,30 @@ u=$r/etc/systemd/system
 printf 'KBLOOM_SAVE_ON_STOP=yes\nKBLOOM_MODULES=\n' > $r/etc/default/kbloom
 rm -f $r/var/lib/kbloom/kbloom.save $r/etc/iptables/rules.v4
 mkdir -p $r/etc/iptables $r/var/lib/kbtest
+# the LSM part of the boots: only where the kernel's BPF LSM is active
+mountpoint -q /sys/kernel/security || mount -t securityfs securityfs /sys/kernel/security
+case ",$(cat /sys/kernel/security/lsm 2> /dev/null)," in
+*,bpf,*) : > $r/var/lib/kbtest/lsm; lsm=yes ;;
+*) rm -f $r/var/lib/kbtest/lsm; lsm=no ;;
+esac
 # The test's boot target: kbloom.service, a rules loader, a probe.
 cat > $u/kbtest.target <<'UNIT'
 [Unit]
 Description=kbloom boot test
-Wants=kbloom.service iptables.service kbprobe.service
+Wants=kbloom.service kbloom-attach.service iptables.service kbprobe.service
+Wants=kbtest-net.service
+UNIT
+# the blocklist's device, made at every boot before kbloom-attach.service
+# needs it; a second netns holds the sender (192.0.2.66 is in boot.bl)
+cat > $u/kbtest-net.service <<'UNIT'
+[Unit]
+Description=kbloom boot test: a veth for the blocklist
+DefaultDependencies=no
+Before=kbloom-attach.service
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/sh -ec 'ip netns add kbpeer; ip link add kbv0 type veth peer name kbv1 netns kbpeer; ip addr add 192.0.2.1/24 dev kbv0; ip link set kbv0 up; ip -n kbpeer link set lo up; ip -n kbpeer addr add 192.0.2.66/24 dev kbv1; ip -n kbpeer link set kbv1 up'
 UNIT
 cat > $u/iptables.service <<'UNIT'
 [Unit]
@@ -71,7 +98,7 @@ UNIT
 cat > $u/kbprobe.service <<'UNIT'
 [Unit]
 Description=kbloom boot test probe
-After=iptables.service kbloom.service
+After=iptables.service kbloom.service kbloom-attach.service kbtest-net.service
 SuccessAction=poweroff
 FailureAction=poweroff
 [Service]
@@ -91,6 +118,36 @@ log=/var/lib/kbtest/boot$(cat /var/lib/kbtest/boot)
 	bfctl test boot.bl 192.0.2.66 > /dev/null 2>&1 && echo key=yes || echo key=no
 	systemctl show -p ExecMainStatus --value kbloom.service | sed 's/^/kbloom_status=/'
 	journalctl -b -u kbloom.service --no-pager -o cat | sed 's/^/journal: /'
+	echo "attach=$(systemctl is-active kbloom-attach.service)"
+	journalctl -b -u kbloom-attach.service --no-pager -o cat | sed 's/^/attach journal: /'
+	# the blocklist on kbv0, and a listed source's ping dropped by it
+	bfctl xdp show kbv0 2>&1 | sed 's/^/xdp: /'
+	ping1() { ip netns exec kbpeer ping -q -c1 -W2 -I 192.0.2.66 192.0.2.1 > /dev/null 2>&1; }
+	[ "$(cat /var/lib/kbtest/boot)" = 1 ] && { ping1 && echo ping_before=yes || echo ping_before=no; }
+	[ "$(cat /var/lib/kbtest/boot)" = 1 ] && bfctl create boot.bl blocked --items 1000 --fpr 0.01 --key-type ip &&
+		bfctl add boot.bl 192.0.2.66 && bfctl xdp attach kbv0 boot.bl --mode generic &&
+		echo xdp_attached=yes
+	# (boots 3 and 4 test other things: no time spent on pings there)
+	[ "$(cat /var/lib/kbtest/boot)" -le 2 ] && { ping1 && echo ping_listed=passed || echo ping_listed=dropped; }
+	bfctl -j xdp show kbv0 2> /dev/null |
+		python3 -c "import json,sys; print('xdp_dropped=%d' % json.load(sys.stdin)[0]['dropped'])"
+	# the LSM path filter (when the kernel's BPF LSM is active)
+	# (systemd-nspawn 252's /sys has no fs/bpf to mount bpffs on)
+	[ -d /sys/fs/bpf ] || echo lsm_nobpffs=yes
+	if [ -e /var/lib/kbtest/lsm ] && [ -d /sys/fs/bpf ]; then
+		if [ "$(cat /var/lib/kbtest/boot)" = 1 ]; then
+			install -m 700 /bin/true /usr/local/bin/kbdenied &&
+			echo /usr/local/bin/kbdenied > /etc/kbdenied.list &&
+			bfctl create boot.paths classic --items 100 --fpr 0.01 --key-type str &&
+			bfctl lsm attach boot.paths -file /etc/kbdenied.list &&
+			echo lsm_attached=yes
+			# the save must not need the list file
+			rm -f /etc/kbdenied.list
+		fi
+		bfctl lsm show --path 2>&1 | sed 's/^/lsm: /'
+		/usr/local/bin/kbdenied 2> /dev/null && echo lsm_exec=ran || echo lsm_exec=denied
+		/bin/true && echo lsm_other=ran
+	fi
 } > "$log" 2>&1
 # boot 2: bfctl-redis-watch@.service follows a key as its dynamic user,
 # in the kbloom group, with CAP_NET_ADMIN alone (skipped without redis)
@@ -128,8 +185,7 @@ if [ "$(cat /var/lib/kbtest/boot)" = 2 ] && command -v redis-server > /dev/null;
 	journalctl -b -u $w --no-pager -o cat | sed 's/^/watch journal: /'
 } >> "$log" 2>&1; fi
 if [ "$(cat /var/lib/kbtest/boot)" = 1 ]; then
-	bfctl create boot.bl blocked --items 1000 --fpr 0.01 --key-type ip &&
-	bfctl add boot.bl 192.0.2.66 &&
+	bfctl test -q boot.bl 192.0.2.66 &&
 	printf '*filter\n-A INPUT -m bloom --bloom-name boot.bl --bloom-dir src -j DROP\n-A INPUT -p tcp --dport 22 -j ACCEPT\nCOMMIT\n' \
 		> /etc/iptables/rules.v4
 	echo "created=$?" >> "$log"
@@ -139,7 +195,8 @@ PROBE
 boot() {	# boot N: one boot; $log: its probe's log
 	local i=$1 t0=$SECONDS rc=0 blog=${KB_OUT:-/tmp}/pkg_systemd-boot$1.log
 	echo "$i" > $r/var/lib/kbtest/boot
-	# No systemd on the guest to register with: --register=no, and
+	# bpf(): nspawn's filter leaves it out by default (the blocklist, the
+	# LSM filter).  No systemd on the guest to register with: --register=no, and
 	# --keep-unit in a cgroup of this boot's own (nspawn makes its
 	# payload/supervisor cgroups there; a second boot in the same one
 	# fails with EBUSY).
@@ -147,12 +204,14 @@ boot() {	# boot N: one boot; $log: its probe's log
 	(echo $BASHPID > /sys/fs/cgroup/kbsd$i/cgroup.procs &&
 	 exec timeout -k 5 240 systemd-nspawn -q -D $r --private-network \
 		--register=no --keep-unit --bind=/dev/kbloom --bind=/dev/kmsg \
+		--system-call-filter=bpf \
 		-b -- systemd.unit=kbtest.target) > "$blog" 2>&1 || rc=$?
 	echo "# boot $i: nspawn exit $rc after $((SECONDS - t0)) s"
 	log=$(cat $r/var/lib/kbtest/boot$i 2> /dev/null)
 	[ -n "$log" ] || tail -n 30 "$blog" | sed 's/^/# /'
 }
 has() { grep -qx "$1" <<< "$log"; }
+both() { has "$1" && has "$2"; }
 hasre() { grep -q "$1" <<< "$log"; }
 
 boot 1
@@ -160,6 +219,22 @@ check "boot 1: kbloom.service active without a save file (first boot)" has kbloo
 check "boot 1: the journal says there was nothing to restore" grep -q "nothing to restore" <<< "$log"
 check "boot 1: the probe created the filter and the ruleset" has created=0
 check "boot 1: kbloom.service saved at poweroff" test -s $r/var/lib/kbloom/kbloom.save
+check "boot 1: a ping from 192.0.2.66 passes before the blocklist" has ping_before=yes
+check "boot 1: the blocklist attached to kbv0 drops it" \
+	both xdp_attached=yes ping_listed=dropped
+check "boot 1: the save has the blocklist's attach line" \
+	grep -qx 'attach xdp kbv0 boot.bl mode=generic dir=src' $r/var/lib/kbloom/kbloom.save
+# where the containers cannot mount bpffs, bfctl_lsm covers the LSM save
+has lsm_nobpffs=yes && lsm=no &&
+	echo "# the containers have no /sys/fs/bpf: the LSM filter's reboot is not tested here"
+if [ $lsm = yes ]; then
+	check "boot 1: the LSM path filter attached, denies the listed file" \
+		both lsm_attached=yes lsm_exec=denied
+	check "boot 1: the save carries its list, not the list file's name" \
+		sh -c "grep -A1 -x 'attach lsm boot.paths mode=path hooks=exec enforce' '$r/var/lib/kbloom/kbloom.save' |
+			grep -qx 'list /usr/local/bin/kbdenied'"
+fi
+[ "$fail" = 0 ] || sed 's/^/# /' <<< "$log"
 boot 2
 check "boot 2: kbloom.service active (restored)" has kbloom=active
 check "boot 2: iptables.service loaded the ruleset that uses the filter" has iptables=active
@@ -167,6 +242,17 @@ check "boot 2: the rule is in the new netns" has rule=yes
 check "boot 2: the saved key answers" has key=yes
 check "boot 2: the whole ruleset" has rules=2
 check "boot 2: a filter restored whole answers absent for keys never added" has closed=no
+check "boot 2: kbloom-attach.service attached the blocklist again" has attach=active
+check "boot 2: ... on kbv0, generic mode, testing boot.bl" hasre '^xdp: kbv0: xdp generic filter boot\.bl '
+check "boot 2: ... a listed source's ping is dropped" has ping_listed=dropped
+check "boot 2: ... by the blocklist (its dropped counter)" hasre '^xdp_dropped=[1-9]'
+if [ $lsm = yes ]; then
+	check "boot 2: kbloom.service attached the LSM path filter again" hasre '^lsm: filter boot\.paths '
+	check "boot 2: ... its listed file does not run" has lsm_exec=denied
+	check "boot 2: ... others do" has lsm_other=ran
+else
+	echo "# no BPF LSM or no bpffs in the containers: the LSM filter's reboot is not tested here"
+fi
 if command -v redis-server > /dev/null; then
 	check "boot 2: bfctl-redis-watch@ follows a Redis key into the kernel" has watch_key=yes
 	check "boot 2: ... as a user of its own, not root" hasre '^watch_uid=[1-9]'

@@ -56,8 +56,8 @@ VM_TEST_PROGS += $(UBUILD)/bfctl
 # guards capacity (restore_bad.c: --on-bad-payload's stand-ins)
 KB_FUZZ_SRCS_fuzz_savefmt += userspace/bfctl/restore.c userspace/bfctl/kargs.c \
 	userspace/bfctl/keys.c userspace/bfctl/capacity.c \
-	userspace/bfctl/restore_bad.c
-$(UBUILD)/fuzz/fuzz_savefmt: userspace/bfctl/restore.c userspace/bfctl/kargs.c \
+	userspace/bfctl/restore_bad.c userspace/bfctl/savefmt_attach.c
+$(UBUILD)/fuzz/fuzz_savefmt: userspace/bfctl/restore.c userspace/bfctl/savefmt_attach.c userspace/bfctl/kargs.c \
 	userspace/bfctl/restore_bad.c \
 	userspace/bfctl/keys.c userspace/bfctl/capacity.c \
 	userspace/bfctl/savefmt.h userspace/bfctl/kverbs.h
@@ -93,7 +93,7 @@ bench-gozero: $(UBUILD)/bench/bench_gozero $(UBUILD)/tests/gozero-oracle
 KB_BPF_PROGS += path_filter
 # its path buffers are claimed with compare-and-exchange: BPF ISA v3
 $(KB_BPF_OUT)/path_filter.bpf.o: KB_BPF_CFLAGS += -mcpu=v3
-KB_LSM_OBJS := $(foreach o,lsm lsm_show lsm_inode,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)
+KB_LSM_OBJS := $(foreach o,lsm lsm_show lsm_inode restore_attach,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)
 $(KB_LSM_OBJS): $(KB_BPF_OUT)/path_filter.skel.h
 $(KB_LSM_OBJS): KB_UCFLAGS += $(KB_BPF_USER_CFLAGS) -I$(CURDIR)/userspace/bpf
 $(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += $(KB_BPF_LIBS)
@@ -105,14 +105,14 @@ NATIVE_TESTS += $(UBUILD)/tests/test_pf_siphash
 # content mode (lsm_content.c): userspace/bpf/content_filter.bpf.c, the
 # files' SHA-256 from IMA (bpf_ima_file_hash()) tested as bytes keys
 KB_BPF_PROGS += content_filter
-KB_LSM_CONTENT_OBJS := $(foreach o,lsm_content lsm_content_show,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)
+KB_LSM_CONTENT_OBJS := $(foreach o,lsm_content lsm_content_show restore_attach,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)
 $(KB_LSM_CONTENT_OBJS): $(KB_BPF_OUT)/content_filter.skel.h userspace/bpf/content_filter.h
 $(KB_LSM_CONTENT_OBJS): KB_UCFLAGS += $(KB_BPF_USER_CFLAGS) -I$(CURDIR)/userspace/bpf
 
 # ---- bfctl xdp (xdp.c, xdp_show.c): the XDP/tc blocklist, userspace/bpf/xdp_blocklist.bpf.c,
 # loaded through its skeleton; only bfctl links libbpf ----
 KB_BPF_PROGS += xdp_blocklist
-KB_BFCTL_XDP_OBJS := $(foreach o,xdp xdp_show xdp_disp xdp_opts xdp_tcx,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)
+KB_BFCTL_XDP_OBJS := $(foreach o,xdp xdp_show xdp_disp xdp_opts xdp_tcx restore_attach,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)
 $(KB_BFCTL_XDP_OBJS): KB_UCFLAGS += $(KB_BPF_USER_CFLAGS) -I$(CURDIR)/userspace/bpf
 $(KB_BFCTL_XDP_OBJS): $(KB_BPF_OUT)/xdp_blocklist.skel.h userspace/bpf/xdp_blocklist.h
 # libxdp (Debian's libxdp-dev, xdp-tools 1.3): its dispatcher lets the

@@ -93,6 +93,13 @@ got:
 	return ret;
 }
 
+int bfctl_restore_known(struct bfctl_restore *rs, const char *name)
+{
+	struct kb_ioc_info info;
+
+	return find(rs, name) ? 0 : kinfo(rs, name, &info);
+}
+
 /* what the kernel would make of a create request (kb_params_from_spec) */
 static int new_keys(struct bfctl_restore *rs, struct rfilter *rf)
 {
@@ -367,7 +374,17 @@ static int parse_all(struct bfctl_restore *rs)
 		rs->ended |= !strcmp(s, SAVE_END);
 		if (s[0] == '#' || s[0] == ';')	/* as in key files */
 			continue;
-		if (s[0] == 'a' && s[1] == 'd' && s[2] == 'd' &&
+		/* restore --only without filters: their lines are not read */
+		if ((rs->skip & RS_SKIP_FILTERS) && !strncmp(s, "filter ", 7)) {
+			rs->r.in_block = true;
+			bfctl_lines_skip_block(&rs->r);
+			continue;
+		}
+		if ((rs->skip & RS_SKIP_FILTERS) && strncmp(s, "attach ", 7))
+			continue;
+		if (!strncmp(s, "attach ", 7))
+			ret = bfctl_restore_attach_line(rs, s);
+		else if (s[0] == 'a' && s[1] == 'd' && s[2] == 'd' &&
 		    (s[3] == ' ' || s[3] == '\t'))
 			ret = line_add(rs, s);
 		else if (!strncmp(s, "filter ", 7))
@@ -376,7 +393,7 @@ static int parse_all(struct bfctl_restore *rs)
 			ret = line_create(rs, s);
 		else
 			ret = bfctl_lines_fail(&rs->r, BFCTL_USAGE,
-				      "expected 'filter NAME ...', 'create NAME ...' or 'add NAME KEY', got '%.40s'",
+				      "expected 'filter NAME ...', 'create NAME ...', 'add NAME KEY' or 'attach ...', got '%.40s'",
 					       s);
 		/* --on-bad-payload: reported and skipped, the reading goes on */
 		if (ret && rs->r.code && !bfctl_restore_bad(rs, NULL))
@@ -554,6 +571,11 @@ void bfctl_restore_free(struct bfctl_restore *rs)
 	free(rs->v);
 	rs->v = NULL;
 	rs->n = 0;
+	for (i = 0; i < rs->natt; i++)
+		bfctl_attach_free(&rs->att[i]);
+	free(rs->att);
+	rs->att = NULL;
+	rs->natt = 0;
 }
 
 /* ---- loading ---- */
@@ -656,6 +678,12 @@ int bfctl_restore_main(int argc, char **argv)
 						  "--max-fpr needs P over 0 and at most 1 (0.01 or 1%%)");
 		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
 			bfctl_quiet = true;	/* -q anywhere, as for every verb */
+		} else if (!strncmp(argv[i], "--only=", 7) ||
+			   !strncmp(argv[i], "-only=", 6)) {
+			if (bfctl_restore_only_parse(&rs, strchr(argv[i], '=') + 1))
+				return bfctl_fail(BFCTL_USAGE, "restore",
+						  "--only takes filters, lsm, xdp or a list of them (filters,lsm), not '%s'",
+						  strchr(argv[i], '=') + 1);
 		} else if (!strncmp(argv[i], "--on-bad-payload=", 17) ||
 			   !strncmp(argv[i], "-on-bad-payload=", 16)) {
 			if (bfctl_restore_bad_parse(&rs, strchr(argv[i], '=') + 1))
@@ -664,7 +692,7 @@ int bfctl_restore_main(int argc, char **argv)
 						  strchr(argv[i], '=') + 1);
 		} else {
 			return bfctl_fail(BFCTL_USAGE, "restore",
-					  "option '%s' is not allowed here (bfctl restore [-file FILE] [-exist] [-check] [--force] [--max-fpr P] [--on-bad-payload=empty|closed])",
+					  "option '%s' is not allowed here (bfctl restore [-file FILE] [-exist] [-check] [--force] [--max-fpr P] [--on-bad-payload=empty|closed] [--only=filters,lsm,xdp])",
 					  argv[i]);
 		}
 	}
@@ -706,13 +734,19 @@ int bfctl_restore_main(int argc, char **argv)
 	}
 	if (!ret)
 		ret = bfctl_restore_bad_report(&rs);
+	/* each on its own, after the filters: a failed one stops no other */
+	if (!rs.check && rs.natt && (!ret || rs.on_bad))
+		ret = bfctl_restore_attachments(&rs) ?: ret;
 	if (rs.check && !bfctl_quiet && !rs.nbad && !rs.nlost) {
 		u64 keys = 0;
 
 		for (i = 0; i < rs.n; i++)
 			keys += rs.v[i].keys.count;
-		printf("%s: %zu filters, %llu keys: ok\n", file, rs.n,
+		printf("%s: %zu filters, %llu keys", file, rs.n,
 		       (unsigned long long)keys);
+		if (rs.natt)
+			printf(", %zu attachments", rs.natt);
+		printf(": ok\n");
 	}
 out:
 	bfctl_restore_free(&rs);

@@ -343,6 +343,9 @@ int bfctl_save_main(int argc, char **argv)
 			ret = st.ret;
 	}
 	kbconn_close(&conn);
+	/* after the filters, which restore loads before attaching */
+	if (!ret)
+		ret = bfctl_save_attachments(st.f, name);
 	if (!ret)
 		fprintf(st.f, "%s\n", SAVE_END);
 	if (fflush(st.f) || ferror(st.f)) {

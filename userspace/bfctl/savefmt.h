@@ -17,6 +17,7 @@
 #define SAVE_MAGIC	"# bfctl save 1"
 #define SAVE_END	"# bfctl save end"
 
+#include <stdio.h>
 #include "bfctl.h"
 
 /* streamed input: only a window of the text is ever in memory */
@@ -107,6 +108,38 @@ enum rs_bad {
 };
 
 /*
+ * An attachment of a save (savefmt_attach.c): an XDP/tc blocklist or an
+ * LSM filter, re-attached after the filters by the attach verbs themselves
+ * (restore_attach.c).  An LSM attachment carries its list (the lines its
+ * -file had, as the programs hold them), not the list file's name.
+ */
+enum ra_kind {
+	RA_XDP,
+	RA_LSM_PATH,
+	RA_LSM_CONTENT,
+};
+
+struct rattach {
+	enum ra_kind kind;
+	u64 line;
+	char dev[16];		/* RA_XDP: IF_NAMESIZE */
+	char filter[KB_NAME_MAX];
+	const char *mode;	/* RA_XDP: "native", "generic", "tc" */
+	const char *dir;	/* RA_XDP: "src", "dst" */
+	bool force;		/* RA_XDP: the filter was missing at save */
+	u32 hooks;		/* RA_LSM_*: LSM_HOOK_* bits */
+	bool audit;
+	char *list;		/* RA_LSM_*: its lines, each ending in '\n' */
+	size_t list_len, list_n;
+	bool done;		/* attached (or already there) */
+};
+
+/* restore --only: the parts of the file left out (RS_SKIP_*) */
+#define RS_SKIP_FILTERS	(1u << 0)
+#define RS_SKIP_LSM	(1u << 1)
+#define RS_SKIP_XDP	(1u << 2)
+
+/*
  * The whole input of a restore or a sync, read and checked before
  * anything changes (restore.c).  A sync's file defines every filter it
  * names (a filter block or a create line; an add to any other name is an
@@ -139,6 +172,9 @@ struct bfctl_restore {
 	u64 total;			/* payload bytes of the filter blocks */
 	struct rfilter *v;
 	size_t n, cap, last;	/* last: the filter of the previous add */
+	unsigned int skip;	/* RS_SKIP_*: parts not restored */
+	struct rattach *att;	/* the file's attachments, in file order */
+	size_t natt;
 };
 
 /*
@@ -179,6 +215,29 @@ int bfctl_restore_check_count(struct bfctl_restore *rs, const char *verb,
  */
 int bfctl_save_parse_block(struct bfctl_lines *r, char *fline,
 			   struct rfilter *rf, u64 max_bytes, u64 budget);
+
+/* ---- attachments: save lines (savefmt_attach.c) ---- */
+
+/* "attach ..." (s, modified) into a: 0, or -EINVAL with err set */
+int bfctl_attach_parse(char *s, struct rattach *a, char *err, size_t errlen);
+/* one "list X" line's X into a's list: 0, or -EINVAL/-ENOMEM with err */
+int bfctl_attach_list_add(struct rattach *a, const char *x, char *err,
+			  size_t errlen);
+void bfctl_attach_free(struct rattach *a);
+/* an "attach" line (and an LSM one's list block) of a restore */
+int bfctl_restore_attach_line(struct bfctl_restore *rs, char *s);
+/* name: defined by the file or in the kernel (restore.c): 0, -ENOENT, err */
+int bfctl_restore_known(struct bfctl_restore *rs, const char *name);
+/* "filters,lsm,xdp" -> rs->skip (what is not in it): 0 or -EINVAL */
+int bfctl_restore_only_parse(struct bfctl_restore *rs, const char *v);
+
+/*
+ * restore_attach.c (not in the fuzz target, which stubs these): write
+ * the attachments (of filter name, or all) as save lines; attach the
+ * file's, each on its own, loud on failure: BFCTL_OK or BFCTL_ERR
+ */
+int bfctl_save_attachments(FILE *f, const char *name);
+int bfctl_restore_attachments(struct bfctl_restore *rs);
 
 /* ---- --on-bad-payload (restore_bad.c) ---- */
 

@@ -79,7 +79,8 @@ bool bfctl_lines_begins(const char *s)
 {
 	return !strncmp(s, "filter ", 7) || !strncmp(s, "create ", 7) ||
 	       !strncmp(s, "create\t", 7) || !strncmp(s, "add ", 4) ||
-	       !strncmp(s, "add\t", 4) || !strcmp(s, SAVE_END);
+	       !strncmp(s, "add\t", 4) || !strncmp(s, "attach ", 7) ||
+	       !strcmp(s, SAVE_END);
 }
 
 /*

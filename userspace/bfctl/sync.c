@@ -410,6 +410,8 @@ int bfctl_sync_main(int argc, char **argv)
 					  argv[i]);
 		}
 	}
+	/* a save's attachments are restore's: sync reads past them */
+	s.rs.skip = RS_SKIP_LSM | RS_SKIP_XDP;
 	ret = bfctl_restore_read(&s.rs, "sync", s.file);
 	if (ret)
 		goto out;

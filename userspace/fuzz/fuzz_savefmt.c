@@ -7,7 +7,7 @@
  * stubs that keep filters in memory (nothing touches the host kernel).
  *
  * Input: byte 0 holds options, the rest is the restore text (filter
- * blocks, create and add lines).  Bit 0 adds -exist, bit 1 makes every
+ * blocks, create, add and attach lines).  Bit 0 adds -exist, bit 1 makes every
  * name taken in the kernel, bits 2-3 make the Nth kernel write
  * (begin/upload/keys/commit) fail, bits 4-5 add --on-bad-payload=empty
  * (1) or closed (2, 3), whose stand-ins must be images the kernel takes
@@ -112,6 +112,29 @@ int bfctl_xdp_main(int argc, char **argv)
 {
 	FUZZ_CHECK(!"xdp called");
 	return BFCTL_ERR;
+}
+
+/*
+ * restore_attach.c (libbpf) stays out: no attachment to save, and those
+ * restore parsed are checked for what the attach verbs rely on
+ */
+int bfctl_save_attachments(FILE *f, const char *name)
+{
+	return BFCTL_OK;
+}
+
+int bfctl_restore_attachments(struct bfctl_restore *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->natt; i++) {
+		const struct rattach *a = &rs->att[i];
+
+		FUZZ_CHECK(kb_name_valid(a->filter, strlen(a->filter)));
+		FUZZ_CHECK(a->kind == RA_XDP ? a->mode && a->dir && a->dev[0] :
+			   a->hooks && a->list_n && a->list[a->list_len - 1] == '\n');
+	}
+	return BFCTL_OK;
 }
 
 void kbconn_init(struct kbconn *c)
