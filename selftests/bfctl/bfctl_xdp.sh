@@ -330,7 +330,7 @@ xdp_id() { nsd ip -d link show veth-d | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1
 # a save of a blocklist, to be restored over the foreign program below
 expect 0 "attach, to be saved" nsd $B xdp attach veth-d bl --mode generic
 expect 0 "save records the blocklist" nsd $B save -file "$TMP/att.save"
-check "... as an attach line" grep -qx "attach xdp veth-d bl mode=generic dir=src" "$TMP/att.save"
+check "... as an attach line" grep -qxE "attach xdp veth-d bl mode=generic dir=src( alone| prio=50)" "$TMP/att.save"
 expect 0 "detach" nsd $B xdp detach veth-d
 if nsd ip link set dev veth-d xdpgeneric obj "$PASS_O" sec xdp 2> "$TMP/ip.err"; then
 	fid=$(xdp_id)

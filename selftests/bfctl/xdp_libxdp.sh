@@ -58,6 +58,16 @@ else
 		test "$(lx_progs | sort | tr '\n' ' ')" = "kbloom_xdp xdpfilt "
 	json_check "libxdp: not program $old any more" "$(lx $B -j xdp show veth-d)" \
 		"j[0]['prog_id'] != $old and j[0]['priority']==20"
+	# a save keeps its place in the dispatcher; restore puts it back there
+	expect 0 "libxdp: save" lx $B save -file "$TMP/lx.save"
+	check "libxdp: the attach line has its priority" \
+		grep -qx "attach xdp veth-d bl mode=native dir=src prio=20" "$TMP/lx.save"
+	expect 0 "libxdp: detach before the restore" lx $B xdp detach veth-d
+	expect 0 "libxdp: restore re-attaches it" lx $B restore -exist -file "$TMP/lx.save"
+	json_check "libxdp: in the dispatcher again, at priority 20" "$(lx $B -j xdp show veth-d)" \
+		"j[0]['dispatcher'] and j[0]['priority']==20"
+	check "libxdp: beside xdp-filter still" \
+		test "$(lx_progs | sort | tr '\n' ' ')" = "kbloom_xdp xdpfilt "
 	expect 0 "libxdp: detach" lx $B xdp detach veth-d
 	check "libxdp: only xdp-filter is left" test "$(lx_progs)" = xdpfilt
 	check "libxdp: 10.98.0.2 passes after detach" passes 10.98.0.2 10.98.0.1

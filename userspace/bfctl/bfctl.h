@@ -190,6 +190,12 @@ s64 bfctl_count_keys(const char *path, u32 key_type, int fmt);
  */
 u32 bfctl_file_nplens(const char *path, u32 key_type, int fmt);
 
+/*
+ * xdp attach --priority's bound, and a save's prio=: libxdp's run
+ * priorities are unsigned ints
+ */
+#define BFCTL_XDP_PRIO_MAX	0x7fffffff
+
 /* ---- JSON output (json.c): one compact document on stdout ---- */
 
 /* key NULL: in an array or at the top */

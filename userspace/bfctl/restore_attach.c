@@ -72,10 +72,15 @@ static int save_xdp(FILE *f, const char *name)
 		for (i = 0; !err && i < 2; i++) {
 			if (!b[i]->ours || (name && strcmp(b[i]->name, name)))
 				continue;
-			fprintf(f, "attach xdp %s %s mode=%s dir=%s%s\n", d.dev,
+			fprintf(f, "attach xdp %s %s mode=%s dir=%s", d.dev,
 				b[i]->name, bfctl_xdp_mode_name(b[i]),
-				b[i]->conf.dir == KB_XDP_DIR_DST ? "dst" : "src",
-				filter_missing(b[i]->name) ? " force" : "");
+				b[i]->conf.dir == KB_XDP_DIR_DST ? "dst" : "src");
+			/* in libxdp's dispatcher, in its place; or alone */
+			if (b[i]->disp)
+				fprintf(f, " prio=%u", b[i]->run_prio);
+			else if (!b[i]->tc)
+				fputs(" alone", f);
+			fputs(filter_missing(b[i]->name) ? " force\n" : "\n", f);
 		}
 		bfctl_xdp_dev_release(&d);
 	}
@@ -190,12 +195,20 @@ static void wait_dev(const char *dev)
 
 static int attach_xdp(struct rattach *a)
 {
-	char *argv[12] = { "xdp", "attach", a->dev, a->filter, "--mode",
+	char *argv[16] = { "xdp", "attach", a->dev, a->filter, "--mode",
 			   (char *)a->mode, "--dir", (char *)a->dir };
+	char prio[24];
 	int argc = 8;
 
 	if (a->force)
 		argv[argc++] = "--force";
+	if (a->alone)
+		argv[argc++] = "--no-dispatcher";
+	if (a->prio >= 0) {
+		snprintf(prio, sizeof(prio), "%ld", a->prio);
+		argv[argc++] = "--priority";
+		argv[argc++] = prio;
+	}
 	if (bfctl_quiet)
 		argv[argc++] = "-q";
 	wait_dev(a->dev);

@@ -127,6 +127,8 @@ struct rattach {
 	const char *mode;	/* RA_XDP: "native", "generic", "tc" */
 	const char *dir;	/* RA_XDP: "src", "dst" */
 	bool force;		/* RA_XDP: the filter was missing at save */
+	bool alone;		/* RA_XDP: not in libxdp's dispatcher */
+	long prio;		/* RA_XDP: its run priority there, -1: none */
 	u32 hooks;		/* RA_LSM_*: LSM_HOOK_* bits */
 	bool audit;
 	char *list;		/* RA_LSM_*: its lines, each ending in '\n' */

@@ -3,7 +3,8 @@
  * bfctl save / restore: the attachment lines.  A save ends with what is
  * attached in bfctl's network namespace, after the filters it uses:
  *
- *   attach xdp DEV FILTER mode=native|generic|tc dir=src|dst [force]
+ *   attach xdp DEV FILTER mode=native|generic|tc dir=src|dst
+ *              [prio=N|alone] [force]
  *   attach lsm FILTER mode=path|content hooks=exec|open|exec,open
  *              enforce|audit
  *   list X		(one per line: what attach's -file listed, as the
@@ -54,11 +55,12 @@ int bfctl_attach_parse(char *s, struct rattach *a, char *err, size_t errlen)
 {
 	static const char *const modes[] = { "native", "generic", "tc", NULL };
 	static const char *const dirs[] = { "src", "dst", NULL };
-	char *w[8], *save = NULL, *v;
+	char *w[12], *save = NULL, *v;
 	const char *name;
 	int n = 0, i;
 
 	memset(a, 0, sizeof(*a));
+	a->prio = -1;
 	for (w[0] = strtok_r(s, " \t", &save); w[n];
 	     w[n] = strtok_r(NULL, " \t", &save))
 		if (++n == (int)ARRAY_SIZE(w))
@@ -71,7 +73,7 @@ int bfctl_attach_parse(char *s, struct rattach *a, char *err, size_t errlen)
 		a->kind = RA_XDP;
 		if (n < 4)
 			return ra_fail(err, errlen, "%s",
-				       "usage: attach xdp DEV FILTER mode=M dir=D [force]");
+				       "usage: attach xdp DEV FILTER mode=M dir=D [prio=N|alone] [force]");
 		if (strlen(w[2]) >= sizeof(a->dev) || strchr(w[2], '/'))
 			return ra_fail(err, errlen, "bad device name '%.40s'", w[2]);
 		strcpy(a->dev, w[2]);
@@ -99,6 +101,17 @@ int bfctl_attach_parse(char *s, struct rattach *a, char *err, size_t errlen)
 					       "bad dir '%.20s' (src or dst)", v);
 		} else if (a->kind == RA_XDP && !v && !strcmp(w[i], "force")) {
 			a->force = true;
+		} else if (a->kind == RA_XDP && !v && !strcmp(w[i], "alone")) {
+			a->alone = true;
+		} else if (a->kind == RA_XDP && v && !strcmp(w[i], "prio")) {
+			char *end;
+
+			errno = 0;
+			a->prio = strtol(v, &end, 10);
+			if (errno || end == v || *end || a->prio < 0 ||
+			    a->prio > BFCTL_XDP_PRIO_MAX)
+				return ra_fail(err, errlen,
+					       "bad prio '%.20s' (0..2147483647)", v);
 		} else if (a->kind != RA_XDP && v && !strcmp(w[i], "mode")) {
 			if (!strcmp(v, "content"))
 				a->kind = RA_LSM_CONTENT;
@@ -125,6 +138,9 @@ int bfctl_attach_parse(char *s, struct rattach *a, char *err, size_t errlen)
 	if (a->kind == RA_XDP && (!a->mode || !a->dir))
 		return ra_fail(err, errlen, "%s",
 			       "attach xdp needs mode= and dir=");
+	if (a->kind == RA_XDP && a->alone && a->prio >= 0)
+		return ra_fail(err, errlen, "%s",
+			       "attach xdp: prio= (in the dispatcher) or alone, not both");
 	if (a->kind != RA_XDP && !a->hooks)
 		return ra_fail(err, errlen, "%s", "attach lsm needs hooks=");
 	return 0;

@@ -55,8 +55,6 @@ struct xopts {
 
 /* libbpf's and libxdp's warnings muted (xdp.c) */
 extern bool bfctl_xdp_mute;
-/* --priority's bound: libxdp's run priorities are unsigned ints */
-#define KB_XDP_PRIO_MAX		0x7fffffff
 
 extern const char *const bfctl_xdp_counter_names[KB_XDP_NR_COUNTERS];
 

@@ -75,7 +75,7 @@ int bfctl_xdp_parse_opts(int argc, char **argv, const char *verb, bool attach,
 			errno = 0;
 			o->prio = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || o->prio < 0 ||
-			    o->prio > KB_XDP_PRIO_MAX)
+			    o->prio > BFCTL_XDP_PRIO_MAX)
 				return bfctl_usage(verb, "bad --priority '%s' (0..2147483647, lower runs first)",
 						   optarg);
 			break;

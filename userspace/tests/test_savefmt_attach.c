@@ -41,6 +41,22 @@ TEST(xdp_line)
 	ASSERT_EQ(0, parse("attach xdp e1 bl dir=src force mode=tc", &a, err));
 	ASSERT_TRUE(a.force);
 	ASSERT_STREQ("tc", a.mode);
+	ASSERT_EQ(-1, a.prio);
+	ASSERT_FALSE(a.alone);
+	/* the place in libxdp's dispatcher, or none */
+	ASSERT_EQ(0, parse("attach xdp e1 bl mode=native dir=src prio=20", &a, err));
+	ASSERT_EQ(20, a.prio);
+	ASSERT_EQ(0, parse("attach xdp e1 bl mode=generic dir=src alone", &a, err));
+	ASSERT_TRUE(a.alone);
+	ASSERT_EQ(0, parse("attach xdp e1 bl mode=native dir=dst prio=7 force", &a, err));
+	ASSERT_TRUE(a.force);
+	ASSERT_EQ(7, a.prio);
+	ASSERT_EQ(-EINVAL, parse("attach xdp e1 bl mode=native dir=src prio=20 alone", &a, err));
+	ASSERT_NE(NULL, strstr(err, "not both"));
+	ASSERT_EQ(-EINVAL, parse("attach xdp e1 bl mode=native dir=src prio=-1", &a, err));
+	ASSERT_NE(NULL, strstr(err, "bad prio '-1'"));
+	ASSERT_EQ(-EINVAL, parse("attach xdp e1 bl mode=native dir=src prio=2147483648", &a, err));
+	ASSERT_EQ(-EINVAL, parse("attach xdp e1 bl mode=native dir=src prio=2x", &a, err));
 	/* what attach could not take is refused, not dropped */
 	ASSERT_EQ(-EINVAL, parse("attach xdp eth0 bl mode=offload dir=src", &a, err));
 	ASSERT_NE(NULL, strstr(err, "bad mode 'offload'"));
