@@ -485,6 +485,7 @@ static const struct {
 	{ "del", bfctl_do_del, KO_EXIST | KO_KEYFMT | KO_JSON },
 	{ "test", bfctl_do_test, KO_KEYFMT | KO_JSON },
 	{ "test-and-add", bfctl_do_test_and_add, KO_KEYFMT | KO_JSON },
+	{ "except", bfctl_do_except, KO_EXIST | KO_FILE | KO_KEYFMT | KO_JSON },
 	{ "rebuild", bfctl_do_rebuild,
 	  KO_FILE | KO_SPEC | KO_KIND | KO_FORCE | KO_KEYFMT },
 	{ "upload", bfctl_do_upload, KO_FORCE | KO_MAXFPR },
