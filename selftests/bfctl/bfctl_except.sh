@@ -31,7 +31,11 @@ expect 1 "the listed key answers absent too" $B test ex 10.1.7.1
 expect 0 "other listed keys still answer maybe" $B test ex 10.1.8.1
 expect 0 "list" $B except ex list
 check "list shows both" "$(echo "$out" | sort | tr '\n' ' ')" = "10.1.7.1 $fp "
-expect 0 "list -j" $B -j except ex list
+expect 0 "info" $B info ex
+like "info shows the count" "$out" '^exceptions: 2$'
+expect 0 "list -j" $B -j list ex
+json_check "list -j shows the count" "$out" "j['filters'][0]['exceptions'] == 2"
+expect 0 "except list -j" $B -j except ex list
 json_check "list -j holds the keys" "$out" "j['count'] == 2 and sorted(j['keys']) == sorted(['$fp', '10.1.7.1'])"
 
 # ---- failures change nothing ----
@@ -66,6 +70,20 @@ expect 0 "fill it" $B add --force ex2 -file "$TMP/keys"
 expect 0 "swap" $B swap ex ex2
 expect 1 "swap: the name keeps its exceptions" $B test ex "$fp"
 expect 0 "... and the other filter has none" $B test ex2 "$fp"
+# ---- save, restore and sync keep them ----
+expect 0 "save" $B save -file "$TMP/save"
+like "the save holds except lines" "$(cat "$TMP/save")" "^except ex $fp\$"
+expect 0 "destroy" $B destroy ex
+expect 0 "restore" $B restore -exist --force -file "$TMP/save"
+expect 1 "restore brings the exceptions back" $B test ex "$fp"
+expect 0 "except flush" $B except ex flush
+expect 0 "after except flush the false positive answers maybe again" $B test ex "$fp"
+expect 0 "sync with the save" $B sync --force -file "$TMP/save"
+expect 1 "sync gives an unchanged filter the file's exceptions" $B test ex "$fp"
+expect 0 "except del" $B except ex del "$fp"
+expect 0 "rebuild with other keys, so sync replaces" $B rebuild ex -file "$TMP/keys" --force --seed 8
+expect 0 "sync replacing the filter" $B sync --force -file "$TMP/save"
+expect 1 "the replaced filter has the file's exceptions" $B test ex "$fp"
 expect 0 "except flush" $B except ex flush
 expect 0 "after except flush the false positive answers maybe again" $B test ex "$fp"
 expect 0 "except list of an empty set" $B except ex list

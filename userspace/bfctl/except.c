@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kverbs.h"
+#include "savefmt.h"
 
 #define USE "except NAME add|del KEY... [-file FILE] [-exist] | list [-j] | flush"
 
@@ -165,4 +166,30 @@ int bfctl_do_except(struct kbconn *conn, struct bfctl_kargs *a)
 			add ? "added" : "removed");
 	return ret ? bfctl_fail_err(conn, add ? "except add" : "except del", ret) :
 		     BFCTL_OK;
+}
+
+int bfctl_save_exc(struct kbconn *conn, FILE *f, const char *name,
+		   u32 key_type)
+{
+	char text[2 * KB_KEY_MAX_LEN + 8], what[64];
+	struct bfctl_batch b;
+	u64 i;
+	int ret;
+
+	/* no netlink: no exception set to save (the kernel's needs it) */
+	if (!conn->nl)
+		return BFCTL_OK;
+	memset(&b, 0, sizeof(b));
+	ret = kbnl_except_list(conn->nl, name, &b.buf, &b.len, &b.count,
+			       conn->extack, sizeof(conn->extack));
+	if (ret) {
+		snprintf(what, sizeof(what), "save %s: exceptions", name);
+		return bfctl_fail_err(conn, what, ret);
+	}
+	for (i = 0; i < b.count; i++) {
+		bfctl_batch_key_text(&b, key_type, i, text, sizeof(text));
+		fprintf(f, "except %s %s\n", name, text);
+	}
+	free(b.buf);
+	return BFCTL_OK;
 }
