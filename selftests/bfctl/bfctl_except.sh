@@ -16,7 +16,7 @@ for f in ex ex2 exn; do $B destroy $f 2> /dev/null; done
 # same ones on every run
 seq -f '10.1.%g.1' 0 255 > "$TMP/keys"
 seq -f '10.2.%g.1' 0 255 >> "$TMP/keys"
-expect 0 "create a saturated filter" $B create ex blocked --bits 512 --hashes 1 --key-type ipv4 --seed 7 --items 10
+expect 0 "create a saturated filter" $B create ex blocked --bits 512 --hashes 1 --key-type ipv4 --seed 7
 expect 0 "fill it" $B add --force ex -file "$TMP/keys"
 fp=
 for i in $(seq 1 200); do
@@ -65,7 +65,7 @@ expect 1 "rebuild keeps exceptions" $B test ex "$fp"
 expect 0 "flush" $B flush ex
 expect 0 "add back" $B add --force ex -file "$TMP/keys"
 expect 1 "flush keeps exceptions" $B test ex "$fp"
-expect 0 "create a second filter, same keys" $B create ex2 blocked --bits 512 --hashes 1 --key-type ipv4 --seed 7 --items 10
+expect 0 "create a second filter, same keys" $B create ex2 blocked --bits 512 --hashes 1 --key-type ipv4 --seed 7
 expect 0 "fill it" $B add --force ex2 -file "$TMP/keys"
 expect 0 "swap" $B swap ex ex2
 expect 1 "swap: the name keeps its exceptions" $B test ex "$fp"
@@ -101,21 +101,36 @@ expect 0 "except 127.0.5.0/24" $B except exn add 127.0.5.0/24
 expect 1 "an address in the excepted prefix answers absent" $B test exn 127.0.5.9
 expect 0 "an address outside it answers maybe" $B test exn 127.0.6.9
 expect 2 "a prefix with host bits set: usage error" $B except exn add 127.0.5.1/24
+expect 0 "an address excepted inside a listed prefix" $B except exn add 127.0.8.7
+expect 1 "test answers as a packet would: absent" $B test exn 127.0.8.7
+expect 0 "its neighbour stays maybe" $B test exn 127.0.8.6
+expect 1 "test of the /32 key itself: absent" $B test exn 127.0.8.7/32
 
-if iptables -L INPUT -n > /dev/null 2>&1 && [ -e "$XT/libxt_bloom.so" ]; then
-	iptables -A OUTPUT -o lo -m bloom --bloom-name exn --bloom-dir dst -j DROP
-	iptables -A OUTPUT -o lo -m bloom --bloom-name ex --bloom-dir dst -j DROP
-	drop "iptables drops a blocked address" ping -c 1 -W 1 127.0.6.9
-	pass "iptables passes an excepted prefix" ping -c 1 -W 1 127.0.5.9
-	ip addr add "$fp/32" dev lo
-	$B except ex add "$fp"
-	pass "iptables passes an excepted false positive" ping -c 1 -W 1 "$fp"
-	$B except ex del "$fp"
-	drop "and drops it once the exception is gone" ping -c 1 -W 1 "$fp"
-	ip addr del "$fp/32" dev lo
-	iptables -D OUTPUT -o lo -m bloom --bloom-name exn --bloom-dir dst -j DROP
-	iptables -D OUTPUT -o lo -m bloom --bloom-name ex --bloom-dir dst -j DROP
+# in a namespace of its own: the rules and the traffic stay there
+if ip netns add kbex 2> /dev/null && [ -e "$XT/libxt_bloom.so" ] &&
+   ip netns exec kbex iptables -L INPUT -n > /dev/null 2>&1; then
+	N="ip netns exec kbex"
+	$N ip link set lo up
+	$N $B create exn blocked --items 100 --fpr 0.01 --key-type net
+	$N $B add exn 127.0.0.0/16
+	$N $B except exn add 127.0.5.0/24
+	# the false positive of the init namespace's filter: same bits here
+	$N $B create exf blocked --bits 512 --hashes 1 --key-type ipv4 --seed 7
+	$N $B add --force exf -file "$TMP/keys"
+	$N ip addr add "$fp/32" dev lo
+	expect 0 "a DROP rule on the net filter" $N iptables -A OUTPUT -o lo -m bloom --bloom-name exn --bloom-dir dst -j DROP
+	expect 0 "a DROP rule on the saturated filter" $N iptables -A OUTPUT -o lo -m bloom --bloom-name exf --bloom-dir dst -j DROP
+	drop "iptables drops a blocked address" $N ping -c 1 -W 1 127.0.6.9
+	pass "iptables passes an address of the excepted prefix" $N ping -c 1 -W 1 127.0.5.9
+	drop "iptables drops the false positive" $N ping -c 1 -W 1 "$fp"
+	$N $B except exf add "$fp"
+	pass "iptables passes it once excepted" $N ping -c 1 -W 1 "$fp"
+	$N $B except exf del "$fp"
+	drop "and drops it once the exception is gone" $N ping -c 1 -W 1 "$fp"
+	$N iptables -F OUTPUT
+	ip netns del kbex
 else
+	ip netns del kbex 2> /dev/null
 	nok "no iptables with libxt_bloom here"
 fi
 

@@ -41,8 +41,54 @@ static int argv_keys(struct bfctl_kargs *a, u32 key_type, struct bfctl_batch *b)
 }
 
 /*
+ * The kernel excepts a tested prefix key within an excepted prefix (of its
+ * length or shorter); a packet's address is excepted within any excepted
+ * prefix, also one longer than the filter's prefixes (a /32 inside a
+ * listed /24), which the expanded keys do not show: clear the host keys of
+ * b that such an exception holds.  0 or -errno.
+ */
+static int host_exceptions(struct kbconn *conn, const char *name,
+			   const struct bfctl_batch *b, u64 *res)
+{
+	u8 *exc = NULL, key[17];
+	const u8 *p, *e;
+	u64 len = 0, n = 0, i, j;
+	u16 l16, el;
+	int ret;
+
+	if (!conn->nl)
+		return 0;
+	ret = kbnl_except_list(conn->nl, name, &exc, &len, &n, conn->extack,
+			       sizeof(conn->extack));
+	if (ret)
+		return ret == -EOPNOTSUPP ? 0 : ret;
+	for (i = 0, p = b->buf; i < b->count; i++, p += sizeof(u16) + l16) {
+		u32 alen;
+
+		memcpy(&l16, p, sizeof(l16));
+		alen = l16 - 1u;
+		if (!bit(res, i) || p[sizeof(u16) + alen] != alen * 8)
+			continue;
+		for (j = 0, e = exc; j < n; j++, e += sizeof(u16) + el) {
+			memcpy(&el, e, sizeof(el));
+			if (el != l16)
+				continue;
+			kb_key_net(key, p + sizeof(u16), alen,
+				   e[sizeof(u16) + alen]);
+			if (!memcmp(key, e + sizeof(u16), el)) {
+				res[i / 64] &= ~(1ULL << (i % 64));
+				break;
+			}
+		}
+	}
+	free(exc);
+	return 0;
+}
+
+/*
  * test on a net filter: an address is present if one of its prefixes the
- * filter holds is (what an iptables rule sees); res as for kbconn_keys().
+ * filter holds is (what an iptables rule sees) and no excepted prefix
+ * holds it; res as for kbconn_keys().
  */
 static int test_prefixes(struct kbconn *conn, const char *name,
 			 const struct kb_ioc_info *info,
@@ -68,7 +114,7 @@ static int test_prefixes(struct kbconn *conn, const char *name,
 			res[x.line[j] / 64] |= 1ULL << (x.line[j] % 64);
 	free(xres);
 	bfctl_batch_free(&x);
-	return ret;
+	return ret ? ret : host_exceptions(conn, name, b, res);
 }
 
 /* the keys of a verb's command line and the kernel's answer */
