@@ -20,6 +20,9 @@
  *    namespace's account (limits.c) until it is freed.
  *  - struct kb_txn: a rebuild in progress: a staging generation nobody
  *    else sees, published by kb_txn_commit().
+ *  - struct kb_exc: a filter's exception set (except.c): immutable, an RCU
+ *    pointer of the filter (not of a generation), replaced whole under
+ *    kb_set.lock, charged like a payload until freed.
  *
  * Lock order: kb_net.lock -> kb_set.lock.  Every registry function takes
  * validated arguments and an extack (may be NULL), returns 0 or -errno.
