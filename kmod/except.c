@@ -205,9 +205,10 @@ static struct kb_exc *kb_exc_build(struct net *net, u32 key_type,
 	for (i = 0; i < n; i++)
 		bytes += keys[i].len;
 	if (n > KB_EXC_MAX || bytes > KB_EXC_BYTES_MAX) {
-		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "an exception set holds at most %u keys of %u bytes in all",
-				       KB_EXC_MAX, KB_EXC_BYTES_MAX);
+		/* a literal: 6.1 has no formatted extack messages */
+		BUILD_BUG_ON(KB_EXC_MAX != 4096 || KB_EXC_BYTES_MAX != 65536);
+		NL_SET_ERR_MSG_MOD(extack,
+				   "an exception set holds at most 4096 keys of 65536 bytes in all");
 		*err = -ENOSPC;
 		return NULL;
 	}
