@@ -121,7 +121,7 @@ if ip netns add kbex 2> /dev/null && [ -e "$XT/libxt_bloom.so" ] &&
 	expect 0 "a DROP rule on the net filter" $N iptables -A OUTPUT -o lo -m bloom --bloom-name exn --bloom-dir dst -j DROP
 	expect 0 "a DROP rule on the saturated filter" $N iptables -A OUTPUT -o lo -d "$fp/32" -m bloom --bloom-name exf --bloom-dir dst -j DROP
 	drop "iptables drops a blocked address" $N ping -c 1 -W 1 127.0.6.9
-	pass "iptables passes an address of the excepted prefix" $N ping -c 1 -W 1 127.0.5.9
+	pass "iptables passes an address of the excepted prefix (both ways)" $N ping -c 1 -W 1 -I 127.0.5.1 127.0.5.9
 	drop "iptables drops the false positive" $N ping -c 1 -W 1 "$fp"
 	$N $B except exf add "$fp"
 	pass "iptables passes it once excepted" $N ping -c 1 -W 1 "$fp"
