@@ -56,6 +56,12 @@ bool kb_set_test_rcu(struct kb_set *s, const void *key, u32 len)
 
 	g = rcu_dereference_check(s->gen, rcu_read_lock_any_held());
 	hit = kb_filter_test(&g->f, key, len);
+	if (unlikely(hit)) {
+		const struct kb_exc *e;
+
+		e = rcu_dereference_check(s->exc, rcu_read_lock_any_held());
+		hit = !(e && kb_exc_key(e, s->key_type, key, len));
+	}
 	kb_set_count_lookup(s, hit);
 	return hit;
 }

@@ -20,6 +20,9 @@
  *    namespace's account (limits.c) until it is freed.
  *  - struct kb_txn: a rebuild in progress: a staging generation nobody
  *    else sees, published by kb_txn_commit().
+ *  - struct kb_exc: a filter's exception set (except.c): immutable, an RCU
+ *    pointer of the filter (not of a generation), replaced whole under
+ *    kb_set.lock, charged like a payload until freed.
  *
  * Lock order: kb_net.lock -> kb_set.lock.  Every registry function takes
  * validated arguments and an extack (may be NULL), returns 0 or -errno.
@@ -121,6 +124,8 @@ struct kb_gen {
 	struct rcu_head rcu;
 };
 
+struct kb_exc;
+
 struct kb_pcpu {
 	u64 lookups;
 	u64 hits;
@@ -161,6 +166,11 @@ struct kb_set {
 					 * read locklessly by TEST (READ_ONCE)
 					 */
 	struct kb_gen __rcu *gen;
+	struct kb_exc __rcu *exc;	/* exceptions (except.c), NULL:
+					 * none; the filter's, not a
+					 * generation's: changed under
+					 * kb_set.lock, read under RCU
+					 */
 	struct mutex lock;		/* serializes changes */
 	refcount_t ref;
 	atomic_t users;			/* consumer references */
@@ -198,6 +208,7 @@ struct kb_info {
 	u64 gen_id;
 	u64 set_id;
 	u32 refs;
+	u32 exceptions;
 };
 
 enum kb_op {
@@ -356,6 +367,27 @@ void kb_nl_notify(struct net *net, enum kb_nl_event ev, const char *name,
  * an address: kb_set_test_addr() (lookup.h)
  */
 bool kb_set_test_rcu(struct kb_set *s, const void *key, u32 len);
+
+/*
+ * except.c: a filter's exception set.  kb_exc_addr(), kb_exc_key(): the
+ * address or key (encoded for key_type) is excepted (answer absent);
+ * out of line, called only after the filter said maybe (RCU held).
+ */
+bool kb_exc_addr(const struct kb_exc *e, u32 key_type, int family,
+		 const void *addr);
+bool kb_exc_key(const struct kb_exc *e, u32 key_type, const void *key,
+		u32 len);
+/* clear the bits of excepted keys in a test's bitmap; returns how many */
+u32 kb_exc_test_keys(struct kb_set *s, const struct kb_key *keys, u32 n,
+		     u64 *bitmap);
+u32 kb_exc_count(struct kb_set *s);
+int kb_exc_change(struct net *net, struct kb_set *s, bool add,
+		  const struct kb_key *keys, u32 n, bool exist, u32 *bad,
+		  struct netlink_ext_ack *extack);
+int kb_exc_flush(struct kb_set *s, struct netlink_ext_ack *extack);
+int kb_exc_walk(struct kb_set *s, u32 *pos, u64 *ver,
+		int (*fn)(const void *key, u32 len, void *arg), void *arg);
+void kb_exc_release(struct kb_exc *e);
 
 /* bpf.c: registers the kfuncs, or says why not; never fails */
 void kb_bpf_init(void);

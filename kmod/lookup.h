@@ -67,6 +67,21 @@ static __always_inline void kb_set_count_lookup(struct kb_set *s, bool hit)
 }
 
 /*
+ * After a maybe only (most tested keys are absent, and those cost nothing
+ * more): whether the filter's exception set (except.c) holds the address,
+ * or for net key types a prefix of it.  A filter without exceptions costs
+ * one load; the search is out of line.
+ */
+static __always_inline bool kb_set_excepted_addr(struct kb_set *s,
+						 int family, const void *addr)
+{
+	const struct kb_exc *e;
+
+	e = rcu_dereference_check(s->exc, rcu_read_lock_any_held());
+	return unlikely(e) && kb_exc_addr(e, s->key_type, family, addr);
+}
+
+/*
  * A packet's key: the blocked kind (the one meant for blocklists) inline,
  * the others through the kind dispatch, one direct call.
  */
@@ -111,6 +126,8 @@ static __always_inline bool kb_set_test_addr(struct kb_set *s, int family,
 		return false;
 	g = rcu_dereference_check(s->gen, rcu_read_lock_any_held());
 	hit = kb_filter_test_addr(&g->f, family, addr);
+	if (unlikely(hit))
+		hit = !kb_set_excepted_addr(s, family, addr);
 	kb_set_count_lookup(s, hit);
 	return hit;
 }

@@ -114,7 +114,8 @@ static int kb_nl_fill_info(struct sk_buff *skb, struct kb_set *s,
 	    kb_nl_put_u64(skb, KB_A_ADDS, i.adds) ||
 	    kb_nl_put_u64(skb, KB_A_GENERATION, i.gen_id) ||
 	    kb_nl_put_u64(skb, KB_A_ID, i.set_id) ||
-	    nla_put_u32(skb, KB_A_PREFIXES, i.st.nplens))
+	    nla_put_u32(skb, KB_A_PREFIXES, i.st.nplens) ||
+	    nla_put_u32(skb, KB_A_EXCEPT_COUNT, i.exceptions))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -545,6 +546,30 @@ static const struct genl_ops kb_genl_ops[] = {
 		.dumpit = kb_nl_export_dump,
 		.done = kb_nl_export_done,
 		KB_NL_POLICY(kbloom_export_nl_policy),
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = KB_CMD_EXCEPT_ADD,
+		.doit = kb_nl_except_add,
+		KB_NL_POLICY(kbloom_except_add_nl_policy),
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = KB_CMD_EXCEPT_DEL,
+		.doit = kb_nl_except_del,
+		KB_NL_POLICY(kbloom_except_del_nl_policy),
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = KB_CMD_EXCEPT_FLUSH,
+		.doit = kb_nl_except_flush,
+		KB_NL_POLICY(kbloom_except_flush_nl_policy),
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = KB_CMD_EXCEPT_LIST,
+		.dumpit = kb_nl_except_list,
+		KB_NL_POLICY(kbloom_except_list_nl_policy),
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };

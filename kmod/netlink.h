@@ -32,4 +32,10 @@ int kb_nl_export_start(struct netlink_callback *cb);
 int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int kb_nl_export_done(struct netlink_callback *cb);
 
+/* KB_CMD_EXCEPT_* (netlink_except.c) */
+int kb_nl_except_add(struct sk_buff *skb, struct genl_info *info);
+int kb_nl_except_del(struct sk_buff *skb, struct genl_info *info);
+int kb_nl_except_flush(struct sk_buff *skb, struct genl_info *info);
+int kb_nl_except_list(struct sk_buff *skb, struct netlink_callback *cb);
+
 #endif /* _KB_KMOD_NETLINK_H */

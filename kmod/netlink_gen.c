@@ -92,3 +92,27 @@ const struct nla_policy kbloom_flush_nl_policy[KB_A_NAME + 1] = {
 const struct nla_policy kbloom_export_nl_policy[KB_A_NAME + 1] = {
 	[KB_A_NAME] = { .type = NLA_NUL_STRING, .len = 31, },
 };
+
+/* KB_CMD_EXCEPT_ADD - do */
+const struct nla_policy kbloom_except_add_nl_policy[KB_A_EXIST + 1] = {
+	[KB_A_NAME] = { .type = NLA_NUL_STRING, .len = 31, },
+	[KB_A_KEYS] = NLA_POLICY_NESTED(kbloom_keys_nl_policy),
+	[KB_A_EXIST] = { .type = NLA_FLAG, },
+};
+
+/* KB_CMD_EXCEPT_DEL - do */
+const struct nla_policy kbloom_except_del_nl_policy[KB_A_EXIST + 1] = {
+	[KB_A_NAME] = { .type = NLA_NUL_STRING, .len = 31, },
+	[KB_A_KEYS] = NLA_POLICY_NESTED(kbloom_keys_nl_policy),
+	[KB_A_EXIST] = { .type = NLA_FLAG, },
+};
+
+/* KB_CMD_EXCEPT_FLUSH - do */
+const struct nla_policy kbloom_except_flush_nl_policy[KB_A_NAME + 1] = {
+	[KB_A_NAME] = { .type = NLA_NUL_STRING, .len = 31, },
+};
+
+/* KB_CMD_EXCEPT_LIST - dump */
+const struct nla_policy kbloom_except_list_nl_policy[KB_A_NAME + 1] = {
+	[KB_A_NAME] = { .type = NLA_NUL_STRING, .len = 31, },
+};

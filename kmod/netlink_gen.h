@@ -35,7 +35,15 @@ extern const struct nla_policy kbloom_rename_nl_policy[KB_A_NAME2 + 1];
 
 extern const struct nla_policy kbloom_flush_nl_policy[KB_A_NAME + 1];
 
+extern const struct nla_policy kbloom_except_add_nl_policy[KB_A_EXIST + 1];
+
+extern const struct nla_policy kbloom_except_del_nl_policy[KB_A_EXIST + 1];
+
+extern const struct nla_policy kbloom_except_flush_nl_policy[KB_A_NAME + 1];
+
 extern const struct nla_policy kbloom_export_nl_policy[KB_A_NAME + 1];
+
+extern const struct nla_policy kbloom_except_list_nl_policy[KB_A_NAME + 1];
 
 enum {
 	KBLOOM_NLGRP_EVENTS,

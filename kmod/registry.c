@@ -173,6 +173,7 @@ static void kb_set_free_rcu(struct rcu_head *head)
 	struct kb_set *s = container_of(head, struct kb_set, rcu);
 
 	kb_gen_release(rcu_dereference_protected(s->gen, true));
+	kb_exc_release(rcu_dereference_protected(s->exc, true));
 	kfree(rcu_dereference_protected(s->nm, true));
 	free_percpu(s->stats);
 	kfree(s);
@@ -228,6 +229,9 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		}
 		ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
 		rcu_read_unlock();
+		/* the answers of every consumer: excepted keys are absent */
+		if (ret > 0)
+			ret -= kb_exc_test_keys(s, keys, n, bitmap);
 		if (ret >= 0)
 			kb_set_count(s, n, ret, 0);
 		return ret;
@@ -271,6 +275,7 @@ int kb_set_info(struct kb_set *s, struct kb_info *info)
 		info->adds += READ_ONCE(c->adds);
 	}
 	info->refs = atomic_read(&s->users);
+	info->exceptions = kb_exc_count(s);
 	/* the mutex keeps the generation, its params and fill stable */
 	if (mutex_lock_killable(&s->lock))
 		return -EINTR;

@@ -355,6 +355,72 @@ TEST_F(kf, swap)
 	EXPECT_EQ(0, sk->bss->res[0]);
 }
 
+/* KB_CMD_EXCEPT_ADD (cmd) of one key, or KB_CMD_EXCEPT_FLUSH (key NULL) */
+static int except(int fd, __u8 cmd, const char *name, const void *key,
+		  int len)
+{
+	struct kbtn_req *r = malloc(sizeof(*r));
+	struct kbtn *n = kbt_nl(fd);
+	int ret;
+
+	if (!r || !n) {
+		free(r);
+		if (n)
+			kbt_nl_put(fd, n);
+		return -ENOMEM;
+	}
+	kbtn_init(r, n->family, cmd, 0);
+	kbtn_put_str(r, KB_A_NAME, name);
+	if (key) {
+		kbtn_nest_start(r, KB_A_KEYS);
+		kbtn_put(r, KB_KA_DATA, key, len);
+		kbtn_nest_end(r);
+	}
+	ret = kbtn_do(n, r);
+	kbt_nl_put(fd, n);
+	free(r);
+	return ret;
+}
+
+/* an excepted key or prefix answers absent to every kfunc */
+TEST_F(kf, except)
+{
+	unsigned char a4[4] = { 10, 1, 2, 3 }, p24[5] = { 10, 20, 5, 0, 24 };
+	struct kb_kfunc *sk = self->sk;
+	struct kb_ioc_info info;
+	int i;
+
+	NEED_SK();
+	ASSERT_EQ(0, kbt_info(self->fd, "v4", &info));
+	set_name(sk, "v4", 3);
+	set_key(sk, a4, 4);
+	sk->bss->tid = info.id;
+	EXPECT_EQ(XDP_DROP, run(sk->progs.kb_xdp, sk, AF_INET, "10.1.2.3"));
+	for (i = 0; i <= 6; i++)
+		EXPECT_EQ(1, sk->bss->res[i]);
+	ASSERT_EQ(0, except(self->fd, KB_CMD_EXCEPT_ADD, "v4", a4, 4));
+	EXPECT_EQ(XDP_PASS, run(sk->progs.kb_xdp, sk, AF_INET, "10.1.2.3"));
+	for (i = 0; i <= 6; i++)
+		EXPECT_EQ(0, sk->bss->res[i]);
+	EXPECT_EQ(0, run(sk->progs.kb_tc, sk, AF_INET, "10.1.2.3"));
+	EXPECT_EQ(0, sk->bss->res[5]);
+	ASSERT_EQ(0, except(self->fd, KB_CMD_EXCEPT_FLUSH, "v4", NULL, 0));
+	EXPECT_EQ(XDP_DROP, run(sk->progs.kb_xdp, sk, AF_INET, "10.1.2.3"));
+	EXPECT_EQ(1, sk->bss->res[5]);
+
+	/* net4: an excepted /24 inside the listed /16 */
+	ASSERT_EQ(0, kbt_info(self->fd, "n4", &info));
+	set_name(sk, "n4", 3);
+	sk->bss->tid = info.id;
+	ASSERT_EQ(0, except(self->fd, KB_CMD_EXCEPT_ADD, "n4", p24, 5));
+	EXPECT_EQ(XDP_PASS, run(sk->progs.kb_xdp, sk, AF_INET, "10.20.5.9"));
+	EXPECT_EQ(0, sk->bss->res[0]);
+	EXPECT_EQ(0, sk->bss->res[5]);
+	EXPECT_EQ(XDP_DROP, run(sk->progs.kb_xdp, sk, AF_INET, "10.20.6.9"));
+	EXPECT_EQ(1, sk->bss->res[0]);
+	EXPECT_EQ(1, sk->bss->res[5]);
+}
+
 /* trigger the TRACING program from this thread */
 static void trig(struct kb_kfunc *sk)
 {

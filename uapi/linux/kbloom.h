@@ -581,6 +581,35 @@ struct kb_ioc_write {
  *	as the request's NLMSG_ERROR on kernels that give dump starts an extended ACK (6.12)
  *	and as the NLMSG_DONE error with the same message on older ones (6.1).
  *
+ * Exceptions (ipset's nomatch): every filter has an exception set, empty
+ * at creation, of at most KB_EXC_MAX keys and KB_EXC_BYTES_MAX key bytes
+ * in all (more: ENOSPC), charged to the namespace's memory limits.  A key
+ * in it (encoded for the filter's key type) is answered absent by every
+ * lookup whatever the bits say: KB_CMD_TEST, xt_bloom, the BPF kfuncs and
+ * kbloom_test*().  Net key types: an exception is a prefix (an address is
+ * its /32 or /128); an address, or a tested net key, within an excepted
+ * prefix is absent.  The set is consulted only after the bits said maybe,
+ * so absent lookups cost nothing more; lookups and hits count the final
+ * answer.  It belongs to the filter, not to a generation: flush, rebuilds,
+ * uploads, transaction commits and swaps keep it (a swap exchanges the
+ * contents and each filter keeps its own exceptions); rename keeps it;
+ * destroy frees it.  KB_IOC_EXPORT and KB_CMD_EXPORT images hold no
+ * exceptions (save them with KB_CMD_EXCEPT_LIST).
+ * KB_CMD_EXCEPT_ADD (do): KB_A_NAME, KB_A_KEYS, [KB_A_EXIST]: add the keys
+ *	(validated as a batch: EINVAL and nothing done for a malformed one).
+ *	A key already excepted fails the request with EEXIST (the extack
+ *	points at its KB_KA_DATA) unless KB_A_EXIST is given.
+ * KB_CMD_EXCEPT_DEL (do): KB_A_NAME, KB_A_KEYS, [KB_A_EXIST]: remove them;
+ *	a key not excepted: ENOENT (pointing at it) unless KB_A_EXIST.
+ * KB_CMD_EXCEPT_FLUSH (do): KB_A_NAME: empty the set.
+ * KB_CMD_EXCEPT_LIST (dump only): KB_A_NAME.  KB_CMD_EXCEPT_LIST messages
+ *	of KB_A_NAME and a KB_A_KEYS nest (possibly empty), the keys in a
+ *	canonical order (by length, then bytes), each exactly once.  If the
+ *	set changes during the dump it ends with EAGAIN ("exceptions changed
+ *	during the list, retry").  KB_A_EXCEPT_COUNT in KB_CMD_GET replies
+ *	says how many keys the set holds.
+ *	No event is sent for exception changes.
+ *
  * Events: multicast group KB_GENL_MCGRP_EVENTS ("events"); only
  * CAP_NET_ADMIN (over the namespace's user namespace) may join (EPERM).
  * Sent per network namespace, only when someone listens: KB_CMD_EVENT
@@ -605,7 +634,8 @@ struct kb_ioc_write {
  * KB_A_COUNT, KB_A_BITS_SET, KB_A_EST_ITEMS, KB_A_FILL_PPM,
  * KB_A_EST_FPR_PPB, KB_A_OVER_CAPACITY, KB_A_REFS, KB_A_LOOKUPS,
  * KB_A_HITS, KB_A_ADDS, KB_A_GENERATION, KB_A_ID, KB_A_PREFIXES (same
- * meanings as struct kb_ioc_info).  KB_A_PREFIXES (u32) is the number of
+ * meanings as struct kb_ioc_info), KB_A_EXCEPT_COUNT (the exception
+ * set's size, above).  KB_A_PREFIXES (u32) is the number of
  * prefix lengths a lookup tests: for the net key types the most either
  * family holds (0 while empty), 1 for the others; KB_A_EXPECTED_FPR_PPB
  * and KB_A_EST_FPR_PPB are of a lookup of that many probes.  KB_A_ID is the filter's id: unique and never reused
@@ -618,6 +648,9 @@ struct kb_ioc_write {
 #define KB_NL_KEYS_MAX		1024
 /* bytes per KB_A_CHUNK at most */
 #define KB_NL_CHUNK_MAX		32768
+/* a filter's exception set: keys at most, and their bytes in all */
+#define KB_EXC_MAX		4096
+#define KB_EXC_BYTES_MAX	65536
 
 /*
  * KB_GENL_NAME, KB_GENL_VERSION, KB_GENL_MCGRP_EVENTS and the enums

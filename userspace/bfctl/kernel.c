@@ -230,8 +230,21 @@ static void kfuncs_json(enum bfctl_kf kf, const char *why)
 }
 
 /* why: NULL leaves out the module's kfuncs state (lists of filters) */
+/*
+ * the size of name's exception set (KB_A_EXCEPT_COUNT), -1 if unknown: no
+ * netlink, or a module without exception sets
+ */
+static s64 exc_count(struct kbconn *conn, const char *name)
+{
+	u32 n = 0;
+
+	if (!conn->nl || kbnl_except_count(conn->nl, name, &n))
+		return -1;
+	return n;
+}
+
 static void json_info(const struct kb_ioc_info *i, enum bfctl_kf kf,
-		      const char *why)
+		      const char *why, s64 exc)
 {
 	bfctl_json_open_obj(NULL);
 	bfctl_json_str("name", i->name);
@@ -260,6 +273,8 @@ static void json_info(const struct kb_ioc_info *i, enum bfctl_kf kf,
 	bfctl_json_u64("adds", i->adds);
 	bfctl_json_u64("generation", i->generation);
 	bfctl_json_u64("refs", i->refs);
+	if (exc >= 0)
+		bfctl_json_u64("exceptions", (u64)exc);
 	if (why) {
 		kfuncs_json(kf, why);
 	}
@@ -295,6 +310,7 @@ static void table_row(const struct kb_ioc_info *i)
 }
 
 struct list_state {
+	struct kbconn *conn;
 	bool terse;
 	bool opened;	/* the JSON document has begun */
 	u64 n;
@@ -317,7 +333,7 @@ static int list_one(const struct kb_ioc_info *i, void *arg)
 	list_json_open(st);
 
 	if (bfctl_json) {
-		json_info(i, BFCTL_KF_NO, NULL);
+		json_info(i, BFCTL_KF_NO, NULL, exc_count(st->conn, i->name));
 	} else if (st->terse) {
 		printf("%s\n", i->name);
 	} else {
@@ -331,7 +347,7 @@ static int list_one(const struct kb_ioc_info *i, void *arg)
 
 static int do_list(struct kbconn *conn, struct bfctl_kargs *a)
 {
-	struct list_state st = { .terse = a->terse };
+	struct list_state st = { .conn = conn, .terse = a->terse };
 	struct kb_ioc_info i;
 	int ret;
 
@@ -374,6 +390,7 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 	struct kb_ioc_info i;
 	char est[24], why[128];
 	enum bfctl_kf kf;
+	s64 exc;
 	int ret;
 
 	ret = bfctl_want_pos(a, 1, 1, "info NAME [-j]");
@@ -386,8 +403,9 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 		return bfctl_fail_err(conn, bfctl_verb_name("info", a->pos[0]),
 				      ret);
 	kf = bfctl_kfuncs_state(why, sizeof(why));
+	exc = exc_count(conn, a->pos[0]);
 	if (bfctl_json) {
-		json_info(&i, kf, why);
+		json_info(&i, kf, why, exc);
 		bfctl_json_end();
 		return BFCTL_OK;
 	}
@@ -411,6 +429,8 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 	       (unsigned long long)i.lookups, (unsigned long long)i.hits,
 	       (unsigned long long)i.adds, (unsigned long long)i.generation,
 	       i.refs);
+	if (exc >= 0)
+		printf("exceptions: %lld\n", (long long)exc);
 	kfuncs_print(kf, why);
 	return BFCTL_OK;
 }
@@ -490,6 +510,7 @@ static const struct {
 	{ "del", bfctl_do_del, KO_EXIST | KO_KEYFMT | KO_JSON },
 	{ "test", bfctl_do_test, KO_KEYFMT | KO_JSON },
 	{ "test-and-add", bfctl_do_test_and_add, KO_KEYFMT | KO_JSON },
+	{ "except", bfctl_do_except, KO_EXIST | KO_FILE | KO_KEYFMT | KO_JSON },
 	{ "rebuild", bfctl_do_rebuild,
 	  KO_FILE | KO_SPEC | KO_KIND | KO_FORCE | KO_KEYFMT },
 	{ "upload", bfctl_do_upload, KO_FORCE | KO_MAXFPR },

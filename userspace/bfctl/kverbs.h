@@ -108,5 +108,6 @@ int bfctl_do_add(struct kbconn *conn, struct bfctl_kargs *a);
 int bfctl_do_del(struct kbconn *conn, struct bfctl_kargs *a);
 int bfctl_do_test(struct kbconn *conn, struct bfctl_kargs *a);
 int bfctl_do_test_and_add(struct kbconn *conn, struct bfctl_kargs *a);
+int bfctl_do_except(struct kbconn *conn, struct bfctl_kargs *a);
 
 #endif /* _BFCTL_KVERBS_H */

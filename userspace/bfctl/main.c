@@ -48,6 +48,9 @@ static const struct bfctl_verb verbs[] = {
 	{ "swap", bfctl_kernel_main, "exchange two filters' contents atomically",
 	  "NAME1 NAME2" },
 	{ "rename", bfctl_kernel_main, "rename a filter", "OLD NEW" },
+	{ "except", bfctl_kernel_main, "keys a filter answers absent whatever its bits say",
+	  "NAME add|del KEY... [-file FILE] [-exist] [--key-format str|hex]\n"
+	  "       NAME list [-j] | NAME flush" },
 	{ "flush", bfctl_kernel_main, "remove all keys of a filter", "NAME" },
 	{ "rebuild", bfctl_kernel_main, "replace a filter's keys atomically from -file FILE",
 	  "NAME -file FILE [--kind KIND] " SIZE_OPTS

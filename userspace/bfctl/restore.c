@@ -277,12 +277,14 @@ static struct rfilter *same_as_last(struct bfctl_restore *rs, char *name,
 	return rf;
 }
 
-static int line_add(struct bfctl_restore *rs, char *s)
+/* an add line, or (exc) an except line: the same grammar, another set */
+static int line_add(struct bfctl_restore *rs, char *s, bool exc)
 {
 	struct kb_ioc_info info;
 	struct rfilter *rf;
+	struct bfctl_batch *b;
 	const char *why, *k;
-	char *name = s + 4, *key, q[KBU_QUOTE_SIZE];
+	char *name = s + (exc ? 7 : 4), *key, q[KBU_QUOTE_SIZE];
 	size_t klen;
 	int ret;
 
@@ -295,6 +297,7 @@ static int line_add(struct bfctl_restore *rs, char *s)
 	key = name + strcspn(name, " \t");
 	if (!*key)
 		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
+					exc ? "usage: except NAME KEY" :
 					"usage: add NAME KEY");
 	*key++ = 0;
 	if (!kb_name_valid(name, (u32)strlen(name)))
@@ -334,11 +337,20 @@ parse:
 	if (!kbu_keyline(rf->key_type, bfctl_key_format(-1, rf->key_type),
 			 key, (size_t)(s + rs->r.len - key), &k, &klen))
 		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
+					exc ? "usage: except NAME KEY" :
 					"usage: add NAME KEY");
-	if (bfctl_batch_reserve(&rf->keys))
+	b = exc ? &rf->exc : &rf->keys;
+	if (exc && !b->buf && bfctl_batch_init(b, 64, 64 * (KB_KEY_MAX_LEN + 3)))
 		return bfctl_lines_fail(&rs->r, BFCTL_ERR, "%s",
 					strerror(ENOMEM));
-	if (bfctl_batch_push_text(&rf->keys, rf->key_type,
+	if (exc && b->count >= KB_EXC_MAX)
+		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
+					"filter %s: more than %u except lines",
+					rf->name, KB_EXC_MAX);
+	if (bfctl_batch_reserve(b))
+		return bfctl_lines_fail(&rs->r, BFCTL_ERR, "%s",
+					strerror(ENOMEM));
+	if (bfctl_batch_push_text(b, rf->key_type,
 				  bfctl_key_format(-1, rf->key_type), k, klen,
 				  rs->r.line, &why)) {
 		kbu_quote(q, sizeof(q), k, klen);
@@ -386,7 +398,9 @@ static int parse_all(struct bfctl_restore *rs)
 			ret = bfctl_restore_attach_line(rs, s);
 		else if (s[0] == 'a' && s[1] == 'd' && s[2] == 'd' &&
 		    (s[3] == ' ' || s[3] == '\t'))
-			ret = line_add(rs, s);
+			ret = line_add(rs, s, false);
+		else if (!strncmp(s, "except ", 7) || !strncmp(s, "except\t", 7))
+			ret = line_add(rs, s, true);
 		else if (!strncmp(s, "filter ", 7))
 			ret = line_filter(rs, s);
 		else if (!strncmp(s, "create ", 7) || !strncmp(s, "create\t", 7))
@@ -567,6 +581,7 @@ void bfctl_restore_free(struct bfctl_restore *rs)
 	for (i = 0; i < rs->n; i++) {
 		free(rs->v[i].img);
 		bfctl_batch_free(&rs->v[i].keys);
+		bfctl_batch_free(&rs->v[i].exc);
 	}
 	free(rs->v);
 	rs->v = NULL;
@@ -628,7 +643,8 @@ int bfctl_restore_load(struct kbconn *conn, const char *verb,
 		 (unsigned long long)rf->line);
 	if (rf->how == RF_LIVE) {
 		ret = send_keys(conn, rf, 0);
-		return ret ? bfctl_fail_err(conn, what, ret) : 0;
+		return ret ? bfctl_fail_err(conn, what, ret) :
+			     bfctl_restore_exc(conn, verb, rf);
 	}
 	ret = kbdev_txn_begin(conn->dev, &rf->c);
 	if (ret)
@@ -647,7 +663,30 @@ int bfctl_restore_load(struct kbconn *conn, const char *verb,
 		kbdev_txn_abort(conn->dev);
 		return bfctl_fail_err(conn, what, ret);
 	}
-	return 0;
+	return bfctl_restore_exc(conn, verb, rf);
+}
+
+/*
+ * After the filter loaded: exceptions belong to the filter, so a replaced
+ * one kept its own; the file's are added to them (never removed: an
+ * exception keeps a must-pass source passing, and only `bfctl except del`
+ * or `flush` takes one away).
+ */
+int bfctl_restore_exc(struct kbconn *conn, const char *verb,
+		      struct rfilter *rf)
+{
+	char what[96];
+	int ret;
+
+	if (!rf->exc.count)
+		return 0;
+	snprintf(what, sizeof(what), "%s %s: exceptions", verb, rf->name);
+	if (!conn->nl)
+		return bfctl_fail_err(conn, what, kbconn_no_nl(conn));
+	ret = kbnl_except(conn->nl, true, true, rf->name, rf->exc.buf,
+			  rf->exc.len, rf->exc.count, NULL, conn->extack,
+			  sizeof(conn->extack));
+	return ret ? bfctl_fail_err(conn, what, ret) : 0;
 }
 
 int bfctl_restore_main(int argc, char **argv)

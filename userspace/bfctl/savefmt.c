@@ -30,6 +30,10 @@
  *   add NAME KEY		KEY: the rest of the line, read as the
  *				filter's key type (as a key file's line:
  *				kbu_keyline())
+ *   except NAME KEY		an exception (`bfctl except NAME add KEY`):
+ *				save writes them after the filter's block;
+ *				restore and sync add them to the filter's
+ *				exception set and remove none
  *
  * An add targets the filter a create or filter block earlier in the file
  * defines, or else a filter in the kernel.  Each name is defined at most
@@ -263,7 +267,7 @@ static int save_one(struct save_state *st, const char *name)
 				fprintf(st->f, "*%llu\n",
 					(unsigned long long)two.zeros);
 			fprintf(st->f, "end\n");
-			return BFCTL_OK;
+			return bfctl_save_exc(st->conn, st->f, name, p.key_type);
 		}
 		if (ret == -EAGAIN && mark < 0)
 			return bfctl_fail(BFCTL_ERR, what,

@@ -69,6 +69,7 @@ struct rfilter {
 	u8 *img;		/* RF_IMAGE: the image rebuilt from the text */
 	u64 img_len;
 	struct bfctl_batch keys;	/* its add lines, packed */
+	struct bfctl_batch exc;		/* its except lines (count 0: none) */
 	/*
 	 * the filter before the file's add lines: capacity (items, m, k,
 	 * fpr_ppb) and keys (count), for bfctl_cap_check()
@@ -264,5 +265,15 @@ int bfctl_restore_standin(struct bfctl_restore *rs, struct rfilter *rf,
 int bfctl_restore_bad_report(struct bfctl_restore *rs);
 /* "empty", "closed" -> rs->on_bad; -EINVAL */
 int bfctl_restore_bad_parse(struct bfctl_restore *rs, const char *v);
+
+/*
+ * rf's except lines into its exception set (kept ones stay: -exist), after
+ * it loaded; 0 or BFCTL_ERR with a message
+ */
+int bfctl_restore_exc(struct kbconn *conn, const char *verb,
+		      struct rfilter *rf);
+/* save: name's exception set as except lines, after its block */
+int bfctl_save_exc(struct kbconn *conn, FILE *f, const char *name,
+		   u32 key_type);
 
 #endif /* _BFCTL_SAVEFMT_H */

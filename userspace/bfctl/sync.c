@@ -319,6 +319,12 @@ static int sync_one(struct sync *s, struct rfilter *rf)
 		if (ret)
 			return ret;
 	}
+	/* an unchanged filter still takes the file's exceptions */
+	if (a == SYNC_KEEP && !s->dry) {
+		ret = bfctl_restore_exc(conn, "sync", rf);
+		if (ret)
+			return ret;
+	}
 	/* the image is loaded or equal: its memory can go now */
 	free(rf->img);
 	rf->img = NULL;

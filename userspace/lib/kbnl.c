@@ -468,9 +468,131 @@ static const u8 kbnl_key_cmds[] = {
 	[3] = KB_CMD_TEST_ADD,
 };
 
+static int kbnl_batches(struct kbnl *nl, u8 cmd, bool exist, const char *name,
+			const void *keys, u64 keys_len, u64 count, u64 *result,
+			u64 *processed, char *ext, size_t extlen);
+
 int kbnl_keys(struct kbnl *nl, int op, const char *name, const void *keys,
 	      u64 keys_len, u64 count, u64 *result, u64 *processed, char *ext,
 	      size_t extlen)
+{
+	return kbnl_batches(nl, kbnl_key_cmds[op], false, name, keys, keys_len,
+			    count, result, processed, ext, extlen);
+}
+
+int kbnl_except(struct kbnl *nl, bool add, bool exist, const char *name,
+		const void *keys, u64 keys_len, u64 count, u64 *processed,
+		char *ext, size_t extlen)
+{
+	return kbnl_batches(nl, add ? KB_CMD_EXCEPT_ADD : KB_CMD_EXCEPT_DEL,
+			    exist, name, keys, keys_len, count, NULL,
+			    processed, ext, extlen);
+}
+
+int kbnl_except_flush(struct kbnl *nl, const char *name, char *ext,
+		      size_t extlen)
+{
+	struct kbnl_req r = KBNL_REQ(ext, extlen);
+	struct nl_msg *msg = kbnl_msg(nl, KB_CMD_EXCEPT_FLUSH, 0);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_string(msg, KB_A_NAME, name)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return kbnl_talk(nl, msg, &r);
+}
+
+/* the dump's keys, appended as u16 length + bytes */
+struct kbnl_exc {
+	u8 *buf;
+	u64 len, cap, count;
+};
+
+static int kbnl_parse_exc(struct nlattr **tb, void *arg)
+{
+	struct kbnl_exc *x = arg;
+	struct nlattr *a;
+	int rem;
+
+	if (!tb[KB_A_KEYS])
+		return -EIO;
+	nla_for_each_nested(a, tb[KB_A_KEYS], rem) {
+		u16 len = (u16)nla_len(a);
+
+		if (x->len + sizeof(len) + len > x->cap) {
+			u64 cap = (x->cap ? x->cap * 2 : 4096) + len;
+			u8 *nb = realloc(x->buf, cap);
+
+			if (!nb)
+				return -ENOMEM;
+			x->buf = nb;
+			x->cap = cap;
+		}
+		memcpy(x->buf + x->len, &len, sizeof(len));
+		memcpy(x->buf + x->len + sizeof(len), nla_data(a), len);
+		x->len += sizeof(len) + len;
+		x->count++;
+	}
+	return 0;
+}
+
+int kbnl_except_list(struct kbnl *nl, const char *name, u8 **keys,
+		     u64 *keys_len, u64 *count, char *ext, size_t extlen)
+{
+	struct kbnl_req r = KBNL_REQ(ext, extlen);
+	struct nl_msg *msg = kbnl_msg(nl, KB_CMD_EXCEPT_LIST, NLM_F_DUMP);
+	struct kbnl_exc x = { 0 };
+	int ret;
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_string(msg, KB_A_NAME, name)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	nl_socket_enable_msg_peek(nl->sk);
+	r.parse = kbnl_parse_exc;
+	r.arg = &x;
+	ret = kbnl_talk(nl, msg, &r);
+	if (!ret)
+		ret = r.cb_ret;
+	if (ret) {
+		free(x.buf);
+		return ret;
+	}
+	*keys = x.buf;
+	*keys_len = x.len;
+	*count = x.count;
+	return 0;
+}
+
+static int kbnl_parse_exc_count(struct nlattr **tb, void *arg)
+{
+	*(u32 *)arg = kbnl_u32(tb, KB_A_EXCEPT_COUNT);
+	return 0;
+}
+
+int kbnl_except_count(struct kbnl *nl, const char *name, u32 *n)
+{
+	struct kbnl_req r = KBNL_REQ(NULL, 0);
+	struct nl_msg *msg = kbnl_msg(nl, KB_CMD_GET, 0);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_string(msg, KB_A_NAME, name)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	r.parse = kbnl_parse_exc_count;
+	r.arg = n;
+	return kbnl_talk(nl, msg, &r);
+}
+
+static int kbnl_batches(struct kbnl *nl, u8 cmd, bool exist, const char *name,
+			const void *keys, u64 keys_len, u64 count, u64 *result,
+			u64 *processed, char *ext, size_t extlen)
 {
 	const u8 *p = keys, *end = p + keys_len;
 	u64 done = 0;
@@ -481,14 +603,15 @@ int kbnl_keys(struct kbnl *nl, int op, const char *name, const void *keys,
 	while (done < count) {
 		struct kbnl_req r = KBNL_REQ(ext, extlen);
 		struct kbnl_result res = { result, done, 0 };
-		struct nl_msg *msg = kbnl_msg(nl, kbnl_key_cmds[op], 0);
+		struct nl_msg *msg = kbnl_msg(nl, cmd, 0);
 		struct nlattr *nest;
 		size_t bytes = 0;
 
 		if (!msg)
 			return -ENOMEM;
 		nest = NULL;
-		if (!nla_put_string(msg, KB_A_NAME, name))
+		if (!nla_put_string(msg, KB_A_NAME, name) &&
+		    (!exist || !nla_put_flag(msg, KB_A_EXIST)))
 			nest = nla_nest_start(msg, KB_A_KEYS);
 		if (!nest) {
 			nlmsg_free(msg);

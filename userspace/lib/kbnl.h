@@ -50,6 +50,21 @@ int kbnl_keys(struct kbnl *nl, int op, const char *name, const void *keys,
 	      size_t extlen);
 
 /*
+ * A filter's exception set (uapi section 4): add (add) or remove keys as
+ * kbnl_keys() sends them, KB_NL_KEYS_MAX a message (so a request of more
+ * is several, each atomic); exist: no error for keys already (not)
+ * excepted.  list: every key, malloc()ed into *keys as u16 length + bytes.
+ */
+int kbnl_except(struct kbnl *nl, bool add, bool exist, const char *name,
+		const void *keys, u64 keys_len, u64 count, u64 *processed,
+		char *ext, size_t extlen);
+int kbnl_except_flush(struct kbnl *nl, const char *name, char *ext,
+		      size_t extlen);
+int kbnl_except_list(struct kbnl *nl, const char *name, u8 **keys,
+		     u64 *keys_len, u64 *count, char *ext, size_t extlen);
+int kbnl_except_count(struct kbnl *nl, const char *name, u32 *n);
+
+/*
  * Events: subscribe to the events group and call cb for each until it
  * returns nonzero or an error occurs.  what: "created", "destroyed", ...
  */
