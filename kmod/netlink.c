@@ -624,6 +624,14 @@ void kb_nl_notify(struct net *net, enum kb_nl_event ev, const char *name,
 
 int kb_nl_init(void)
 {
+	/*
+	 * Released in 0.1.0: numbers of commands, attributes and events
+	 * never change; new ones go after these (uapi/kbloom.yaml, make
+	 * regen: the order of its lists is the ABI)
+	 */
+	BUILD_BUG_ON(KB_CMD_EXPORT != 11 || KB_CMD_EVENT != 12);
+	BUILD_BUG_ON(KB_A_CHUNK != 34 || KB_KA_MAX != 1);
+	BUILD_BUG_ON(KB_EVENT_REBUILT != 6);
 	return genl_register_family(&kb_genl_family);
 }
 
