@@ -215,9 +215,10 @@ static struct kbtn_req pv_req;
 /* a valid request for cmd (dump: its dump form); 0 if cmd has none */
 static int pv_nl_req(struct kbtn *n, int cmd, int dump)
 {
-	if (dump && cmd != KB_CMD_GET && cmd != KB_CMD_EXPORT)
+	if (dump && cmd != KB_CMD_GET && cmd != KB_CMD_EXPORT &&
+	    cmd != KB_CMD_EXCEPT_LIST)
 		return 0;
-	if (!dump && cmd == KB_CMD_EXPORT)
+	if (!dump && (cmd == KB_CMD_EXPORT || cmd == KB_CMD_EXCEPT_LIST))
 		return 0;
 	kbtn_init(&pv_req, n->family, cmd, dump ? NLM_F_DUMP : 0);
 	switch (cmd) {
@@ -232,6 +233,8 @@ static int pv_nl_req(struct kbtn *n, int cmd, int dump)
 	case KB_CMD_DESTROY:
 	case KB_CMD_FLUSH:
 	case KB_CMD_EXPORT:
+	case KB_CMD_EXCEPT_FLUSH:
+	case KB_CMD_EXCEPT_LIST:
 		kbtn_put_str(&pv_req, KB_A_NAME, PV_SIP);
 		return 1;
 	case KB_CMD_SWAP:
@@ -244,6 +247,8 @@ static int pv_nl_req(struct kbtn *n, int cmd, int dump)
 	case KB_CMD_TEST:
 	case KB_CMD_DEL:
 	case KB_CMD_TEST_ADD:
+	case KB_CMD_EXCEPT_ADD:
+	case KB_CMD_EXCEPT_DEL:
 		kbtn_put_str(&pv_req, KB_A_NAME, PV_CNT);
 		kbtn_nest_start(&pv_req, KB_A_KEYS);
 		kbtn_put(&pv_req, KB_KA_DATA, "a", 1);
@@ -291,7 +296,7 @@ static void pv_netlink(void)
 		}
 		PV_CHECK(have, "netlink command %d has no entry here", cmd);
 	}
-	/* 12 commands, GET also as a dump, EXPORT only as one */
+	/* each command, GET also as a dump, EXPORT and EXCEPT_LIST as one */
 	PV_CHECK(forms == KB_CMD_MAX + 1, "%d request forms", forms);
 	PV_CHECK(kbtn_join(n) == -EPERM, "joined the events group");
 	kbtn_close(n);
