@@ -229,9 +229,14 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		}
 		ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
 		rcu_read_unlock();
-		/* the answers of every consumer: excepted keys are absent */
+		/*
+		 * the answers of every consumer: excepted keys are absent,
+		 * also those before a malformed one, which are answered too
+		 */
 		if (ret > 0)
 			ret -= kb_exc_test_keys(s, keys, n, bitmap);
+		else if (ret == -EINVAL)
+			kb_exc_test_keys(s, keys, *bad, bitmap);
 		if (ret >= 0)
 			kb_set_count(s, n, ret, 0);
 		return ret;

@@ -167,8 +167,12 @@ TEST(net_prefixes)
 	struct kbtn *n = kbtn_open();
 	__u8 blk[5] = { 10, 0, 0, 0, 8 }, exc[5] = { 10, 5, 0, 0, 16 };
 	__u8 in[5] = { 10, 5, 7, 0, 24 }, out[5] = { 10, 6, 7, 0, 24 };
+	__u8 three[15] = { 10, 5, 7, 0, 24, 10, 6, 7, 0, 24, 10, 1, 2, 3, 8 };
+	struct kb_ioc_keys k;
 	unsigned char r[2];
 	__u8 both[10];
+	__u64 res = 0;
+	int fd;
 
 	ASSERT_NE(NULL, n);
 	ASSERT_EQ(0, kbtn_create(n, "x.net", KB_KIND_BLOCKED, KB_KEY_NET, 100,
@@ -188,6 +192,19 @@ TEST(net_prefixes)
 	EXPECT_EQ(0, r[1]);
 	ASSERT_EQ(0, kbtn_keys(n, KB_CMD_TEST, "x.net", out, 5, 1, r, NULL));
 	EXPECT_EQ(1, r[0]);
+	/*
+	 * KB_IOC_TEST answers the keys before a malformed one (host bits
+	 * set): those answers honour the exceptions too
+	 */
+	fd = kbt_open();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EINVAL, kbt_keys(fd, KB_IOC_TEST, "x.net", 0, three, 5, 3,
+				    &res, &k));
+	EXPECT_EQ(2, k.err_index);
+	EXPECT_EQ(2, k.processed);
+	EXPECT_EQ(1, k.hits);
+	EXPECT_EQ(2, res);	/* the excepted /24 absent, the other not */
+	kbt_close(fd);
 	EXPECT_EQ(0, kbtn_name_cmd(n, KB_CMD_DESTROY, "x.net"));
 	kbtn_close(n);
 }
