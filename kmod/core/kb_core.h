@@ -518,7 +518,9 @@ void kb_filter_stats_fill(const struct kb_filter *f, struct kb_stats *st);
  * The estimate is kb_filter_stats()'s est_fpr_ppb: from f's fill counters
  * when it has them (O(1)), else by scanning the payload (yielding).
  * Returns -EDOM when it is over max_fpr_ppb (0: no limit), else 0; *st
- * holds the statistics either way.
+ * holds the statistics either way.  For a net filter holding more prefix
+ * lengths than its sizing allowed for (expected_fpr_ppb over its
+ * fpr_ppb), the limit is scaled by expected_fpr_ppb / fpr_ppb.
  */
 int kb_filter_guard(const struct kb_filter *f, u32 max_fpr_ppb,
 		    struct kb_stats *st);

@@ -349,11 +349,22 @@ void kb_filter_stats_fill(const struct kb_filter *f, struct kb_stats *st)
 int kb_filter_guard(const struct kb_filter *f, u32 max_fpr_ppb,
 		    struct kb_stats *st)
 {
+	u64 lim = max_fpr_ppb;
+
 	if (f->fill)
 		kb_filter_stats_fill(f, st);
 	else
 		kb_filter_stats(f, st);
-	return max_fpr_ppb && st->est_fpr_ppb > max_fpr_ppb ? -EDOM : 0;
+	/*
+	 * A net filter holding more prefix lengths than it was sized for
+	 * (sized per probe before 0.2, or --prefixes too low) expects more
+	 * than its configured FPR at capacity: the limit grows by the same
+	 * factor, or a healthy filter, restored as saved, would be refused.
+	 * Its over_capacity says the rest; saturation is still refused.
+	 */
+	if (lim && f->p.fpr_ppb && st->expected_fpr_ppb > f->p.fpr_ppb)
+		lim = kb_muldiv(lim, st->expected_fpr_ppb, f->p.fpr_ppb);
+	return lim && st->est_fpr_ppb > lim ? -EDOM : 0;
 }
 
 u32 kb_guard_default_ppb(const struct kb_params *p)

@@ -128,4 +128,55 @@ TEST(fill_tracker_equals_scan)
 	}
 }
 
+/*
+ * A net filter sized per probe (as before per-lookup sizing, or with too
+ * low a --prefixes) holding 25 prefix lengths, filled to its capacity:
+ * per lookup it is about 25 times its configured FPR, which the default
+ * limit (10 times) would refuse.  The limit scales with what its lengths
+ * make it expect, so it restores as saved; all ones is still refused.
+ */
+TEST(net_sized_for_fewer_lengths)
+{
+	const u64 n = 20000;
+	struct kb_params p;
+	struct kb_filter f;
+	struct kb_stats st;
+	struct kb_key *keys = calloc(n, sizeof(*keys));
+	u8 (*kb)[5] = calloc(n, 5);
+	u64 x = 0x6e657432ULL, i;
+	void *pl;
+
+	ASSERT_NE(NULL, keys);
+	ASSERT_NE(NULL, kb);
+	kb_params_init(&p, KB_KIND_BLOCKED);
+	p.key_type = KB_KEY_NET4;
+	p.seed[0] = 0x5eed;
+	ASSERT_EQ(0, kb_params_from_fpr(&p, n, 1000000, 0));	/* 0.1% */
+	pl = kbut_filter(&f, &p);
+	ASSERT_NE(NULL, pl);
+	for (i = 0; i < n; i++) {
+		u32 plen = 8 + (u32)(i % 25), a = (u32)kbut_splitmix(&x);
+
+		a &= plen == 32 ? ~0U : ~(~0U >> plen);
+		kb[i][0] = a >> 24;
+		kb[i][1] = a >> 16;
+		kb[i][2] = a >> 8;
+		kb[i][3] = a;
+		kb[i][4] = plen;
+		keys[i] = (struct kb_key){ kb[i], 5 };
+		ASSERT_EQ(0, kb_params_note_prefix(&f.p, kb[i], 5));
+	}
+	kbut_add_all(&f, keys, n);
+	ASSERT_EQ(0, kb_filter_guard(&f, kb_guard_default_ppb(&f.p), &st));
+	ASSERT_EQ(25, st.nplens);
+	/* what the old limit compared: over 10 times the configured FPR */
+	ASSERT_GT(st.est_fpr_ppb, kb_guard_default_ppb(&f.p));
+	ASSERT_EQ(1, st.over_capacity);	/* and says so */
+	saturate(&f);
+	ASSERT_EQ(-EDOM, kb_filter_guard(&f, kb_guard_default_ppb(&f.p), &st));
+	free(pl);
+	free(keys);
+	free(kb);
+}
+
 TEST_HARNESS_MAIN
