@@ -12,7 +12,9 @@
 # full) answers "maybe" for most of them: the exact set decides.  Bad
 # lines name the line; a non-bytes filter is refused; with --open cat and
 # `sh script` of listed contents are denied; path mode attaches beside it
-# and each detaches alone.  Skips unless bpf and IMA are active LSMs.
+# and each detaches alone.  bfctl save writes the attachment as digests,
+# and restore attaches it again from the save alone (its list file
+# moved away).  Skips unless bpf and IMA are active LSMs.
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
 PINS=/sys/fs/bpf/kbloom/lsm-content
@@ -220,10 +222,36 @@ like "content mode's line" "$out" "content filter cf hooks exec mode enforce dig
 expect 0 "detach --path" $B lsm detach --path
 expect 0 "path mode gone: allow runs" "$D/allow"
 expect 126 "content mode stays" "$D/listed"
+# the save, of content mode attached from $TMP/list: digests, not the
+# list file's name nor its listed files' paths
+expect 0 "save" $B save -file "$TMP/save"
+check "the save has content mode's attach line" \
+	grep -qx 'attach lsm cf mode=content hooks=exec enforce' "$TMP/save"
+sed -n '/^attach lsm cf mode=content /,/^end$/p' "$TMP/save" > "$TMP/save.cf"
+like "... then its three digests, as list sha256: lines" \
+	"$(grep -c '^list sha256:[0-9a-f]\{64\}$' "$TMP/save.cf")" '^3$'
+check "... the path-listed file's by its digest" \
+	grep -qx "list sha256:$(sha256sum "$D/listed" | cut -c1-64)" "$TMP/save.cf"
 expect 0 "detach (both: here content mode)" $B lsm detach
 expect 0 "after detach the listed file runs" "$D/listed"
 check "the pins are gone" test ! -e "$PINS"
 expect 1 "detach again: not attached" $B lsm detach --content
+
+# ---- restore: the attachment comes back from the save alone ----
+mv "$TMP/list" "$TMP/list.away"		# (the --open part below wants it)
+expect 0 "restore -exist --only=lsm from the save, the list file gone" \
+	$B restore -exist --only=lsm -file "$TMP/save"
+like "... saying nothing (not 'attached already')" "$err" '^$'
+expect 126 "restored: unprivileged, a new copy of a path-listed file is denied" \
+	$N sh -c "cp $D/listed $S/rcopy && exec $S/rcopy"
+expect 126 "restored: the file listed by its digest is denied" "$D/listed2"
+expect 0 "restored: an unlisted file runs" "$D/allow"
+expect 0 "restored: show --content" $B lsm show --content
+like "... reports it (cf, exec, enforce, 3 digests)" "$out" \
+	"^content filter cf hooks exec mode enforce digests 3$"
+expect 0 "detach --content" $B lsm detach --content
+check "the pins are gone" test ! -e "$PINS"
+mv "$TMP/list.away" "$TMP/list"
 
 # ---- --open: judged at file_post_open (6.9) ----
 if ! grep -qw bpf_lsm_file_post_open /proc/kallsyms; then
