@@ -360,11 +360,51 @@ static int kb_nl_get_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 /* ---- keys ---------------------------------------------------------------- */
 
+int kb_nl_keys_count(const struct nlattr *batch, u32 *n,
+		     struct netlink_ext_ack *extack)
+{
+	const struct nlattr *a;
+	int rem;
+
+	*n = 0;
+	nla_for_each_nested(a, batch, rem) {
+		if (++*n > KB_NL_KEYS_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "kbloom: KEYS holds more than 1024 keys");
+			return -EINVAL;
+		}
+	}
+	if (!*n) {
+		NL_SET_ERR_MSG_ATTR(extack, batch, "kbloom: KEYS holds no key");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int kb_nl_keys_fill(const struct nlattr *batch, u32 key_type,
+		    struct kb_key *keys, struct netlink_ext_ack *extack)
+{
+	const struct nlattr *a;
+	int rem, i = 0;
+
+	nla_for_each_nested(a, batch, rem) {
+		keys[i].data = nla_data(a);
+		keys[i].len = nla_len(a);
+		if (kb_key_validate(key_type, keys[i].data, keys[i].len)) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "kbloom: malformed key for the filter's key type");
+			return -EINVAL;
+		}
+		i++;
+	}
+	return 0;
+}
+
 static int kb_nl_keys(struct sk_buff *skb, struct genl_info *info,
 		      enum kb_op op, u8 cmd)
 {
 	struct netlink_ext_ack *extack = info->extack;
-	struct nlattr *a, *batch, *res;
+	struct nlattr *batch, *res;
 	struct kb_key *keys = NULL;
 	char name[KB_NAME_MAX];
 	struct sk_buff *msg;
@@ -373,7 +413,7 @@ static int kb_nl_keys(struct sk_buff *skb, struct genl_info *info,
 	bool over = false;
 	struct kb_set *s;
 	void *hdr;
-	int rem, ret;
+	int ret;
 
 	ret = kb_nl_name(info, KB_A_NAME, name);
 	if (ret)
@@ -381,17 +421,9 @@ static int kb_nl_keys(struct sk_buff *skb, struct genl_info *info,
 	if (kb_nl_missing(info, KB_A_KEYS))
 		return -EINVAL;
 	batch = info->attrs[KB_A_KEYS];
-	nla_for_each_nested(a, batch, rem) {
-		if (++n > KB_NL_KEYS_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "kbloom: KEYS holds more than 1024 keys");
-			return -EINVAL;
-		}
-	}
-	if (!n) {
-		NL_SET_ERR_MSG_ATTR(extack, batch, "kbloom: KEYS holds no key");
-		return -EINVAL;
-	}
+	ret = kb_nl_keys_count(batch, &n, extack);
+	if (ret)
+		return ret;
 	s = kb_set_find(genl_info_net(info), name, false);
 	if (IS_ERR(s)) {
 		NL_SET_ERR_MSG_ATTR(extack, info->attrs[KB_A_NAME],
@@ -405,18 +437,9 @@ static int kb_nl_keys(struct sk_buff *skb, struct genl_info *info,
 		goto out;
 	}
 	/* the whole batch is validated before anything is done */
-	i = 0;
-	nla_for_each_nested(a, batch, rem) {
-		keys[i].data = nla_data(a);
-		keys[i].len = nla_len(a);
-		if (kb_key_validate(s->key_type, keys[i].data, keys[i].len)) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "kbloom: malformed key for the filter's key type");
-			ret = -EINVAL;
-			goto out;
-		}
-		i++;
-	}
+	ret = kb_nl_keys_fill(batch, s->key_type, keys, extack);
+	if (ret)
+		goto out;
 	ret = kb_set_keys(s, op, keys, n, bits, &bad, &over, extack);
 	if (ret < 0)
 		goto out;

@@ -28,6 +28,16 @@ static inline int kb_nl_put_u64(struct sk_buff *skb, int attr, u64 v)
 }
 
 /* KB_CMD_EXPORT (netlink_export.c) */
+/*
+ * A KB_A_KEYS nest: kb_nl_keys_count() counts its keys (1..KB_NL_KEYS_MAX,
+ * else -EINVAL with extack); kb_nl_keys_fill() points keys[] at them, each
+ * validated for key_type (-EINVAL with extack at the first malformed one)
+ */
+int kb_nl_keys_count(const struct nlattr *batch, u32 *n,
+		     struct netlink_ext_ack *extack);
+int kb_nl_keys_fill(const struct nlattr *batch, u32 key_type,
+		    struct kb_key *keys, struct netlink_ext_ack *extack);
+
 int kb_nl_export_start(struct netlink_callback *cb);
 int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int kb_nl_export_done(struct netlink_callback *cb);

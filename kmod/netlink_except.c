@@ -56,36 +56,17 @@ static int kb_nl_exc_change(struct genl_info *info, bool add)
 		ret = -EINVAL;
 		goto out;
 	}
-	nla_for_each_nested(a, batch, rem) {
-		if (++n > KB_NL_KEYS_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "kbloom: KEYS holds more than 1024 keys");
-			ret = -EINVAL;
-			goto out;
-		}
-	}
-	if (!n) {
-		NL_SET_ERR_MSG_ATTR(extack, batch, "kbloom: KEYS holds no key");
-		ret = -EINVAL;
+	ret = kb_nl_keys_count(batch, &n, extack);
+	if (ret)
 		goto out;
-	}
 	keys = kmalloc_array(n, sizeof(*keys), GFP_KERNEL);
 	if (!keys) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	i = 0;
-	nla_for_each_nested(a, batch, rem) {
-		keys[i].data = nla_data(a);
-		keys[i].len = nla_len(a);
-		if (kb_key_validate(s->key_type, keys[i].data, keys[i].len)) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "kbloom: malformed key for the filter's key type");
-			ret = -EINVAL;
-			goto out;
-		}
-		i++;
-	}
+	ret = kb_nl_keys_fill(batch, s->key_type, keys, extack);
+	if (ret)
+		goto out;
 	ret = kb_exc_change(genl_info_net(info), s, add, keys, n,
 			    nla_get_flag(info->attrs[KB_A_EXIST]), &bad, extack);
 	if (ret == -EEXIST || (ret == -ENOENT && !READ_ONCE(s->dead))) {
