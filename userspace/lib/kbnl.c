@@ -192,6 +192,21 @@ static struct nl_msg *kbnl_msg(struct kbnl *nl, u8 cmd, int flags)
 	return msg;
 }
 
+/* a request naming one filter (KB_A_NAME), answered through r */
+static int kbnl_talk_name(struct kbnl *nl, u8 cmd, int flags,
+			  const char *name, struct kbnl_req *r)
+{
+	struct nl_msg *msg = kbnl_msg(nl, cmd, flags);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_string(msg, KB_A_NAME, name)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return kbnl_talk(nl, msg, r);
+}
+
 #define KBNL_REQ(e, el) { .ext = (e), .extlen = (el) }
 
 int kbnl_create(struct kbnl *nl, const struct kb_ioc_create *a, char *ext,
@@ -306,17 +321,10 @@ int kbnl_get(struct kbnl *nl, const char *name, struct kb_ioc_info *i,
 	     char *ext, size_t extlen)
 {
 	struct kbnl_req r = KBNL_REQ(ext, extlen);
-	struct nl_msg *msg = kbnl_msg(nl, KB_CMD_GET, 0);
 
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_string(msg, KB_A_NAME, name)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
 	r.parse = kbnl_parse_one;
 	r.arg = i;
-	return kbnl_talk(nl, msg, &r);
+	return kbnl_talk_name(nl, KB_CMD_GET, 0, name, &r);
 }
 
 struct kbnl_export {
@@ -349,21 +357,14 @@ int kbnl_export(struct kbnl *nl, const char *name, kbnl_chunk_cb cb,
 		void *arg, char *ext, size_t extlen)
 {
 	struct kbnl_req r = KBNL_REQ(ext, extlen);
-	struct nl_msg *msg = kbnl_msg(nl, KB_CMD_EXPORT, NLM_F_DUMP);
 	struct kbnl_export x = { .cb = cb, .arg = arg };
 	int ret;
 
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_string(msg, KB_A_NAME, name)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
 	/* a dump's messages hold up to KB_NL_CHUNK_MAX bytes: peek their size */
 	nl_socket_enable_msg_peek(nl->sk);
 	r.parse = kbnl_parse_chunk;
 	r.arg = &x;
-	ret = kbnl_talk(nl, msg, &r);
+	ret = kbnl_talk_name(nl, KB_CMD_EXPORT, NLM_F_DUMP, name, &r);
 	if (!ret)
 		ret = r.cb_ret;
 	if (!ret && (!x.total || x.off != x.total))
@@ -493,15 +494,8 @@ int kbnl_except_flush(struct kbnl *nl, const char *name, char *ext,
 		      size_t extlen)
 {
 	struct kbnl_req r = KBNL_REQ(ext, extlen);
-	struct nl_msg *msg = kbnl_msg(nl, KB_CMD_EXCEPT_FLUSH, 0);
 
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_string(msg, KB_A_NAME, name)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	return kbnl_talk(nl, msg, &r);
+	return kbnl_talk_name(nl, KB_CMD_EXCEPT_FLUSH, 0, name, &r);
 }
 
 /* the dump's keys, appended as u16 length + bytes */
@@ -542,20 +536,13 @@ int kbnl_except_list(struct kbnl *nl, const char *name, u8 **keys,
 		     u64 *keys_len, u64 *count, char *ext, size_t extlen)
 {
 	struct kbnl_req r = KBNL_REQ(ext, extlen);
-	struct nl_msg *msg = kbnl_msg(nl, KB_CMD_EXCEPT_LIST, NLM_F_DUMP);
 	struct kbnl_exc x = { 0 };
 	int ret;
 
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_string(msg, KB_A_NAME, name)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
 	nl_socket_enable_msg_peek(nl->sk);
 	r.parse = kbnl_parse_exc;
 	r.arg = &x;
-	ret = kbnl_talk(nl, msg, &r);
+	ret = kbnl_talk_name(nl, KB_CMD_EXCEPT_LIST, NLM_F_DUMP, name, &r);
 	if (!ret)
 		ret = r.cb_ret;
 	if (ret) {
@@ -577,17 +564,10 @@ static int kbnl_parse_exc_count(struct nlattr **tb, void *arg)
 int kbnl_except_count(struct kbnl *nl, const char *name, u32 *n)
 {
 	struct kbnl_req r = KBNL_REQ(NULL, 0);
-	struct nl_msg *msg = kbnl_msg(nl, KB_CMD_GET, 0);
 
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_string(msg, KB_A_NAME, name)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
 	r.parse = kbnl_parse_exc_count;
 	r.arg = n;
-	return kbnl_talk(nl, msg, &r);
+	return kbnl_talk_name(nl, KB_CMD_GET, 0, name, &r);
 }
 
 static int kbnl_batches(struct kbnl *nl, u8 cmd, bool exist, const char *name,
