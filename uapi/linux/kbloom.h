@@ -468,6 +468,104 @@ struct kb_ioc_write {
 #define KB_IOC_WRITE_SIZE_VER0	96
 
 /*
+ * A file per filter (for applications: libkbloom).  KB_IOC_OPEN on
+ * /dev/kbloom opens the filter named name (or, with name all zero, the
+ * filter whose KB_A_ID is id) of the device file's network namespace and
+ * returns a new file descriptor bound to that filter (O_CLOEXEC; also
+ * stored in fd).  KB_OPEN_F_WRITE opens it for writing.  Who may open:
+ * CAP_NET_ADMIN (as every command), or, by the filter's grant (netlink
+ * KB_A_READERS, KB_A_WRITERS; see "Privileges"), a member of its readers
+ * group (read-only) or of its writers group (either way), both judged on
+ * the credentials of the process that opened /dev/kbloom.  Anyone else
+ * gets EPERM, whether the filter exists or not; ENOENT only for those who
+ * would be allowed to see it.  The fd follows the filter, not its name
+ * (a rename keeps it; a destroy ends it: ENOENT from then on).
+ *
+ * On the filter's fd:
+ *  - KB_IOC_TEST (any fd), KB_IOC_ADD and KB_IOC_TEST_ADD (KB_OPEN_F_WRITE
+ *    fds only, else EPERM) take struct kb_ioc_keys with name all zero and
+ *    no flags; they work as on /dev/kbloom (exceptions included).
+ *  - KB_IOC_MAP_INFO fills a struct kb_map_hdr describing the current
+ *    generation, as page 0 of a mapping made now would (its size field is
+ *    the caller's, as every ioctl struct's).
+ *  - mmap(PROT_READ, MAP_SHARED, offset 0) maps struct kb_map_hdr (page
+ *    0, read-only), then the payload of the generation that is current at
+ *    the time of the mmap, from offset KB_MAP_PAYLOAD_OFFSET (one page),
+ *    map_bytes in all: a page past it answers SIGBUS.  PROT_WRITE,
+ *    PROT_EXEC, MAP_PRIVATE, a non-zero offset: EINVAL/EACCES; mprotect to
+ *    write and mremap growth fail.  The payload is the live one: adds to
+ *    that generation show in the mapping at once.  A mapping keeps its
+ *    generation (and its memory, charged to the namespace as before) until
+ *    it is unmapped and the fd closed; fork shares it.
+ *  - poll(): EPOLLPRI | EPOLLIN once the generation of the fd's last mmap
+ *    (or, before any, the one current at open) is no longer the filter's
+ *    current one (rebuild, swap, upload, sync, flush, destroy); also
+ *    EPOLLHUP once the filter is destroyed.
+ *
+ * A reader of a mapping tests keys with the core's code on the header's
+ * params and the payload; it checks state (one load per call) and maps
+ * again when it is no longer KB_MAP_LIVE.  plen4/plen6 and exceptions
+ * change while live (adds of new prefix lengths, exception changes); the
+ * rest never does.  While exceptions is non-zero a "maybe" found in the
+ * mapping must be confirmed with KB_IOC_TEST (the exception set is not
+ * mapped; an excepted key answers absent).
+ */
+#define KB_OPEN_F_WRITE		(1U << 0)
+
+struct kb_ioc_open {
+	__u32		size;
+	__u32		flags;		/* KB_OPEN_F_* */
+	char		name[KB_NAME_MAX];	/* or all zero: by id */
+	__aligned_u64	id;		/* KB_A_ID; 0 with a name */
+	__s32		fd;		/* out */
+	__u32		reserved0;
+	__aligned_u64	reserved[2];
+};
+#define KB_IOC_OPEN_SIZE_VER0	72
+
+#define KB_MAP_MAGIC		0x484d424bU	/* "KBMH", little endian */
+#define KB_MAP_VERSION		1
+#define KB_MAP_PAYLOAD_OFFSET	4096		/* payload follows one page */
+
+/* struct kb_map_hdr.state */
+enum kb_map_state {
+	KB_MAP_LIVE		= 1,	/* the filter's current generation */
+	KB_MAP_REPLACED		= 2,	/* another generation serves: map again */
+	KB_MAP_DESTROYED	= 3,	/* the filter is gone: ENOENT */
+};
+
+struct kb_map_hdr {
+	__u32		size;		/* sizeof(struct kb_map_hdr) (ioctl:
+					 * the caller's)
+					 */
+	__u32		magic;		/* KB_MAP_MAGIC */
+	__u32		version;	/* KB_MAP_VERSION */
+	__u32		state;		/* enum kb_map_state: changes */
+	__aligned_u64	generation;	/* kb_ioc_info.generation */
+	__aligned_u64	id;		/* the filter's KB_A_ID */
+	__u32		kind;
+	__u32		key_type;
+	__u32		hash;
+	__u32		k;
+	__aligned_u64	m;
+	__aligned_u64	items;
+	__u32		fpr_ppb;
+	__u32		prefixes;
+	__aligned_u64	seed[2];
+	__aligned_u64	plen4;		/* changes (adds of new lengths) */
+	__aligned_u64	plen6[3];	/* changes */
+	__aligned_u64	payload_offset;	/* KB_MAP_PAYLOAD_OFFSET */
+	__aligned_u64	payload_bytes;	/* kb_ioc_info.bytes */
+	__aligned_u64	map_bytes;	/* the mmap length: payload_offset +
+					 * payload_bytes rounded up to pages
+					 */
+	__u32		exceptions;	/* changes: non-zero: confirm maybes */
+	__u32		flags;		/* KB_OPEN_F_WRITE if the fd may add */
+	__aligned_u64	reserved[4];
+};
+#define KB_MAP_HDR_SIZE_VER0	184
+
+/*
  * The numbers encode the size of the first version of each struct (the
  * *_SIZE_VER0 constants), not sizeof(): a struct that grows keeps its
  * number, and the caller's size field tells the versions apart.
