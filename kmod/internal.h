@@ -44,6 +44,8 @@
 #include <linux/percpu.h>
 #include <linux/list.h>
 #include <linux/netlink.h>
+#include <linux/cred.h>
+#include <linux/uidgid.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
@@ -175,6 +177,11 @@ struct kb_set {
 	refcount_t ref;
 	atomic_t users;			/* consumer references */
 	struct kb_pcpu __percpu *stats;
+	kgid_t readers;			/* grants (KB_A_READERS, _WRITERS):
+					 * INVALID_GID: none; written under
+					 * kb_set.lock, read with READ_ONCE
+					 */
+	kgid_t writers;
 	struct kbloom_bpf_ref bpf;	/* id, key_type: set at insert; kind:
 					 * WRITE_ONCE with every generation
 					 * published
@@ -292,6 +299,12 @@ struct kb_set *kb_set_get_rcu(struct kb_set *s);
 /* the filter's current name into buf (KB_NAME_MAX bytes) */
 void kb_set_name(struct kb_set *s, char *buf);
 void kb_set_put(struct kb_set *s);
+/*
+ * Whether cred (of the opener of /dev/kbloom) may open s by its grant:
+ * for reading (a member of its readers or writers group) or, write, for
+ * writing (of its writers group).  CAP_NET_ADMIN is the caller's check.
+ */
+bool kb_set_granted(struct kb_set *s, const struct cred *cred, bool write);
 /*
  * *over (may be NULL) is set true when this add took the filter over its
  * capacity (kb_gen_over()): the caller, who knows net and the name it

@@ -179,6 +179,12 @@ static void kb_set_free_rcu(struct rcu_head *head)
 	kfree(s);
 }
 
+/* grants are not implemented yet: only CAP_NET_ADMIN opens a filter */
+bool kb_set_granted(struct kb_set *s, const struct cred *cred, bool write)
+{
+	return false;
+}
+
 void kb_set_put(struct kb_set *s)
 {
 	if (refcount_dec_and_test(&s->ref))
@@ -335,6 +341,8 @@ int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
 	s->bpf.id = s->id;
 	s->bpf.key_type = s->key_type;
 	s->bpf.kind = g->f.p.kind;
+	s->readers = INVALID_GID;
+	s->writers = INVALID_GID;
 	mutex_init(&s->lock);
 	refcount_set(&s->ref, 1);
 	RCU_INIT_POINTER(s->gen, g);
