@@ -118,12 +118,51 @@ int kb_params_from_spec(struct kb_params *p, const struct kb_spec *s,
 
 /* ---- generations -------------------------------------------------------- */
 
+/*
+ * The payload, mappable into user space page by page (filter files,
+ * dev_filter.c), so never slab memory: whole pages of the direct map or
+ * vmalloc.  alloc_pages_exact() gives exact-size pages (it frees the tail
+ * of its power-of-two block) below 2 MiB, with vmalloc as the fallback
+ * when memory is fragmented; from 2 MiB, huge (2 MiB) vmalloc mappings
+ * where they waste at most 1/16 (their pages are split since 6.1, so
+ * vmalloc_to_page() finds each), plain vmalloc else.  Packet paths read
+ * both the same way: the filter code sees a pointer.
+ */
+static void *kb_payload_alloc(u64 bytes, gfp_t gfp)
+{
+	size_t len = PAGE_ALIGN(bytes);
+	void *p;
+
+	if (bytes >= KB_HUGE_MIN &&
+	    round_up(bytes, KB_HUGE_MIN) - bytes <= bytes / 16)
+		return kb_vmalloc_big(bytes, gfp);
+	if (bytes < KB_HUGE_MIN) {
+		/* as kvmalloc(): no reclaim storm for a costly order */
+		gfp_t g = gfp | __GFP_NOWARN;
+
+		if (get_order(len) > PAGE_ALLOC_COSTLY_ORDER)
+			g |= __GFP_NORETRY;
+		p = alloc_pages_exact(len, g);
+		if (p)
+			return p;
+	}
+	return __vmalloc(bytes, gfp);
+}
+
+static void kb_payload_free(void *p, u64 bytes)
+{
+	if (is_vmalloc_addr(p))
+		vfree(p);
+	else if (p)
+		free_pages_exact(p, PAGE_ALIGN(bytes));
+}
+
 /* the final free of a generation: its payload is uncharged only now */
 void kb_gen_release(struct kb_gen *g)
 {
 	kb_acct_uncharge(g->acct, g->f.bytes);
 	kb_acct_put(g->acct);
-	kvfree(g->f.payload);
+	kb_payload_free(g->f.payload, g->f.bytes);
 	kfree(g->fill);
 	kfree(g);
 }
@@ -131,25 +170,6 @@ void kb_gen_release(struct kb_gen *g)
 static void kb_gen_free_rcu(struct rcu_head *head)
 {
 	kb_gen_release(container_of(head, struct kb_gen, rcu));
-}
-
-/*
- * The payload, with little rounding: kvmalloc() tries kmalloc() first,
- * which rounds up to a power of two (a 1.85 MiB filter would hold 2 MiB, a
- * 189 KiB one 256 KiB), and huge vmalloc rounds up to whole 2 MiB pages.
- * Exact-size page mappings cost a few more TLB entries; 2 MiB pages and
- * kmalloc are used when they waste at most 1/16.
- */
-static void *kb_payload_alloc(u64 bytes, gfp_t gfp)
-{
-	if (bytes <= PAGE_SIZE ||
-	    (bytes <= KMALLOC_MAX_SIZE &&
-	     roundup_pow_of_two(bytes) - bytes <= bytes / 16))
-		return kvmalloc(bytes, gfp);
-	if (bytes >= KB_HUGE_MIN &&
-	    round_up(bytes, KB_HUGE_MIN) - bytes <= bytes / 16)
-		return kb_vmalloc_big(bytes, gfp);
-	return __vmalloc(bytes, gfp);
 }
 
 /*
@@ -183,12 +203,18 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 	fill = kmalloc(kb_fill_bytes(p), GFP_KERNEL_ACCOUNT);
 	if (!g || !payload || !fill) {
 		kfree(g);
-		kvfree(payload);
+		kb_payload_free(payload, bytes);
 		kfree(fill);
 		kb_acct_uncharge(acct, bytes);
 		NL_SET_ERR_MSG_MOD(extack, "out of memory for the filter");
 		return ERR_PTR(-ENOMEM);
 	}
+	/*
+	 * a mapping shows whole pages: the bytes after the payload in its
+	 * last page are zero, never what the page held before
+	 */
+	if (!clear)
+		memset((u8 *)payload + bytes, 0, PAGE_ALIGN(bytes) - bytes);
 	g->acct = kb_acct_get(acct);
 	g->f.payload = payload;
 	g->f.bytes = bytes;
