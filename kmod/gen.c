@@ -158,8 +158,9 @@ static void kb_payload_free(void *p, u64 bytes)
 }
 
 /* the final free of a generation: its payload is uncharged only now */
-void kb_gen_release(struct kb_gen *g)
+static void kb_gen_release(struct kb_gen *g)
 {
+	kb_map_release(g);
 	kb_acct_uncharge(g->acct, g->f.bytes);
 	kb_acct_put(g->acct);
 	kb_payload_free(g->f.payload, g->f.bytes);
@@ -215,6 +216,7 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 	 */
 	if (!clear)
 		memset((u8 *)payload + bytes, 0, PAGE_ALIGN(bytes) - bytes);
+	refcount_set(&g->ref, 1);
 	g->acct = kb_acct_get(acct);
 	g->f.payload = payload;
 	g->f.bytes = bytes;
@@ -278,11 +280,46 @@ int kb_gen_guard(struct net *net, struct kb_gen *g, const char *name,
 	return -EDOM;
 }
 
-/* free (after a grace period) a generation that is not or no longer live */
+/*
+ * The last reference frees g after a grace period: lockless readers that
+ * found it through kb_set.gen may still be reading it.
+ */
+void kb_gen_put(struct kb_gen *g)
+{
+	if (refcount_dec_and_test(&g->ref))
+		call_rcu(&g->rcu, kb_gen_free_rcu);
+}
+
+/*
+ * The same from an RCU callback (a filter's free): the readers that could
+ * reach g through its filter are gone already, so the last reference
+ * frees at once.  A call_rcu() queued from a callback could outlive the
+ * rcu_barrier() of the module's exit.
+ */
+void kb_gen_put_rcu(struct kb_gen *g)
+{
+	if (refcount_dec_and_test(&g->ref))
+		kb_gen_release(g);
+}
+
+/*
+ * Drop the owner's reference of a generation that is not or no longer
+ * live; mappings may keep it (and its charge) a while longer.
+ */
 void kb_gen_discard(struct kb_gen *g)
 {
 	if (g)
-		call_rcu(&g->rcu, kb_gen_free_rcu);
+		kb_gen_put(g);
+}
+
+/*
+ * A flush clears g in place: it takes a new id, so that exports restart,
+ * kb_ioc_info.generation changes and mappings see a new generation
+ * (the filter's kb_set.lock held).
+ */
+void kb_gen_renew(struct kb_gen *g)
+{
+	g->id = atomic64_inc_return(&kb_gen_seq);
 }
 
 /*
