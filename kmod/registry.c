@@ -172,7 +172,8 @@ static void kb_set_free_rcu(struct rcu_head *head)
 {
 	struct kb_set *s = container_of(head, struct kb_set, rcu);
 
-	kb_gen_release(rcu_dereference_protected(s->gen, true));
+	/* a mapping may hold the generation on */
+	kb_gen_put_rcu(rcu_dereference_protected(s->gen, true));
 	kb_exc_release(rcu_dereference_protected(s->exc, true));
 	kfree(rcu_dereference_protected(s->nm, true));
 	free_percpu(s->stats);
@@ -257,6 +258,9 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 	ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
 	if (ret >= 0 && op != KB_OP_DEL && over && kb_gen_over(g))
 		*over = true;
+	/* adds may note new prefix lengths (even before a bad key) */
+	if (op != KB_OP_DEL)
+		kb_map_sync(s, g);
 	mutex_unlock(&s->lock);
 	if (ret >= 0 && op == KB_OP_ADD)
 		kb_set_count(s, 0, 0, n);
@@ -344,6 +348,7 @@ int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
 	s->readers = INVALID_GID;
 	s->writers = INVALID_GID;
 	mutex_init(&s->lock);
+	init_waitqueue_head(&s->wq);
 	refcount_set(&s->ref, 1);
 	RCU_INIT_POINTER(s->gen, g);
 	list_add_tail(&s->node, &kn->sets);
@@ -442,7 +447,9 @@ int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 	}
 	old = rcu_replace_pointer(s->gen, g, lockdep_is_held(&s->lock));
 	WRITE_ONCE(s->bpf.kind, g->f.p.kind);
+	kb_map_retire(old, KB_MAP_REPLACED);
 	mutex_unlock(&s->lock);
+	kb_map_wake(s);
 	kb_gen_discard(old);
 	return 0;
 }
@@ -479,7 +486,11 @@ static void kb_set_unlink(struct net *net, struct kb_set *s)
 
 	mutex_lock(&s->lock);
 	WRITE_ONCE(s->dead, true);	/* TEST reads it without the lock */
+	kb_map_retire(rcu_dereference_protected(s->gen,
+						lockdep_is_held(&s->lock)),
+		      KB_MAP_DESTROYED);
 	mutex_unlock(&s->lock);
+	kb_map_wake(s);
 	/* s->nm stays for readers that hold s; freed with s */
 	hlist_del_rcu(&rcu_dereference_protected(s->nm,
 						 lockdep_is_held(&kn->lock))->node);
@@ -540,6 +551,12 @@ int kb_reg_flush(struct net *net, const char *name,
 		return -ENOENT;
 	}
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
+	/*
+	 * mappings see the bits go, and their header says replaced: map
+	 * again, as after a rebuild (the same memory, a new id)
+	 */
+	kb_map_retire(g, KB_MAP_REPLACED);
+	kb_gen_renew(g);
 	kb_filter_clear(&g->f);
 	WRITE_ONCE(g->f.p.plen4, 0);
 	for (i = 0; i < ARRAY_SIZE(g->f.p.plen6); i++)
@@ -548,6 +565,7 @@ int kb_reg_flush(struct net *net, const char *name,
 	g->over_told = false;
 	g->seq++;
 	mutex_unlock(&s->lock);
+	kb_map_wake(s);
 	kb_set_put(s);
 	kb_reg_announce(net, KB_EVENT_FLUSHED, name, NULL);
 	return 0;
@@ -595,8 +613,13 @@ int kb_reg_swap(struct net *net, const char *a, const char *b,
 	rcu_assign_pointer(sb->gen, ga);
 	WRITE_ONCE(sa->bpf.kind, gb->f.p.kind);
 	WRITE_ONCE(sb->bpf.kind, ga->f.p.kind);
+	/* each now serves the other filter: new headers (id, exceptions) */
+	kb_map_retire(ga, KB_MAP_REPLACED);
+	kb_map_retire(gb, KB_MAP_REPLACED);
 	mutex_unlock(&second->lock);
 	mutex_unlock(&first->lock);
+	kb_map_wake(sa);
+	kb_map_wake(sb);
 	kn->reg_gen++;
 	mutex_unlock(&kn->lock);
 	kb_reg_announce(net, KB_EVENT_SWAPPED, a, b);

@@ -214,11 +214,14 @@ struct kb_image_hdr {
  * long as the file.  As with ipset and nftables, a tool needs the netlink
  * family anyway; the device spares bulk loads netlink's per-message limits.
  *
- * /dev/kbloom (mode 0600) works on the filters of the network namespace of
- * the process that opened it.  Every command, KB_IOC_TEST and
- * KB_IOC_EXPORT included, needs CAP_NET_ADMIN over that namespace's user
- * namespace, checked against the opener's credentials (EPERM otherwise,
- * before the argument is read; see "Privileges" above).
+ * /dev/kbloom works on the filters of the network namespace of the process
+ * that opened it.  Every command, KB_IOC_TEST and KB_IOC_EXPORT included,
+ * needs CAP_NET_ADMIN over that namespace's user namespace, checked
+ * against the opener's credentials (EPERM otherwise, before the argument
+ * is read; see "Privileges" above), except KB_IOC_OPEN, which a filter's
+ * grant also allows.  The node is mode 0666, as /dev/net/tun: opening it
+ * grants nothing, every ioctl checks its own rights, and a service granted
+ * a filter must reach it without root or a group of its own for the node.
  *
  * Every argument struct starts with __u32 size = sizeof(the struct as the
  * caller knows it).  The kernel reads it with copy_struct_from_user():
@@ -479,7 +482,9 @@ struct kb_ioc_write {
  * the credentials of the process that opened /dev/kbloom.  Anyone else
  * gets EPERM, whether the filter exists or not; ENOENT only for those who
  * would be allowed to see it.  The fd follows the filter, not its name
- * (a rename keeps it; a destroy ends it: ENOENT from then on).
+ * (a rename keeps it; a destroy ends it: ENOENT from then on).  Like an
+ * open /dev/kbloom, it keeps its network namespace; it is not a consumer
+ * reference (destroy and rename still work).
  *
  * On the filter's fd:
  *  - KB_IOC_TEST (any fd), KB_IOC_ADD and KB_IOC_TEST_ADD (KB_OPEN_F_WRITE
@@ -500,7 +505,9 @@ struct kb_ioc_write {
  *  - poll(): EPOLLPRI | EPOLLIN once the generation of the fd's last mmap
  *    (or, before any, the one current at open) is no longer the filter's
  *    current one (rebuild, swap, upload, sync, flush, destroy); also
- *    EPOLLHUP once the filter is destroyed.
+ *    EPOLLHUP once the filter is destroyed.  A flush clears the payload in
+ *    place (mappings see the bits go) and starts a new generation id.
+ *  - Every other ioctl: ENOTTY.
  *
  * A reader of a mapping tests keys with the core's code on the header's
  * params and the payload; it checks state (one load per call) and maps
@@ -590,8 +597,12 @@ struct kb_map_hdr {
 			      KB_IOC_TXN_SIZE_VER0)
 #define KB_IOC_TXN_WRITE _IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0a, \
 			      KB_IOC_WRITE_SIZE_VER0)
+#define KB_IOC_OPEN	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x0b, \
+			     KB_IOC_OPEN_SIZE_VER0)
+#define KB_IOC_MAP_INFO	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x0c, \
+			     KB_MAP_HDR_SIZE_VER0)
 /* the highest command number (_IOC_NR); 1..KB_IOC_NR_MAX are all used */
-#define KB_IOC_NR_MAX	0x0a
+#define KB_IOC_NR_MAX	0x0c
 
 /* ---- 4. generic netlink family "kbloom" ------------------------------- */
 
