@@ -233,6 +233,19 @@ struct kb_info {
 	u64 set_id;
 	u32 refs;
 	u32 exceptions;
+	kgid_t readers;			/* the grants, INVALID_GID: none */
+	kgid_t writers;
+};
+
+/*
+ * A change of a filter's grants (KB_CMD_GRANT, KB_CMD_CREATE): only the
+ * groups flagged are set; INVALID_GID clears one.
+ */
+struct kb_grant {
+	bool set_readers;
+	bool set_writers;
+	kgid_t readers;
+	kgid_t writers;
 };
 
 enum kb_op {
@@ -335,13 +348,20 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		u32 n, u64 *bitmap, u32 *bad, bool *over,
 		struct netlink_ext_ack *extack);
 int kb_set_info(struct kb_set *s, struct kb_info *info);
-/* for txn.c: insert under kb_net.lock; publish a generation in s */
+/*
+ * for txn.c: insert under kb_net.lock (with the grants of gr, NULL:
+ * none); publish a generation in s
+ */
 int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
-		  struct netlink_ext_ack *extack);
+		  const struct kb_grant *gr, struct netlink_ext_ack *extack);
 int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 		   struct netlink_ext_ack *extack);
 int kb_reg_create(struct net *net, const char *name,
-		  const struct kb_params *p, struct netlink_ext_ack *extack);
+		  const struct kb_params *p, const struct kb_grant *gr,
+		  struct netlink_ext_ack *extack);
+/* set the groups gr flags; event KB_EVENT_GRANTED */
+int kb_reg_grant(struct net *net, const char *name, const struct kb_grant *gr,
+		 struct netlink_ext_ack *extack);
 int kb_reg_upload(struct net *net, const char *name, struct kb_gen *g,
 		  bool create, struct netlink_ext_ack *extack);
 int kb_reg_destroy(struct net *net, const char *name,

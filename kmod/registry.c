@@ -180,10 +180,47 @@ static void kb_set_free_rcu(struct rcu_head *head)
 	kfree(s);
 }
 
-/* grants are not implemented yet: only CAP_NET_ADMIN opens a filter */
+/*
+ * cred is a member of g as in_group_p() counts it for current: its fsgid
+ * or a supplementary group (sorted; groups_search() is not exported).
+ */
+static bool kb_cred_in_group(const struct cred *cred, kgid_t g)
+{
+	const struct group_info *gi = cred->group_info;
+	unsigned int lo = 0, hi = gi ? gi->ngroups : 0;
+
+	if (!gid_valid(g))
+		return false;
+	if (gid_eq(cred->fsgid, g))
+		return true;
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (gid_gt(g, gi->gid[mid]))
+			lo = mid + 1;
+		else if (gid_lt(g, gi->gid[mid]))
+			hi = mid;
+		else
+			return true;
+	}
+	return false;
+}
+
+/* writers may do what readers may: the writers group grants both */
 bool kb_set_granted(struct kb_set *s, const struct cred *cred, bool write)
 {
-	return false;
+	if (kb_cred_in_group(cred, READ_ONCE(s->writers)))
+		return true;
+	return !write && kb_cred_in_group(cred, READ_ONCE(s->readers));
+}
+
+/* the groups gr flags into s; s->lock held (or s not yet published) */
+static void kb_set_grant(struct kb_set *s, const struct kb_grant *gr)
+{
+	if (gr && gr->set_readers)
+		WRITE_ONCE(s->readers, gr->readers);
+	if (gr && gr->set_writers)
+		WRITE_ONCE(s->writers, gr->writers);
 }
 
 void kb_set_put(struct kb_set *s)
@@ -299,6 +336,8 @@ int kb_set_info(struct kb_set *s, struct kb_info *info)
 	info->count = g->count;
 	info->gen_id = g->id;
 	info->set_id = s->id;
+	info->readers = s->readers;
+	info->writers = s->writers;
 	f = g->f;
 	/* the counters only: kb_filter_stats_fill() reads no term */
 	fill = *g->fill;
@@ -310,7 +349,7 @@ int kb_set_info(struct kb_set *s, struct kb_info *info)
 
 /* insert a new filter holding generation g (charged); kn->lock held */
 int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
-			 struct netlink_ext_ack *extack)
+		  const struct kb_grant *gr, struct netlink_ext_ack *extack)
 {
 	struct kb_net *kn = kb_net(net);
 	struct kb_name *nm;
@@ -347,6 +386,7 @@ int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
 	s->bpf.kind = g->f.p.kind;
 	s->readers = INVALID_GID;
 	s->writers = INVALID_GID;
+	kb_set_grant(s, gr);
 	mutex_init(&s->lock);
 	init_waitqueue_head(&s->wq);
 	refcount_set(&s->ref, 1);
@@ -372,6 +412,7 @@ static const char * const kb_event_what[KB_EVENT_MAX + 1] = {
 		"over its configured capacity: it may match almost any key",
 	[KB_EVENT_REFUSED] =
 		"refused a saturated payload: the old contents serve on",
+	[KB_EVENT_GRANTED] = "had its grants changed",
 };
 
 void kb_reg_announce(struct net *net, enum kb_nl_event ev, const char *name,
@@ -394,7 +435,8 @@ void kb_reg_announce(struct net *net, enum kb_nl_event ev, const char *name,
 }
 
 int kb_reg_create(struct net *net, const char *name,
-		  const struct kb_params *p, struct netlink_ext_ack *extack)
+		  const struct kb_params *p, const struct kb_grant *gr,
+		  struct netlink_ext_ack *extack)
 {
 	struct kb_net *kn = kb_net(net);
 	struct kb_gen *g;
@@ -419,7 +461,7 @@ int kb_reg_create(struct net *net, const char *name,
 		return PTR_ERR(g);
 	ret = mutex_lock_killable(&kn->lock);
 	if (!ret) {
-		ret = kb_set_insert(net, name, g, extack);
+		ret = kb_set_insert(net, name, g, gr, extack);
 		mutex_unlock(&kn->lock);
 	}
 	if (ret)
@@ -465,7 +507,7 @@ int kb_reg_upload(struct net *net, const char *name, struct kb_gen *g,
 		return -EINTR;
 	s = kb_set_lookup(kn, name);
 	if (!s && create)
-		ret = kb_set_insert(net, name, g, extack);
+		ret = kb_set_insert(net, name, g, NULL, extack);
 	else if (!s)
 		ret = -ENOENT;
 	else
@@ -569,6 +611,34 @@ int kb_reg_flush(struct net *net, const char *name,
 	kb_set_put(s);
 	kb_reg_announce(net, KB_EVENT_FLUSHED, name, NULL);
 	return 0;
+}
+
+/*
+ * Grants belong to the filter, not to a generation: rebuilds, uploads,
+ * swaps (each keeps its own, as its exceptions) and renames keep them.
+ */
+int kb_reg_grant(struct net *net, const char *name, const struct kb_grant *gr,
+		 struct netlink_ext_ack *extack)
+{
+	struct kb_set *s = kb_set_find(net, name, false);
+	int ret;
+
+	if (IS_ERR(s)) {
+		if (PTR_ERR(s) == -ENOENT)
+			NL_SET_ERR_MSG_MOD(extack, "no such filter");
+		return PTR_ERR(s);
+	}
+	ret = mutex_lock_killable(&s->lock);
+	if (!ret) {
+		ret = kb_set_dead(s, extack) ? -ENOENT : 0;
+		if (!ret)
+			kb_set_grant(s, gr);
+		mutex_unlock(&s->lock);
+	}
+	kb_set_put(s);
+	if (!ret)
+		kb_reg_announce(net, KB_EVENT_GRANTED, name, NULL);
+	return ret;
 }
 
 int kb_reg_swap(struct net *net, const char *a, const char *b,
