@@ -133,3 +133,6 @@ $(UBUILD)/tsan/test_libkbloom_fake-tsan: $(KBL_SAN_SRCS) $(KSFT_DIR)/.stamp \
 
 NATIVE_TESTS += $(UBUILD)/tests/test_libkbloom_fake \
 	$(UBUILD)/asan/test_libkbloom_fake-asan $(UBUILD)/tsan/test_libkbloom_fake-tsan
+
+# the .so's exports against libkbloom.map, the header alone in C99 and C++
+NATIVE_TESTS += $(CURDIR)/$(KBL_DIR)/tests/test-abi
