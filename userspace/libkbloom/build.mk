@@ -136,3 +136,11 @@ NATIVE_TESTS += $(UBUILD)/tests/test_libkbloom_fake \
 
 # the .so's exports against libkbloom.map, the header alone in C99 and C++
 NATIVE_TESTS += $(CURDIR)/$(KBL_DIR)/tests/test-abi
+
+# VM (cli lane): the library against the kernel, filters made by bfctl
+$(UBUILD)/selftests/kbloom_lib: selftests/kbloom_lib.c $(KBL_SO) $(KB_LIBCORE) \
+		$(KSFT_DIR)/.stamp $(UBUILD)/bfctl
+	@mkdir -p $(@D)
+	$(CC) $(ST_CFLAGS) -DBFCTL_PATH='"$(UBUILD)/bfctl"' -o $@ $< $(KB_LIBCORE) \
+		-L$(KBL_OUT) -lkbloom -Wl,-rpath,$(KBL_OUT) -lsodium -lpthread -lm
+VM_TEST_PROGS += $(UBUILD)/selftests/kbloom_lib
