@@ -87,7 +87,7 @@ FIXTURE_TEARDOWN(lib)
 
 static const char *const kinds[] = { "blocked", "classic", "counting", "gozero" };
 
-TEST_F(lib, answers_equal_bfctl_test)
+TEST_F_TIMEOUT(lib, answers_equal_bfctl_test, 600)
 {
 	static const u32 types[] = { KB_KEY_STR, KB_KEY_IP, KB_KEY_NET };
 	u32 kind, t, i, n = NIN + NOUT;
@@ -208,7 +208,7 @@ static short poll_fd(int fd, int ms)
 	return poll(&p, 1, ms) == 1 ? p.revents : 0;
 }
 
-TEST_F(lib, follows_rebuild_upload_swap_flush_destroy)
+TEST_F_TIMEOUT(lib, follows_rebuild_upload_swap_flush_destroy, 300)
 {
 	struct reader rd[4];
 	struct kbloom *h, *w;
