@@ -143,7 +143,11 @@ u64 kbl_remaps(struct kbloom *h);
 int kbl_err(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* KBL_CHUNK keys per lookup batch (a multiple of 64) */
-#define KBL_CHUNK	256
+/*
+ * KBL_CHUNK keys per lookup batch (a multiple of 64): long enough that
+ * the core's pipeline (KB_BATCH_DEPTH keys hashed and prefetched ahead)
+ * seldom restarts, short enough for the stack (16 KiB of keys)
+ */
+#define KBL_CHUNK	1024
 
 #endif /* _KBL_H */
