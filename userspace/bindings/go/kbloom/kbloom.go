@@ -99,36 +99,39 @@ static kbg_res kbg_test_addr(uintptr_t f, int v6, uint64_t hi, uint64_t lo)
 
 // Batches: the keys' bytes one after another in buf, their lengths in
 // lens.  Go memory may not hold the Go pointers a struct kbloom_key
-// array would, so the array is built here, in C memory, a chunk at a
-// time, and never outlives the call.
-// (A multiple of 64: each chunk's answers start on a word of the bitmap.)
-#define KBG_CHUNK 256
+// array would, so the array is built here, in C memory (on the stack for
+// small batches), and never outlives the call.  One library call for the
+// whole batch: its keys are checked before any is added, and tested
+// against one generation of the filter.
+#define KBG_STACK_KEYS 256
 
 static kbg_res kbg_batch(uintptr_t f, int add, const unsigned char *buf,
 			 const size_t *lens, size_t n, uint64_t *bitmap)
 {
-	struct kbloom_key keys[KBG_CHUNK];
-	size_t i = 0, off = 0;
-	long total = 0, rc;
+	struct kbloom_key stack[KBG_STACK_KEYS], *keys = stack;
+	size_t i, off = 0;
+	long rc;
 
-	while (i < n) {
-		size_t c = n - i < KBG_CHUNK ? n - i : KBG_CHUNK, j;
+	if (n > KBG_STACK_KEYS) {
+		keys = calloc(n, sizeof(*keys));
+		if (!keys) {
+			kbg_res r = { -ENOMEM, strdup("no memory for the batch") };
 
-		for (j = 0; j < c; j++) {
-			keys[j].data = buf ? buf + off : (const void *)kbg_empty;
-			keys[j].len = lens[i + j];
-			off += lens[i + j];
+			return r;
 		}
-		if (add)
-			rc = kbloom_add_many(KBG_F(f), keys, c);
-		else
-			rc = kbloom_test_many(KBG_F(f), keys, c, bitmap + i / 64);
-		if (rc < 0)
-			return kbg_ret(rc);
-		total += rc;
-		i += c;
 	}
-	return kbg_ret(total);
+	for (i = 0; i < n; i++) {
+		keys[i].data = buf ? buf + off : (const void *)kbg_empty;
+		keys[i].len = lens[i];
+		off += lens[i];
+	}
+	if (add)
+		rc = kbloom_add_many(KBG_F(f), keys, n);
+	else
+		rc = kbloom_test_many(KBG_F(f), keys, n, bitmap);
+	if (keys != stack)
+		free(keys);
+	return kbg_ret(rc);
 }
 
 static kbg_res kbg_refresh(uintptr_t f)
@@ -343,8 +346,9 @@ func flatten(keys [][]byte) ([]byte, []C.size_t) {
 	return buf, lens
 }
 
-// ExistsMany tests every key, in one call into the library per 256 keys:
-// the answers are Exists' for each key, in order.
+// ExistsMany tests every key, in one call into the library: the answers
+// are Exists' for each key, in order, all from the same generation of
+// the filter.  A malformed key fails the whole call.
 func (f *Filter) ExistsMany(keys [][]byte) ([]bool, error) {
 	if len(keys) == 0 {
 		return []bool{}, nil
@@ -381,8 +385,8 @@ func (f *Filter) Add(data []byte) error {
 }
 
 // AddMany adds every key and returns how many of them were absent
-// before (OpenWriter only).  On an error, the keys of the chunks before
-// the failing one are added.
+// before (OpenWriter only).  A malformed key fails the call before any
+// key is added.
 func (f *Filter) AddMany(keys [][]byte) (int, error) {
 	if len(keys) == 0 {
 		return 0, nil

@@ -175,6 +175,24 @@ func TestKernelWriter(t *testing.T) {
 	if n, err := w.AddMany([][]byte{fresh[2], fresh[3], fresh[2], []byte("key-1")}); err != nil || n != 2 {
 		t.Errorf("AddMany of 2 new keys: %d %v", n, err)
 	}
+	// a malformed key (an empty str) fails a batch before any key of
+	// it is added
+	batch := make([][]byte, 300)
+	for i := range batch {
+		batch[i] = []byte(fmt.Sprintf("batch-%d", i))
+	}
+	before, err := r.ExistsMany(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch = append(batch, nil)
+	if _, err := w.AddMany(batch); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("AddMany with an empty str key: %v, want EINVAL", err)
+	}
+	if after, err := r.ExistsMany(batch[:300]); err != nil || countTrue(after) != countTrue(before) {
+		t.Errorf("a refused AddMany added keys: %d maybe before, %d after (%v)",
+			countTrue(before), countTrue(after), err)
+	}
 	for _, k := range fresh {
 		if ok, err := r.Exists(k); !ok || err != nil {
 			t.Errorf("the reader does not see %s: %v %v", k, ok, err)
