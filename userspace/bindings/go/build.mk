@@ -22,13 +22,26 @@ VM_TEST_PROGS += $(UBUILD)/go/kbloom.test
 endif
 
 # ---- make install: the sources where Debian's Go packages keep theirs
-# (GOPATH /usr/share/gocode with PREFIX=/usr), tests left out ----
+# (GOPATH /usr/share/gocode with PREFIX=/usr), tests left out; make
+# uninstall removes exactly those ----
 KB_GO_IMPORT := kbloom.dev/kbloom
 KB_GO_INSTDIR = $(DESTDIR)$(PREFIX)/share/gocode/src/$(KB_GO_IMPORT)
-.PHONY: install-go
+KB_GO_LIBSRCS := $(KB_GO_DIR)/go.mod $(filter-out %_test.go,$(wildcard $(KB_GO_DIR)/*.go))
+KB_GO_EXSRCS := $(wildcard $(KB_GO_DIR)/examples/cachepen/*.go)
+KB_GO_INSTALLED = $(patsubst $(KB_GO_DIR)/%,$(KB_GO_INSTDIR)/%,$(KB_GO_LIBSRCS) $(KB_GO_EXSRCS))
+
+.PHONY: install-go uninstall-go
 install: install-go
 install-go:
 	install -d $(KB_GO_INSTDIR)/examples/cachepen
-	install -m 0644 $(KB_GO_DIR)/go.mod $(filter-out %_test.go,$(wildcard $(KB_GO_DIR)/*.go)) \
-		$(KB_GO_INSTDIR)/
-	install -m 0644 $(KB_GO_DIR)/examples/cachepen/*.go $(KB_GO_INSTDIR)/examples/cachepen/
+	install -m 0644 $(KB_GO_LIBSRCS) $(KB_GO_INSTDIR)/
+	install -m 0644 $(KB_GO_EXSRCS) $(KB_GO_INSTDIR)/examples/cachepen/
+# the package's directories go when empty; gocode's shared ones (src,
+# share/gocode) only inside a DESTDIR, as uninstall treats the others
+uninstall: uninstall-go
+uninstall-go:
+	rm -f $(KB_GO_INSTALLED)
+	-rmdir $(KB_GO_INSTDIR)/examples/cachepen $(KB_GO_INSTDIR)/examples \
+		$(KB_GO_INSTDIR) $(dir $(KB_GO_INSTDIR)) 2> /dev/null
+	$(if $(DESTDIR),-cd $(DESTDIR) && rmdir -p --ignore-fail-on-non-empty \
+		.$(PREFIX)/share/gocode/src 2> /dev/null)
