@@ -273,6 +273,13 @@ func TestOpenErrors(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "missing.img") {
 		t.Errorf("OpenImage of a missing file: %v, want ENOENT naming it", err)
 	}
+	// a NUL would cut the path short in C: refused, not truncated
+	if _, err := OpenImage(missing + "\x00.img"); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("OpenImage of a path with a NUL: %v, want EINVAL", err)
+	}
+	if _, err := Open("web\x00x"); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("Open of a name with a NUL: %v, want EINVAL", err)
+	}
 	for name, data := range map[string][]byte{
 		"empty":   {},
 		"garbage": []byte(strings.Repeat("not an image\n", 100)),

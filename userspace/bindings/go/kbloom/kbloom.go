@@ -151,6 +151,7 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -168,7 +169,9 @@ type Filter struct {
 	name string
 }
 
-// Info describes the generation of the filter that a Filter maps.
+// Info describes the generation of the filter that a Filter maps.  Kind,
+// KeyType and Hash are the KB_KIND_, KB_KEY_ and KB_HASH_ values of
+// <linux/kbloom.h>.
 type Info struct {
 	Kind, KeyType, Hash, K uint32
 	M                      uint64 // bits (counters for counting)
@@ -202,7 +205,18 @@ func newFilter(h C.uintptr_t, name string) *Filter {
 	return f
 }
 
+// noNUL refuses a name C would read cut short at a NUL byte.
+func noNUL(op, name string) error {
+	if strings.IndexByte(name, 0) >= 0 {
+		return &Error{Op: op, Name: name, Err: syscall.EINVAL, Msg: "name holds a NUL byte"}
+	}
+	return nil
+}
+
 func open(name string, flags C.uint, op string) (*Filter, error) {
+	if err := noNUL(op, name); err != nil {
+		return nil, err
+	}
 	cname := C.CString(name)
 	defer C.free(unsafe.Pointer(cname))
 	var h C.uintptr_t
@@ -230,6 +244,9 @@ func OpenWriter(name string) (*Filter, error) {
 // read-only.  It needs no kernel module; the filter has no fd and
 // refuses adds (EROFS).
 func OpenImage(path string) (*Filter, error) {
+	if err := noNUL("open image", path); err != nil {
+		return nil, err
+	}
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
 	var h C.uintptr_t
