@@ -257,3 +257,37 @@ func TestKernelRebuild(t *testing.T) {
 		t.Errorf("Open of a destroyed filter: %v, want ENOENT", err)
 	}
 }
+
+// Run by the VM test without privileges, as a member of the readers
+// group of the filter KBLOOM_TEST_GRANTED (key-1..key-100 added), whose
+// -ungranted twin grants nothing: the grant opens it for reading only.
+func TestGranted(t *testing.T) {
+	name := os.Getenv("KBLOOM_TEST_GRANTED")
+	if name == "" {
+		t.Skip("KBLOOM_TEST_GRANTED not set")
+	}
+	f, err := Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	keys := make([][]byte, 100)
+	for i := range keys {
+		keys[i] = []byte(fmt.Sprintf("key-%d", i+1))
+		if ok, err := f.Exists(keys[i]); !ok || err != nil {
+			t.Errorf("a granted reader's Exists(%s): %v %v", keys[i], ok, err)
+		}
+	}
+	if m, err := f.ExistsMany(keys); err != nil || countTrue(m) != len(keys) {
+		t.Errorf("a granted reader's ExistsMany: %d of %d, %v", countTrue(m), len(keys), err)
+	}
+	if err := f.Add([]byte("x")); !errors.Is(err, syscall.EROFS) {
+		t.Errorf("a reader's Add: %v, want EROFS", err)
+	}
+	if _, err := OpenWriter(name); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("OpenWriter with only the readers grant: %v, want EPERM", err)
+	}
+	if _, err := Open(name + "-ungranted"); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("Open of a filter that grants nothing: %v, want EPERM", err)
+	}
+}
