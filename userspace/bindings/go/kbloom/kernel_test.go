@@ -172,8 +172,8 @@ func TestKernelWriter(t *testing.T) {
 	if err := w.Add(fresh[1]); err != nil {
 		t.Error(err)
 	}
-	if n, err := w.AddMany([][]byte{fresh[2], fresh[3], fresh[2], []byte("key-1")}); err != nil || n != 2 {
-		t.Errorf("AddMany of 2 new keys: %d %v", n, err)
+	if n, err := w.AddMany([][]byte{fresh[2], fresh[3], []byte("key-1")}); err != nil || n != 2 {
+		t.Errorf("AddMany of 2 new keys and an old one: %d new, %v", n, err)
 	}
 	// a malformed key (an empty str) fails a batch before any key of
 	// it is added
