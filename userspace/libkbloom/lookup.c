@@ -119,22 +119,16 @@ KBL_API int kbloom_test_addr(struct kbloom *h, int family, const void *addr)
 	return kbl_test1(h, key, alen + 1);
 }
 
-/* the API's keys [off, off + c) as the core's; -EINVAL if one is bad */
-static int kbl_keys(u32 key_type, const struct kbloom_key *keys, size_t off,
-		    u32 c, struct kb_key *kk)
+/* the API's keys [off, off + c), checked already, as the core's */
+static void kbl_keys(const struct kbloom_key *keys, size_t off, u32 c,
+		     struct kb_key *kk)
 {
 	u32 i;
-	int ret;
 
 	for (i = 0; i < c; i++) {
-		ret = kbl_check_key(key_type, keys[off + i].data,
-				    keys[off + i].len, off + i);
-		if (ret)
-			return ret;
 		kk[i].data = keys[off + i].data;
 		kk[i].len = (u32)keys[off + i].len;
 	}
-	return 0;
 }
 
 static int kbl_keys_check(u32 key_type, const struct kbloom_key *keys,
@@ -178,7 +172,7 @@ KBL_API long kbloom_test_many(struct kbloom *h, const struct kbloom_key *keys,
 	f = kbl_filter(m, &tmp);
 	for (off = 0; off < n; off += c) {
 		c = n - off < KBL_CHUNK ? (u32)(n - off) : KBL_CHUNK;
-		kbl_keys(h->key_type, keys, off, c, kk);
+		kbl_keys(keys, off, c, kk);
 		ret = kb_filter_lookup_many(f, kk, c, bm);
 		ret = kbl_except(h, m, kk, c, bm, (u32)ret);
 		if (ret < 0)
@@ -212,7 +206,7 @@ static long kbl_write(struct kbloom *h, unsigned long cmd,
 		return ret;
 	for (off = 0; off < n; off += c) {
 		c = n - off < KBL_CHUNK ? (u32)(n - off) : KBL_CHUNK;
-		kbl_keys(h->key_type, keys, off, c, kk);
+		kbl_keys(keys, off, c, kk);
 		ret = h->ops->keys(h, cmd, kk, c, bm);
 		if (ret < 0)
 			return ret;
