@@ -478,7 +478,8 @@ func (f *Filter) Info() (Info, error) {
 
 // Fd is the filter's file descriptor, for poll: it becomes readable when
 // the generation it maps stops being the filter's current one (a
-// rebuild, swap, upload, flush or destroy).  It is -1 for an image or a
+// rebuild, swap, upload, flush or destroy), and stays so until a call
+// (Refresh, or any test) maps the new one.  It is -1 for an image or a
 // closed filter.  The fd belongs to the Filter: do not close it.
 func (f *Filter) Fd() int {
 	f.mu.RLock()

@@ -227,6 +227,12 @@ func TestKernelRebuild(t *testing.T) {
 	if changed, err := f.Refresh(); err != nil || !changed {
 		t.Errorf("Refresh after a rebuild: %v %v", changed, err)
 	}
+	if pollIn(f.Fd(), 0) {
+		t.Error("the fd still polls readable once the new generation is mapped")
+	}
+	if changed, err := f.Refresh(); err != nil || changed {
+		t.Errorf("a second Refresh: %v %v, want no change", changed, err)
+	}
 	if info, err := f.Info(); err != nil || info.Generation == info0.Generation {
 		t.Errorf("Info after the rebuild: %+v (before %+v) %v", info, info0, err)
 	}
