@@ -8,8 +8,9 @@
 # by key, false positives included, for every kind and key type (gozero
 # with go-zero's keys too); a reader's adds refused (EROFS), a writer's
 # seen by the reader at once, a batch with a bad key adding nothing; a
-# rebuild waking poll on Fd and followed without reopening; ENOENT after
-# destroy.  Then, where bfctl has grants, as nobody without capabilities
+# rebuild waking poll on Fd and followed without reopening, a remap
+# clearing it; 4 goroutines testing through rebuilds and swaps without a
+# false negative; ENOENT after destroy.  Then, where bfctl has grants, as nobody without capabilities
 # in a filter's readers group: tests work, adds are EROFS, a writer's open
 # and another filter's are EPERM.  Each Go test and subtest is a TAP
 # point; none may be skipped here.  (Its image tests run natively.)

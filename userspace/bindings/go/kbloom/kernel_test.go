@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"net/netip"
 	"os"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -295,5 +297,75 @@ func TestGranted(t *testing.T) {
 	}
 	if _, err := Open(name + "-ungranted"); !errors.Is(err, fs.ErrPermission) {
 		t.Errorf("Open of a filter that grants nothing: %v, want EPERM", err)
+	}
+}
+
+// Goroutines testing keys present in every generation while the filter
+// is rebuilt and swapped under them: never a false negative or an error.
+func TestKernelRebuildUnderReaders(t *testing.T) {
+	name := kernelName(t, "rr")
+	both := seqKeys("both-", 200)
+	kernelFilter(t, name, both, "classic", "--items", "2000", "--fpr", "1%", "--key-type", "str")
+	other := name + "-b"
+	kernelFilter(t, other, both, "blocked", "--items", "2000", "--fpr", "1%", "--key-type", "str")
+	f, err := Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info0, _ := f.Info()
+	keys := make([][]byte, len(both))
+	for i, k := range both {
+		keys[i] = []byte(k)
+	}
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	var wg sync.WaitGroup
+	var calls atomic.Int64
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if g == 0 {
+					m, err := f.ExistsMany(keys)
+					if err != nil || countTrue(m) != len(keys) {
+						errs <- fmt.Errorf("ExistsMany: %d of %d, %v", countTrue(m), len(keys), err)
+						return
+					}
+				} else {
+					for _, k := range keys {
+						if ok, err := f.Exists(k); !ok || err != nil {
+							errs <- fmt.Errorf("Exists(%s): %v %v", k, ok, err)
+							return
+						}
+					}
+				}
+				calls.Add(1)
+			}
+		}(g)
+	}
+	dir := t.TempDir()
+	for i := 0; i < 4; i++ {
+		keys := append(append([]string{}, both...), seqKeys(fmt.Sprintf("gen%d-", i), 500)...)
+		bfctl(t, []int{0}, "rebuild", name, "-file", writeKeys(t, dir, "k", keys))
+		bfctl(t, []int{0}, "swap", name, other)
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if calls.Load() == 0 {
+		t.Error("no call completed")
+	}
+	if info, err := f.Info(); err != nil || info.Generation == info0.Generation {
+		t.Errorf("the readers never saw a new generation: %+v %v", info, err)
 	}
 }
