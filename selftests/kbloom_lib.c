@@ -110,7 +110,7 @@ TEST_F_TIMEOUT(lib, answers_equal_bfctl_test, 600)
 				fprintf(f, "%s\n", text);
 			}
 			fclose(f);
-			ASSERT_EQ(0, sh("%s create kl.a %s %s --key-type %s && %s add --force kl.a -file %s > /dev/null",
+			ASSERT_EQ(0, sh("%s create kl.a %s %s --key-type %s && %s add --force kl.a -file %s > /dev/null 2>&1",
 					B, kinds[kind], kind == KB_KIND_GOZERO ?
 					"--bits 8000" : "--items 1000 --fpr 0.05",
 					kb_key_type_name(kt), B, path));

@@ -89,9 +89,9 @@ check "the loaded kbloom is DKMS's" \
 # to the device, permissions included, and names the rule lines it used
 udev=$(udevadm test --action=add /sys/class/misc/kbloom 2>&1)
 check "udev's 60-kbloom.rules sets the group and mode of /dev/kbloom" \
-	eval 'grep -q "60-kbloom.rules:[0-9]* GROUP $(getent group kbloom | cut -d: -f3)\$" <<< "$udev" && grep -q "60-kbloom.rules:[0-9]* MODE 0660\$" <<< "$udev"'
-check "/dev/kbloom is group kbloom, mode 0660" \
-	test "$(stat -c '%G %a' /dev/kbloom)" = "kbloom 660"
+	eval 'grep -q "60-kbloom.rules:[0-9]* GROUP $(getent group kbloom | cut -d: -f3)\$" <<< "$udev" && grep -q "60-kbloom.rules:[0-9]* MODE 0666\$" <<< "$udev"'
+check "/dev/kbloom is group kbloom, mode 0666" \
+	test "$(stat -c '%G %a' /dev/kbloom)" = "kbloom 666"
 [ "$fail" = 0 ] || printf '%s\n' "$udev" | grep -i 'kbloom\|perm' | tail -n 20 | sed 's/^/# /'
 
 # The walk-through, with the installed programs and extension only.
