@@ -1,0 +1,3 @@
+module kbloom.dev/kbloom
+
+go 1.19
