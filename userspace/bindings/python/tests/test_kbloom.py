@@ -352,6 +352,36 @@ class ImageCalls(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
 
 
+@unittest.skipUnless(os.environ.get("KBLOOM_REPO"), "KBLOOM_REPO not set (natively it is)")
+class Install(unittest.TestCase):
+    """make install-python puts the package where Debian's python3 finds it"""
+
+    def test_install(self):
+        present, _, _, _ = keyset("str")
+        img = build_image("install", "str", ["--kind", "blocked", "--items", "400",
+                                             "--fpr", "0.01"], present)
+        ver = "%d.%d" % sys.version_info[:2]
+        for prefix, site in (("/usr", "/usr/lib/python3/dist-packages"),
+                             ("/usr/local", "/usr/local/lib/python%s/dist-packages" % ver)):
+            with self.subTest(prefix):
+                dest = tempfile.mkdtemp(dir=TMP)
+                subprocess.run(["make", "-s", "-C", os.environ["KBLOOM_REPO"], "install-python",
+                                "DESTDIR=" + dest, "PREFIX=" + prefix],
+                               check=True, capture_output=True)
+                # on the path of Debian's python3 (not only of this one's -I)
+                r = subprocess.run(["/usr/bin/python3", "-c", "import sys; print(sys.path)"],
+                                   capture_output=True, text=True, env={})
+                self.assertIn(repr(site), r.stdout)
+                code = ("import kbloom, sys\n"
+                        "with kbloom.Filter.from_image(sys.argv[1]) as f:\n"
+                        "    print(kbloom.__file__, f.test(sys.argv[2]))\n")
+                r = subprocess.run([sys.executable, "-c", code, img, present[0]],
+                                   capture_output=True, text=True,
+                                   env=dict(os.environ, PYTHONPATH=dest + site))
+                self.assertEqual(r.stdout.split(),
+                                 [dest + site + "/kbloom/__init__.py", "True"], r.stderr)
+
+
 # ---- the kernel's filter (a VM with the module loaded) ----
 
 KFILTER = os.environ.get("KBLOOM_TEST_FILTER")
