@@ -110,6 +110,9 @@ assert ctypes.sizeof(ctypes.c_size_t) == ctypes.sizeof(ctypes.c_void_p)
 assert ctypes.sizeof(_Key) == 2 * ctypes.sizeof(ctypes.c_void_p)
 
 
+_test = _lib.kbloom_test
+
+
 def _error(ret, what):
     """OSError for the library's negative errno ret: OSError(e, msg)
     picks the subclass (FileNotFoundError for ENOENT...)."""
@@ -158,49 +161,54 @@ class Filter:
         self._h = None
         self._what = what
         self._lock = threading.Lock()
-        self._users = 0
+        self._users = []
         self._closing = False
+        self._key_type = None
 
     def _opened(self, h):
-        self._h = h.value
+        self._h = h             # a c_void_p: ctypes passes it as it is
         try:
             self._key_type = self.info.key_type
         except BaseException:
             self.close()
             raise
 
-    # ---- the handle's lifetime: close() never frees under a running call
+    # ---- the handle's lifetime: close() never frees it under a call.
+    # A call appends to _users, then checks _closing; close() sets
+    # _closing, then frees the handle only if _users is empty, else the
+    # last call out does.  list.append and list.pop are atomic (the GIL,
+    # or the list's lock without it), and cost a third of a Lock's with.
 
     def _enter(self):
-        with self._lock:
-            if self._h is None or self._closing:
-                raise ValueError("kbloom: operation on a closed filter")
-            self._users += 1
-            return self._h
+        self._users.append(None)
+        if self._closing:
+            self._leave()
+            raise ValueError("kbloom: operation on a closed filter")
+        return self._h
 
     def _leave(self):
-        with self._lock:
-            self._users -= 1
-            if self._users or not self._closing or self._h is None:
-                return
+        self._users.pop()
+        if self._closing and not self._users:
+            self._free()
+
+    def _free(self):
+        with self._lock:        # once, whoever comes last
             h, self._h = self._h, None
-        _lib.kbloom_close(h)
+        if h is not None:
+            _lib.kbloom_close(h)
 
     def close(self):
         """Unmap the filter and close its fd (kbloom_close(3)); again: nothing.
         A call another thread is making finishes first."""
-        with self._lock:
-            if self._h is None or self._closing:
-                return
-            self._closing = True
-            if self._users:
-                return          # the last call frees it
-            h, self._h = self._h, None
-        _lib.kbloom_close(h)
+        if self._h is None:
+            return
+        self._closing = True
+        if not self._users:
+            self._free()
 
     @property
     def closed(self):
-        return self._h is None or self._closing
+        return self._closing
 
     def __enter__(self):
         return self
@@ -242,7 +250,7 @@ class Filter:
                         "object), not %s" % type(key).__name__)
 
     def _one(self, fn, key):
-        k = self._key(key)
+        k = key if type(key) is bytes else self._key(key)
         h = self._enter()
         try:
             ret = fn(h, k, len(k))
@@ -281,7 +289,18 @@ class Filter:
     def test(self, key):
         """True if key is maybe present, False if it is absent; the
         kernel's answer (kbloom_test(3)), false positives included."""
-        return self._one(_lib.kbloom_test, key) > 0
+        # _one() inline: this is the per-key path
+        k = key if type(key) is bytes else self._key(key)
+        self._users.append(None)
+        try:
+            if self._closing:
+                raise ValueError("kbloom: operation on a closed filter")
+            ret = _test(self._h, k, len(k))
+        finally:
+            self._leave()
+        if ret < 0:
+            raise _error(ret, self._what)
+        return ret > 0
 
     __contains__ = test
 
