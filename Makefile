@@ -63,6 +63,7 @@ endef
 
 include userspace/bpf/build.mk
 include userspace/build.mk
+include userspace/libkbloom/build.mk
 include selftests/build.mk
 include userspace/xtables/build.mk
 include userspace/bfctl/build.mk

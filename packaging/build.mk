@@ -23,7 +23,7 @@ KB_INSTALLED = $(KB_SBINDIR)/bfctl $(KB_MAN8DIR)/bfctl.8 $(KB_COMPDIR)/bfctl \
 	$(KB_UNITDIR)/kbloom-attach.service \
 	$(KB_UNITDIR)/bfctl-redis-watch@.service \
 	$(KB_UDEVDIR)/60-kbloom.rules $(KB_MODLOADDIR)/kbloom.conf \
-	$(KB_SYSUSERSDIR)/kbloom.conf
+	$(KB_SYSUSERSDIR)/kbloom.conf $(KBL_INSTALLED)
 
 # The unit and its helper name the installed paths: generated per PREFIX.
 $(KB_PKG_OUT)/%: packaging/%.in

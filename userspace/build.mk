@@ -40,7 +40,8 @@ $(KB_LIBCORE): $(KB_CORE_OBJS) $(KB_LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(UBUILD)/bfctl: $(KB_BFCTL_OBJS) $(KB_CLIENT_OBJS) $(KB_LIBCORE)
-	$(CC) -o $@ $(KB_BFCTL_OBJS) $(KB_CLIENT_OBJS) $(KB_LIBCORE) $(KB_ULIBS)
+	$(CC) -o $@ $(KB_BFCTL_OBJS) $(KB_CLIENT_OBJS) $(KB_LIBCORE) $(KB_BFCTL_LIBS) \
+		$(KB_ULIBS)
 
 USER_PROGS += $(UBUILD)/bfctl
 
@@ -205,7 +206,8 @@ $(KB_ASAN_LIBCORE): $(KB_ASAN_OBJS)
 	$(AR) rcs $@ $^
 
 $(UBUILD)/asan/bfctl: $(KB_ASAN_BFCTL_OBJS) $(KB_ASAN_LIBCORE)
-	$(CC) $(KB_ASAN_FLAGS) -o $@ $(KB_ASAN_BFCTL_OBJS) $(KB_ASAN_LIBCORE) $(KB_ULIBS)
+	$(CC) $(KB_ASAN_FLAGS) -o $@ $(KB_ASAN_BFCTL_OBJS) $(KB_BFCTL_LIBS) \
+		$(KB_ASAN_LIBCORE) $(KB_ULIBS)
 
 $(UBUILD)/asan/ldb_shim.o: userspace/tests/ldb_shim.cc userspace/tests/ldb_shim.h
 	@mkdir -p $(@D)

@@ -241,6 +241,16 @@ int kb_filter_attach(struct kb_filter *f, const struct kb_params *p,
 		     void *payload, u64 payload_len);
 
 /*
+ * Like kb_filter_attach() for a payload already in the filter's memory
+ * format that the caller may not write: the kernel's own generation,
+ * mapped read-only into a process (libkbloom).  Reads only (the classic k
+ * byte, gozero's padding), never converts or clears; only readers (test,
+ * stats, image write) may use f.  -EINVAL, -E2BIG.
+ */
+int kb_filter_attach_ro(struct kb_filter *f, const struct kb_params *p,
+			const void *payload, u64 payload_len);
+
+/*
  * Like kb_filter_init() for a payload the caller knows is all zero (e.g.
  * from a zeroing allocator): nothing is written but classic's k byte, so
  * that creating a big filter does not touch every page twice.

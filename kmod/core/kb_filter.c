@@ -161,6 +161,17 @@ int kb_filter_attach(struct kb_filter *f, const struct kb_params *p,
 	return 0;
 }
 
+int kb_filter_attach_ro(struct kb_filter *f, const struct kb_params *p,
+			const void *payload, u64 payload_len)
+{
+	/* bind stores the pointer only: nothing below writes through it */
+	int ret = kb_filter_bind(f, p, (void *)payload, payload_len);
+
+	if (ret)
+		return ret;
+	return kb_image_check_payload(p, payload, payload_len, NULL);
+}
+
 /*
  * Whole words where the payload is aligned (classic: all but the trailing
  * k byte and, in userspace, an unaligned head), yielding every

@@ -8,11 +8,14 @@
 KB_NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
 KB_NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3)
 
+# every link of bfctl: the build tree's, ASan's, the one make install installs
+KB_BFCTL_BINS := $(UBUILD)/bfctl $(UBUILD)/asan/bfctl $(KB_BFCTL_INSTALL)
+
 # lib/kbnl.c includes <netlink/...>; only an include path, harmless elsewhere
 CFLAGS_USER += $(KB_NL_CFLAGS)
-$(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += $(KB_NL_LIBS)
+$(KB_BFCTL_BINS): KB_ULIBS += $(KB_NL_LIBS)
 # bfctl redis (redis*.c): Debian's libhiredis-dev
-$(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += -lhiredis
+$(KB_BFCTL_BINS): KB_ULIBS += -lhiredis
 
 # ---- make install [DESTDIR=...] [PREFIX=/usr/local] ----
 
@@ -26,8 +29,8 @@ KB_INCDIR = $(DESTDIR)$(PREFIX)/include/kbloom
 KB_XTLIBDIR ?= $(shell pkg-config --variable=xtlibdir xtables 2>/dev/null || echo /usr/lib/x86_64-linux-gnu/xtables)
 
 .PHONY: install
-install: $(UBUILD)/bfctl $(UBUILD)/xtables/libxt_bloom.so
-	install -D -m 0755 $(UBUILD)/bfctl $(KB_SBINDIR)/bfctl
+install: $(KB_BFCTL_INSTALL) $(UBUILD)/xtables/libxt_bloom.so
+	install -D -m 0755 $(KB_BFCTL_INSTALL) $(KB_SBINDIR)/bfctl
 	install -D -m 0644 userspace/bfctl/bfctl.8 $(KB_MAN8DIR)/bfctl.8
 	install -D -m 0644 userspace/bfctl/bfctl.bash-completion $(KB_COMPDIR)/bfctl
 	install -D -m 0644 $(UBUILD)/xtables/libxt_bloom.so \
@@ -96,7 +99,7 @@ $(KB_BPF_OUT)/path_filter.bpf.o: KB_BPF_CFLAGS += -mcpu=v3
 KB_LSM_OBJS := $(foreach o,lsm lsm_show lsm_inode restore_attach,$(UBUILD)/bfctl.d/$(o).o $(UBUILD)/asan/bfctl-obj/$(o).o)
 $(KB_LSM_OBJS): $(KB_BPF_OUT)/path_filter.skel.h
 $(KB_LSM_OBJS): KB_UCFLAGS += $(KB_BPF_USER_CFLAGS) -I$(CURDIR)/userspace/bpf
-$(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += $(KB_BPF_LIBS)
+$(KB_BFCTL_BINS): KB_ULIBS += $(KB_BPF_LIBS)
 # the program's keyed hash against libsodium's (native)
 $(UBUILD)/tests/test_pf_siphash: KB_TEST_CFLAGS += -I$(CURDIR)/userspace/bpf
 $(UBUILD)/tests/test_pf_siphash: userspace/bpf/path_filter.h
@@ -117,4 +120,4 @@ $(KB_BFCTL_XDP_OBJS): KB_UCFLAGS += $(KB_BPF_USER_CFLAGS) -I$(CURDIR)/userspace/
 $(KB_BFCTL_XDP_OBJS): $(KB_BPF_OUT)/xdp_blocklist.skel.h userspace/bpf/xdp_blocklist.h
 # libxdp (Debian's libxdp-dev, xdp-tools 1.3): its dispatcher lets the
 # blocklist share a device's XDP hook with xdp-filter and the like (xdp_disp.c)
-$(UBUILD)/bfctl $(UBUILD)/asan/bfctl: KB_ULIBS += $(shell pkg-config --libs libxdp 2> /dev/null || echo -lxdp)
+$(KB_BFCTL_BINS): KB_ULIBS += $(shell pkg-config --libs libxdp 2> /dev/null || echo -lxdp)

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libkbloom tests and adds.  Tests run the core's lookup on the mapping,
+ * as the kernel's KB_IOC_TEST does on its generation
+ * (kb_filter_lookup_many(): in a net filter a host key is looked up at
+ * every prefix length held, read from the header on each call), and ask
+ * the kernel only to confirm a "maybe" while the filter has exceptions.
+ * Adds go to the kernel through the filter's fd.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "kbl.h"
+
+/*
+ * The filter a call tests: the mapping's, with, for the net key types,
+ * the prefix lengths the header holds now (adds of new lengths change
+ * them while the generation is live).
+ */
+static inline const struct kb_filter *kbl_filter(const struct kbl_map *m,
+						 struct kb_filter *tmp)
+{
+	const struct kb_map_hdr *h = m->hdr;
+
+	if (!h || !kb_key_type_is_net(m->f.p.key_type))
+		return &m->f;
+	*tmp = m->f;
+	tmp->p.plen4 = __atomic_load_n(&h->plen4, __ATOMIC_RELAXED);
+	tmp->p.plen6[0] = __atomic_load_n(&h->plen6[0], __ATOMIC_RELAXED);
+	tmp->p.plen6[1] = __atomic_load_n(&h->plen6[1], __ATOMIC_RELAXED);
+	tmp->p.plen6[2] = __atomic_load_n(&h->plen6[2], __ATOMIC_RELAXED);
+	return tmp;
+}
+
+/* maybes of keys[0..n) in bm confirmed against the exceptions, if any */
+static long kbl_except(struct kbloom *h, const struct kbl_map *m,
+		       const struct kb_key *keys, u32 n, u64 *bm, u32 hits)
+{
+	if (!hits || !m->hdr ||
+	    !__atomic_load_n(&m->hdr->exceptions, __ATOMIC_RELAXED))
+		return hits;
+	return h->ops->confirm(h, keys, n, bm);
+}
+
+static int kbl_check_key(u32 key_type, const void *data, size_t len,
+			 size_t i)
+{
+	if ((!data && len) || len > KB_KEY_MAX_LEN + 1 ||
+	    kb_key_validate(key_type, data, (u32)len))
+		return kbl_err(-EINVAL, "key %zu: malformed for key type %s (%zu bytes)",
+			       i, kb_key_type_name(key_type), len);
+	return 0;
+}
+
+/* one valid key */
+static int kbl_test1(struct kbloom *h, const void *key, u32 len)
+{
+	struct kb_key k = { key, len };
+	const struct kb_filter *f;
+	struct kb_filter tmp;
+	struct kbl_map *m;
+	struct kbl_ref r;
+	u64 bm = 0;
+	long ret;
+
+	ret = kbl_get(h, &r, &m);
+	if (ret)
+		return (int)ret;
+	f = kbl_filter(m, &tmp);
+	if (kb_key_type_is_net(f->p.key_type))
+		ret = kb_filter_lookup_many(f, &k, 1, &bm);
+	else
+		ret = kb_filter_test(f, key, len);
+	if (ret) {
+		bm = 1;
+		ret = kbl_except(h, m, &k, 1, &bm, 1);
+	}
+	kbl_exit(&r);
+	return (int)ret;
+}
+
+KBL_API int kbloom_test(struct kbloom *h, const void *key, size_t len)
+{
+	int ret;
+
+	if (!h)
+		return kbl_err(-EINVAL, "no handle");
+	ret = kbl_check_key(h->key_type, key, len, 0);
+	if (ret)
+		return ret;
+	return kbl_test1(h, key, (u32)len);
+}
+
+/*
+ * As the kernel looks up a packet's address (kb_filter_test_addr() in
+ * kmod/lookup.h): the raw address for the ip, bytes and str types; for
+ * the net types the host key, which the core looks up at every prefix
+ * length held; a family the key type cannot hold is absent.
+ */
+KBL_API int kbloom_test_addr(struct kbloom *h, int family, const void *addr)
+{
+	u32 alen, t;
+	u8 key[17];
+
+	if (!h || !addr)
+		return kbl_err(-EINVAL, "no handle or no address");
+	if (family != AF_INET && family != AF_INET6)
+		return kbl_err(-EAFNOSUPPORT, "family %d is neither AF_INET nor AF_INET6",
+			       family);
+	alen = family == AF_INET ? 4 : 16;
+	t = h->key_type;
+	if (((t == KB_KEY_IPV4 || t == KB_KEY_NET4) && alen != 4) ||
+	    ((t == KB_KEY_IPV6 || t == KB_KEY_NET6) && alen != 16))
+		return 0;
+	memcpy(key, addr, alen);
+	if (!kb_key_type_is_net(t))
+		return kbl_test1(h, key, alen);
+	key[alen] = (u8)(alen * 8);
+	return kbl_test1(h, key, alen + 1);
+}
+
+/* the API's keys [off, off + c) as the core's; -EINVAL if one is bad */
+static int kbl_keys(u32 key_type, const struct kbloom_key *keys, size_t off,
+		    u32 c, struct kb_key *kk)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < c; i++) {
+		ret = kbl_check_key(key_type, keys[off + i].data,
+				    keys[off + i].len, off + i);
+		if (ret)
+			return ret;
+		kk[i].data = keys[off + i].data;
+		kk[i].len = (u32)keys[off + i].len;
+	}
+	return 0;
+}
+
+static int kbl_keys_check(u32 key_type, const struct kbloom_key *keys,
+			  size_t n)
+{
+	size_t i;
+	int ret;
+
+	if (n && !keys)
+		return kbl_err(-EINVAL, "no keys");
+	for (i = 0; i < n; i++) {
+		ret = kbl_check_key(key_type, keys[i].data, keys[i].len, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+KBL_API long kbloom_test_many(struct kbloom *h, const struct kbloom_key *keys,
+			      size_t n, uint64_t *bitmap)
+{
+	struct kb_key kk[KBL_CHUNK];
+	u64 bm[KBL_CHUNK / 64];
+	const struct kb_filter *f;
+	struct kb_filter tmp;
+	struct kbl_map *m;
+	struct kbl_ref r;
+	long ret, total = 0;
+	size_t off;
+	u32 c;
+
+	if (!h)
+		return kbl_err(-EINVAL, "no handle");
+	/* all or nothing: a bad key fails the call before any is tested */
+	ret = kbl_keys_check(h->key_type, keys, n);
+	if (ret)
+		return ret;
+	ret = kbl_get(h, &r, &m);
+	if (ret)
+		return ret;
+	f = kbl_filter(m, &tmp);
+	for (off = 0; off < n; off += c) {
+		c = n - off < KBL_CHUNK ? (u32)(n - off) : KBL_CHUNK;
+		kbl_keys(h->key_type, keys, off, c, kk);
+		ret = kb_filter_lookup_many(f, kk, c, bm);
+		ret = kbl_except(h, m, kk, c, bm, (u32)ret);
+		if (ret < 0)
+			break;
+		total += ret;
+		if (bitmap)
+			memcpy(bitmap + off / 64, bm, (c + 63) / 64 * 8);
+	}
+	kbl_exit(&r);
+	return ret < 0 ? ret : total;
+}
+
+/* KB_IOC_ADD or KB_IOC_TEST_ADD of keys[0..n) through the fd */
+static long kbl_write(struct kbloom *h, unsigned long cmd,
+		      const struct kbloom_key *keys, size_t n, u64 *bitmap)
+{
+	struct kb_key kk[KBL_CHUNK];
+	u64 bm[KBL_CHUNK / 64];
+	long ret, total = 0;
+	size_t off;
+	u32 c;
+
+	if (!h)
+		return kbl_err(-EINVAL, "no handle");
+	if (!h->ops->keys)
+		return kbl_err(-EROFS, "an image cannot be written");
+	if (!(h->flags & KBLOOM_WRITE))
+		return kbl_err(-EROFS, "the filter was opened read-only");
+	ret = kbl_keys_check(h->key_type, keys, n);
+	if (ret)
+		return ret;
+	for (off = 0; off < n; off += c) {
+		c = n - off < KBL_CHUNK ? (u32)(n - off) : KBL_CHUNK;
+		kbl_keys(h->key_type, keys, off, c, kk);
+		ret = h->ops->keys(h, cmd, kk, c, bm);
+		if (ret < 0)
+			return ret;
+		total += ret;
+		if (bitmap)
+			memcpy(bitmap + off / 64, bm, (c + 63) / 64 * 8);
+	}
+	return total;
+}
+
+KBL_API int kbloom_add(struct kbloom *h, const void *key, size_t len)
+{
+	struct kbloom_key k = { key, len };
+	long ret = kbl_write(h, KB_IOC_ADD, &k, 1, NULL);
+
+	return ret < 0 ? (int)ret : 0;
+}
+
+KBL_API long kbloom_add_many(struct kbloom *h, const struct kbloom_key *keys,
+			     size_t n)
+{
+	/* TEST_ADD: its hits are the new keys */
+	return kbl_write(h, KB_IOC_TEST_ADD, keys, n, NULL);
+}
+
+KBL_API int kbloom_test_and_add(struct kbloom *h, const void *key, size_t len)
+{
+	struct kbloom_key k = { key, len };
+	u64 bm = 0;
+	long ret = kbl_write(h, KB_IOC_TEST_ADD, &k, 1, &bm);
+
+	if (ret < 0)
+		return (int)ret;
+	/* the kernel's bit says "was new" */
+	return !(bm & 1);
+}
