@@ -129,7 +129,7 @@ class Filter:
     image file read-only.  Use it as a context manager, or close() it.
     """
 
-    __slots__ = ("_h", "_what", "_key_type", "_lock", "_users", "_closing",
+    __slots__ = ("_h", "_what", "_addr", "_lock", "_users", "_closing",
                  "__weakref__")
 
     def __init__(self, name, write=False):
@@ -163,12 +163,14 @@ class Filter:
         self._lock = threading.Lock()
         self._users = []
         self._closing = False
-        self._key_type = None
+        self._addr = 0
 
     def _opened(self, h):
         self._h = h             # a c_void_p: ctypes passes it as it is
         try:
-            self._key_type = self.info.key_type
+            kt = self.info.key_type
+            # how str and ipaddress keys convert: 0 text, 1 address, 2 network
+            self._addr = 1 if kt in _ADDR_TYPES else 2 if kt in _NET_TYPES else 0
         except BaseException:
             self.close()
             raise
@@ -230,18 +232,18 @@ class Filter:
         """key as the bytes the filter's key type takes"""
         if isinstance(key, bytes):
             return key
-        kt = self._key_type
+        kt = self._addr
         if isinstance(key, str):
-            if kt in _ADDR_TYPES:
+            if not kt:
+                return key.encode()
+            if kt == 1:
                 return ipaddress.ip_address(key).packed
-            if kt in _NET_TYPES:
-                net = ipaddress.ip_network(key)
-                return net.network_address.packed + bytes((net.prefixlen,))
-            return key.encode()
+            net = ipaddress.ip_network(key)
+            return net.network_address.packed + bytes((net.prefixlen,))
         if isinstance(key, (bytearray, memoryview)):
             return bytes(key)
         if isinstance(key, _ADDRS):
-            if kt in _NET_TYPES:        # a host route: looked up as a packet
+            if kt == 2:                 # a host route: looked up as a packet
                 return key.packed + bytes((key.max_prefixlen,))
             return key.packed
         if isinstance(key, _NETS):
@@ -261,16 +263,20 @@ class Filter:
         return ret
 
     def _many(self, fn, keys, bitmap=None):
-        """fn over keys in one call: the keys copied into one buffer, a
+        """fn over keys in one call: the keys joined in one buffer, and a
         struct kbloom_key array of (address, length) words pointing into it"""
-        ks = [self._key(k) for k in keys]
+        conv = self._key
+        if self._addr:
+            ks = [k if type(k) is bytes else conv(k) for k in keys]
+        else:                   # the common case without a call a key
+            ks = [k if type(k) is bytes else k.encode() if type(k) is str else conv(k)
+                  for k in keys]
         n = len(ks)
         lens = array.array(_WORD, map(len, ks))
-        buf = ctypes.create_string_buffer(b"".join(ks), max(sum(lens), 1))
-        base = ctypes.addressof(buf)
+        buf = bytearray().join(ks) or bytearray(1)
+        base = ctypes.addressof((ctypes.c_char * len(buf)).from_buffer(buf))
         vec = array.array(_WORD, bytes(2 * n * lens.itemsize))
-        vec[0::2] = array.array(_WORD, (base + o for o in
-                                        itertools.accumulate(lens[:-1], initial=0)))
+        vec[0::2] = array.array(_WORD, itertools.accumulate(lens[:-1], initial=base))
         vec[1::2] = lens
         args = (vec.buffer_info()[0], n)
         if bitmap is not None:
@@ -290,7 +296,12 @@ class Filter:
         """True if key is maybe present, False if it is absent; the
         kernel's answer (kbloom_test(3)), false positives included."""
         # _one() inline: this is the per-key path
-        k = key if type(key) is bytes else self._key(key)
+        if type(key) is bytes:
+            k = key
+        elif type(key) is str and not self._addr:
+            k = key.encode()
+        else:
+            k = self._key(key)
         self._users.append(None)
         try:
             if self._closing:
@@ -319,9 +330,10 @@ class Filter:
         return [c == "1" for c in bits.ljust(n, "0")[:n]]
 
     def test_addr(self, addr):
-        """True if the address (ipaddress.IPv4Address/IPv6Address, or its
-        text) is maybe present, looked up as a packet's: in a net filter
-        through every prefix length it holds (kbloom_test_addr(3))."""
+        """True if the address (ipaddress.IPv4Address/IPv6Address, its
+        text, or its 4 or 16 bytes) is maybe present, looked up as a
+        packet's (kbloom_test_addr(3)): in a net filter through every
+        prefix length it holds; in a filter of the other family absent."""
         if isinstance(addr, (str, int, bytes)):
             addr = ipaddress.ip_address(addr)
         if isinstance(addr, ipaddress.IPv4Address):

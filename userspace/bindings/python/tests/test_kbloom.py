@@ -263,9 +263,11 @@ class ImageCalls(unittest.TestCase):
             with self.assertRaises(OSError) as cm:
                 f.test(b"\x01\x02\x03")         # 3 bytes: not an ipv4 key
             self.assertEqual(cm.exception.errno, 22)
-            with self.assertRaises(OSError) as cm:
-                f.test_addr("2001:db8::1")      # wrong family
-            self.assertEqual(cm.exception.errno, 22)
+            # a family the key type cannot hold: absent, as for a packet
+            self.assertFalse(f.test_addr("2001:db8::1"))
+            self.assertTrue(f.test_addr(present[0]))
+            with self.assertRaises(ValueError):
+                f.test_addr("192.0.2.0/24")     # a network is no address
 
     def test_open_errors(self):
         with self.assertRaises(FileNotFoundError) as cm:
