@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of the kbloom Python binding (unittest, Debian's python3; TAP with --tap).
+"""Tests of the kbloom Python binding (unittest, Debian's python3; TAP with
+--tap [CLASS[.TEST]...]).
 
 Natively, against image files built by the build tree's bfctl
 (KBLOOM_BFCTL; KBLOOM_LIBRARY names the built libkbloom.so.0): every kind
@@ -561,9 +562,11 @@ class TapResult(unittest.TestResult):
             print("# " + line)
 
 
-def tap_main():
+def tap_main(names):
     print("TAP version 13")
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+    mod = sys.modules[__name__]
+    loader = unittest.defaultTestLoader
+    suite = loader.loadTestsFromNames(names, mod) if names else loader.loadTestsFromModule(mod)
     result = TapResult()
     suite.run(result)
     print("1..%d" % result.n)
@@ -571,6 +574,6 @@ def tap_main():
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--tap"]:
-        sys.exit(tap_main())
+    if sys.argv[1:2] == ["--tap"]:       # --tap [CLASS[.TEST]...]
+        sys.exit(tap_main(sys.argv[2:]))
     unittest.main()
