@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kverbs.h"
+#include "../libkbloom/kbloom.h"	/* not kmod/kbloom.h */
 
 static bool bit(const u64 *bm, u64 i)
 {
@@ -75,16 +76,11 @@ static int keys_filter(struct kbconn *conn, struct bfctl_kargs *a,
 	return BFCTL_OK;
 }
 
-/* NAME KEY... (use: the usage line) -> kb; BFCTL_* */
-static int keys_argv(struct kbconn *conn, struct bfctl_kargs *a,
-		     const char *use, struct kbatch *kb)
+/* the keys of argv for kb->info's key type, and room for the answers */
+static int keys_parse(struct bfctl_kargs *a, struct kbatch *kb)
 {
-	int ret = bfctl_want_pos(a, 2, -1, use);
+	int ret = argv_keys(a, kb->info.key_type, &kb->b);
 
-	if (!ret)
-		ret = keys_filter(conn, a, &kb->info, false);
-	if (!ret)
-		ret = argv_keys(a, kb->info.key_type, &kb->b);
 	if (ret)
 		return ret;
 	kb->res = calloc((kb->b.count + 63) / 64, sizeof(u64));
@@ -93,6 +89,19 @@ static int keys_argv(struct kbconn *conn, struct bfctl_kargs *a,
 		return bfctl_fail(BFCTL_ERR, a->verb, "%s", strerror(ENOMEM));
 	}
 	return BFCTL_OK;
+}
+
+/* NAME KEY... (use: the usage line) -> kb; BFCTL_* */
+static int keys_argv(struct kbconn *conn, struct bfctl_kargs *a,
+		     const char *use, struct kbatch *kb)
+{
+	int ret = bfctl_want_pos(a, 2, -1, use);
+
+	if (!ret)
+		ret = keys_filter(conn, a, &kb->info, false);
+	if (ret)
+		return ret;
+	return keys_parse(a, kb);
 }
 
 /* the kernel's answer ret to the batch; bad: the refused key or ~0 */
@@ -255,13 +264,95 @@ static void say_test(const struct bfctl_kargs *a, const char *key, bool set)
 	printf("%s: %s\n", key, set ? "maybe present" : "absent");
 }
 
+/* the report of test's answers, either way they came; BFCTL_* */
+static int test_report(struct bfctl_kargs *a, struct kbatch *kb)
+{
+	u64 miss = keys_report(a, kb, "present", say_test);
+
+	if (bfctl_json)
+		bfctl_json_bool("all_present", !miss);
+	keys_json_end();
+	return miss ? BFCTL_ABSENT : BFCTL_OK;
+}
+
+/*
+ * test without CAP_NET_ADMIN (netlink answered EPERM): a member of the
+ * filter's readers group may still open it through libkbloom and test it
+ * in its mapping, with the kernel's answers.  Anyone else gets netlink's
+ * EPERM, as before.  BFCTL_*
+ */
+static int test_granted(struct kbconn *conn, struct bfctl_kargs *a, int nlerr)
+{
+	const char *what = bfctl_verb_name(a->verb, a->pos[0]);
+	struct kbatch kb = { 0 };
+	struct kbloom_info info;
+	struct kbloom_key *keys;
+	struct kbloom *f = NULL;
+	const u8 *p;
+	long ret;
+	u64 i;
+
+	ret = kbloom_open(a->pos[0], KBLOOM_RDONLY, &f);
+	if (ret == -EPERM || ret == -ENODEV || ret == -EOPNOTSUPP)
+		return bfctl_fail_err(conn, what, nlerr);
+	if (!ret)
+		ret = kbloom_info(f, &info);
+	if (ret) {
+		snprintf(conn->extack, sizeof(conn->extack), "%s", kbloom_errmsg());
+		kbloom_close(f);
+		return bfctl_fail_err(conn, what, (int)ret);
+	}
+	kb.info.key_type = info.key_type;
+	ret = keys_parse(a, &kb);
+	if (ret) {
+		kbloom_close(f);
+		return (int)ret;
+	}
+	keys = calloc(kb.b.count, sizeof(*keys));
+	if (!keys) {
+		ret = bfctl_fail(BFCTL_ERR, a->verb, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	/* the batch holds __u16 length + bytes per key, as for the kernel */
+	for (i = 0, p = kb.b.buf; i < kb.b.count; i++) {
+		u16 len;
+
+		memcpy(&len, p, sizeof(len));
+		keys[i].data = p + sizeof(len);
+		keys[i].len = len;
+		p += sizeof(len) + len;
+	}
+	ret = kbloom_test_many(f, keys, kb.b.count, kb.res);
+	if (ret < 0) {
+		snprintf(conn->extack, sizeof(conn->extack), "%s", kbloom_errmsg());
+		ret = bfctl_fail_err(conn, what, (int)ret);
+		goto out;
+	}
+	ret = test_report(a, &kb);
+out:
+	free(keys);
+	kbatch_free(&kb);
+	kbloom_close(f);
+	return (int)ret;
+}
+
 int bfctl_do_test(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	struct kbatch kb = { 0 };
-	u64 miss;
 	int ret;
 
-	ret = keys_argv(conn, a, "test NAME KEY... [-j] [-q]", &kb);
+	ret = bfctl_want_pos(a, 2, -1, "test NAME KEY... [-j] [-q]");
+	if (!ret)
+		ret = bfctl_check_name(a, a->pos[0]);
+	if (ret)
+		return ret;
+	ret = kbconn_info(conn, a->pos[0], &kb.info);
+	if (ret == -EPERM)
+		return test_granted(conn, a, ret);
+	if (ret)
+		return bfctl_fail_err(conn, bfctl_verb_name(a->verb, a->pos[0]),
+				      ret);
+	ret = keys_parse(a, &kb);
 	if (ret)
 		return ret;
 	/*
@@ -269,14 +360,8 @@ int bfctl_do_test(struct kbconn *conn, struct bfctl_kargs *a)
 	 * length the filter holds, as for a packet, and counts one lookup
 	 */
 	ret = keys_send(conn, a, KB_IOC_TEST, &kb);
-	if (!ret) {
-		miss = keys_report(a, &kb, "present", say_test);
-		if (bfctl_json)
-			bfctl_json_bool("all_present", !miss);
-		keys_json_end();
-		if (miss)
-			ret = BFCTL_ABSENT;
-	}
+	if (!ret)
+		ret = test_report(a, &kb);
 	kbatch_free(&kb);
 	return ret;
 }

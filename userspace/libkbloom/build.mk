@@ -106,3 +106,33 @@ $(UBUILD)/tests/test_libkbloom_image: userspace/tests/test_libkbloom_image.c \
 	$(CC) $(KBL_TEST_CFLAGS) -o $@ $< $(KB_LIBCORE) -L$(KBL_OUT) -lkbloom \
 		-Wl,-rpath,$(KBL_OUT) $(KB_ULIBS)
 NATIVE_TESTS += $(UBUILD)/tests/test_libkbloom_image
+
+# rebuilds followed under 8 testing threads, through a fake header in
+# ordinary memory (the hidden hook kbl_open_src()): plain, and with the
+# library, the core and the test all built under ASan + UBSan and under
+# TSan (the lock-free reader scheme is what TSan is for)
+KBL_FAKE := userspace/tests/test_libkbloom_fake.c
+KBL_SAN_SRCS := $(KBL_FAKE) $(KBL_SRCS) $(KB_CORE_SRCS) userspace/lib/kb_crc32c.c
+KBL_SAN_CFLAGS = $(CFLAGS_USER) -I$(CURDIR)/userspace/lib -I$(KSFT_DIR) \
+	-Wno-unused-parameter -Wno-sign-compare -fno-omit-frame-pointer
+KB_TSAN_FLAGS := -fsanitize=thread
+
+$(UBUILD)/tests/test_libkbloom_fake: $(KBL_FAKE) $(KBL_INT_A) $(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(KBL_TEST_CFLAGS) -o $@ $< $(KBL_INT_A) $(KBL_LIBS) -lm
+
+$(UBUILD)/asan/test_libkbloom_fake-asan: $(KBL_SAN_SRCS) $(KSFT_DIR)/.stamp \
+		$(wildcard $(KBL_DIR)/*.h kmod/core/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(KBL_SAN_CFLAGS) $(KB_ASAN_FLAGS) -o $@ $(KBL_SAN_SRCS) $(KBL_LIBS) -lm
+
+$(UBUILD)/tsan/test_libkbloom_fake-tsan: $(KBL_SAN_SRCS) $(KSFT_DIR)/.stamp \
+		$(wildcard $(KBL_DIR)/*.h kmod/core/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(KBL_SAN_CFLAGS) $(KB_TSAN_FLAGS) -o $@ $(KBL_SAN_SRCS) $(KBL_LIBS) -lm
+
+NATIVE_TESTS += $(UBUILD)/tests/test_libkbloom_fake \
+	$(UBUILD)/asan/test_libkbloom_fake-asan $(UBUILD)/tsan/test_libkbloom_fake-tsan
+
+# the .so's exports against libkbloom.map, the header alone in C99 and C++
+NATIVE_TESTS += $(CURDIR)/$(KBL_DIR)/tests/test-abi

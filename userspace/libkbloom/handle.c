@@ -165,14 +165,23 @@ static void kbl_synchronize(struct kbloom *h)
 
 int kbl_remap(struct kbloom *h, struct kbl_map *seen)
 {
-	struct kbl_map *m;
+	struct kbl_map *m, *old;
+	u32 st;
 	int ret;
 
 	pthread_mutex_lock(&h->lock);
-	if (__atomic_load_n(&h->cur, __ATOMIC_RELAXED) != seen) {
-		/* another call remapped since this one looked */
+	/*
+	 * Judged by the state of what is mapped now, not by comparing it
+	 * with seen: another call may have remapped since this one looked,
+	 * and its new mapping may even sit at seen's freed address.
+	 */
+	old = __atomic_load_n(&h->cur, __ATOMIC_RELAXED);
+	st = __atomic_load_n(&old->hdr->state, __ATOMIC_ACQUIRE);
+	if (st == KB_MAP_LIVE || st == KB_MAP_DESTROYED) {
 		pthread_mutex_unlock(&h->lock);
-		return 1;
+		if (st == KB_MAP_DESTROYED)
+			return kbl_err(-ENOENT, "the filter was destroyed");
+		return old != seen;
 	}
 	ret = kbl_map_new(h, &m);
 	if (ret) {
@@ -188,8 +197,8 @@ int kbl_remap(struct kbloom *h, struct kbl_map *seen)
 	}
 	__atomic_store_n(&h->cur, m, __ATOMIC_SEQ_CST);
 	kbl_synchronize(h);
-	h->ops->unmap(h, seen);
-	free(seen);
+	h->ops->unmap(h, old);
+	free(old);
 	h->remaps++;
 	pthread_mutex_unlock(&h->lock);
 	return 1;

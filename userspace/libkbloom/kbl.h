@@ -122,7 +122,12 @@ static inline void kbl_exit(struct kbl_ref *r)
  */
 int kbl_get(struct kbloom *h, struct kbl_ref *r, struct kbl_map **mp);
 
-/* map again if h->cur is still seen: 1 remapped (by anyone), or -errno */
+/*
+ * Map the current generation if what h maps now is no longer live (the
+ * caller saw seen replaced): 1 if h maps another than seen now, 0 if
+ * not, or -errno (-ENOENT: destroyed).  Never call it inside a call's
+ * kbl_enter()/kbl_exit(): it waits for every call inside.
+ */
 int kbl_remap(struct kbloom *h, struct kbl_map *seen);
 
 /* the params of m->hdr bound over m->payload into m->f; -errno */
