@@ -135,6 +135,11 @@ class Filter:
     def __init__(self, name, write=False):
         if isinstance(name, str):
             name = name.encode()
+        if not isinstance(name, bytes):
+            raise TypeError("kbloom: a filter name is str or bytes, not %s"
+                            % type(name).__name__)
+        if b"\0" in name:          # C would see a shorter name
+            raise ValueError("kbloom: a filter name holds no NUL byte")
         self._setup(name.decode("utf-8", "replace"))
         h = ctypes.c_void_p()
         ret = _lib.kbloom_open(name, KBLOOM_WRITE if write else KBLOOM_RDONLY,
@@ -149,6 +154,8 @@ class Filter:
         no kernel needed.  Adds raise OSError EROFS, fileno() has no fd."""
         self = cls.__new__(cls)
         path = os.fsencode(path)
+        if b"\0" in path:
+            raise ValueError("kbloom: a path holds no NUL byte")
         self._setup(os.fsdecode(path))
         h = ctypes.c_void_p()
         ret = _lib.kbloom_open_image(path, ctypes.byref(h))

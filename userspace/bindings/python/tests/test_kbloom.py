@@ -287,6 +287,12 @@ class ImageCalls(unittest.TestCase):
                 with self.assertRaises(OSError) as cm:
                     kbloom.Filter.from_image(p)
                 self.assertIn(cm.exception.errno, (22, 74), what)     # EINVAL, EBADMSG
+        with self.assertRaises(ValueError):
+            kbloom.Filter.from_image(self.img + "\0.x")    # not the image
+        with self.assertRaises(ValueError):
+            kbloom.Filter("name\0x")
+        with self.assertRaises(TypeError):
+            kbloom.Filter(42)
         if not os.path.exists("/dev/kbloom"):
             with self.assertRaises(OSError) as cm:
                 kbloom.Filter("nosuchfilter")
