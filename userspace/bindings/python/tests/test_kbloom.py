@@ -436,6 +436,20 @@ class Kernel(unittest.TestCase):
             self.assertEqual(r.test_many(new), [True] * len(new))
             self.assertEqual(bfctl_answers(["test", KFILTER], new), [True] * len(new))
 
+    def test_2_writer_crawler(self):
+        """the example as a writer: new URLs fetched once, then skipped"""
+        urls = ["https://example.org/crawl/%d" % i for i in range(200)]
+        urls = [u for u, w in zip(urls, bfctl_answers(["test", KFILTER], urls)) if not w][:50]
+        src = os.path.join(TMP, "crawl.txt")
+        with open(src, "w") as f:
+            f.write("\n".join(urls) + "\n")
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(kbloom.__file__)))
+        for args, word in ((["--write"], "fetch"), (["--write"], "skip"), ([], "skip")):
+            r = subprocess.run([sys.executable, CRAWLER, "--filter", KFILTER, *args, src],
+                               capture_output=True, text=True, env=env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.split("\n")[:-1], ["%s %s" % (word, u) for u in urls])
+
     def test_3_rebuild_poll(self):
         with kbloom.Filter(KFILTER) as f:
             sel = selectors.DefaultSelector()
