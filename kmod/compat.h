@@ -81,4 +81,19 @@
 #define KB_KFUNCS_END(name)	BTF_SET8_END(name)
 #endif
 
+/*
+ * vma->vm_flags became read-only in 6.3, changed through vm_flags_set()
+ * and vm_flags_clear() (which also take the per-VMA lock); the same
+ * series renamed VM_LOCKED_CLEAR_MASK to VM_LOCKED_MASK, which tells them
+ * apart.  6.1 writes the field.
+ */
+#include <linux/mm.h>
+#ifdef VM_LOCKED_MASK
+#define kb_vm_flags_set(vma, flags)	vm_flags_set(vma, flags)
+#define kb_vm_flags_clear(vma, flags)	vm_flags_clear(vma, flags)
+#else
+#define kb_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
+#define kb_vm_flags_clear(vma, flags)	((vma)->vm_flags &= ~(flags))
+#endif
+
 #endif /* _KB_COMPAT_H */

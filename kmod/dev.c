@@ -188,9 +188,9 @@ static int kb_txn_keys(struct kb_file *kf, const char *name, enum kb_op op,
 	return ret;
 }
 
-/* s: the filter, or NULL for kf's transaction */
-static long kb_keys_run(struct kb_file *kf, struct kb_ioc_keys *a,
-			enum kb_op op, struct kb_set *s)
+/* s: the filter (of net), or NULL for kf's transaction */
+static long kb_keys_run(struct net *net, struct kb_file *kf,
+			struct kb_ioc_keys *a, enum kb_op op, struct kb_set *s)
 {
 	const u8 __user *src = u64_to_user_ptr(a->keys);
 	struct kb_bitw w = { .dst = u64_to_user_ptr(a->result) };
@@ -272,9 +272,13 @@ static long kb_keys_run(struct kb_file *kf, struct kb_ioc_keys *a,
 		ret = -EFAULT;
 	a->processed = done;
 	a->hits = hits;
-	/* (a->name was checked by the caller: it found s by it) */
-	if (over)
-		kb_reg_announce(kf->net, KB_EVENT_OVER_CAPACITY, a->name, NULL);
+	if (over) {
+		/* the name now: a filter file's batch names none */
+		char name[KB_NAME_MAX];
+
+		kb_set_name(s, name);
+		kb_reg_announce(net, KB_EVENT_OVER_CAPACITY, name, NULL);
+	}
 out:
 	kvfree(b->keys);
 	kvfree(b->buf);
@@ -282,8 +286,8 @@ out:
 	return ret;
 }
 
-static long kb_ioc_keys(struct file *file, struct kb_file *kf,
-			void __user *u, enum kb_op op)
+long kb_keys_ioctl(struct net *net, struct kb_file *kf, struct kb_set *fs,
+		   void __user *u, enum kb_op op)
 {
 	struct kb_ioc_keys a;
 	struct kb_set *s = NULL;
@@ -296,7 +300,11 @@ static long kb_ioc_keys(struct file *file, struct kb_file *kf,
 		return ret;
 	if ((a.flags & ~KB_KEYS_F_TXN) || a.reserved0 ||
 	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
-	    a.key_size > KB_KEY_MAX_LEN || !kb_ioc_name_ok(a.name))
+	    a.key_size > KB_KEY_MAX_LEN)
+		return -EINVAL;
+	/* a filter file's batch names no filter and has no transaction */
+	if (fs ? a.flags || !kb_zero(a.name, sizeof(a.name)) :
+		 !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	if (a.key_size && (check_mul_overflow(a.count, (u64)a.key_size, &len) ||
 			   a.keys_len != len))
@@ -306,21 +314,23 @@ static long kb_ioc_keys(struct file *file, struct kb_file *kf,
 	a.processed = 0;
 	a.hits = 0;
 	a.err_index = U64_MAX;
-	if (a.flags & KB_KEYS_F_TXN) {
+	if (fs) {
+		ret = kb_keys_run(net, NULL, &a, op, fs);
+	} else if (a.flags & KB_KEYS_F_TXN) {
 		mutex_lock(&kf->lock);
 		ret = PTR_ERR_OR_ZERO(kb_file_txn_find(kf, a.name));
 		if (!ret)
 			kf->busy++;
 		mutex_unlock(&kf->lock);
 		if (!ret) {
-			ret = kb_keys_run(kf, &a, op, NULL);
+			ret = kb_keys_run(net, kf, &a, op, NULL);
 			kb_file_unbusy(kf);
 		}
 	} else {
-		s = kb_set_find(kf->net, a.name, false);
+		s = kb_set_find(net, a.name, false);
 		if (IS_ERR(s))
 			return PTR_ERR(s);
-		ret = kb_keys_run(kf, &a, op, s);
+		ret = kb_keys_run(net, kf, &a, op, s);
 		kb_set_put(s);
 	}
 	if (kb_copy_out(u, &a, sizeof(a), usize))
@@ -423,6 +433,8 @@ static const unsigned int kb_ioc_cmds[KB_IOC_NR_MAX + 1] = {
 	[_IOC_NR(KB_IOC_TXN_COMMIT)] = KB_IOC_TXN_COMMIT,
 	[_IOC_NR(KB_IOC_TXN_ABORT)] = KB_IOC_TXN_ABORT,
 	[_IOC_NR(KB_IOC_TXN_WRITE)] = KB_IOC_TXN_WRITE,
+	[_IOC_NR(KB_IOC_OPEN)] = KB_IOC_OPEN,
+	[_IOC_NR(KB_IOC_MAP_INFO)] = KB_IOC_MAP_INFO,
 };
 
 static bool kb_ioc_known(unsigned int cmd)
@@ -440,6 +452,9 @@ static long kb_dev_ioctl(struct file *file, unsigned int cmd,
 	/* an unknown command is ENOTTY for everyone, not EPERM */
 	if (!kb_ioc_known(cmd))
 		return -ENOTTY;
+	/* judged by the filter's grant as well (dev_filter.c) */
+	if (cmd == KB_IOC_OPEN)
+		return kb_ioc_open(file, kf, u);
 	/*
 	 * Every command, reads included, needs CAP_NET_ADMIN over the
 	 * opener's netns (as ipset and nftables): filter contents and
@@ -450,13 +465,13 @@ static long kb_dev_ioctl(struct file *file, unsigned int cmd,
 		return -EPERM;
 	switch (cmd) {
 	case KB_IOC_ADD:
-		return kb_ioc_keys(file, kf, u, KB_OP_ADD);
+		return kb_keys_ioctl(kf->net, kf, NULL, u, KB_OP_ADD);
 	case KB_IOC_TEST:
-		return kb_ioc_keys(file, kf, u, KB_OP_TEST);
+		return kb_keys_ioctl(kf->net, kf, NULL, u, KB_OP_TEST);
 	case KB_IOC_DEL:
-		return kb_ioc_keys(file, kf, u, KB_OP_DEL);
+		return kb_keys_ioctl(kf->net, kf, NULL, u, KB_OP_DEL);
 	case KB_IOC_TEST_ADD:
-		return kb_ioc_keys(file, kf, u, KB_OP_TEST_ADD);
+		return kb_keys_ioctl(kf->net, kf, NULL, u, KB_OP_TEST_ADD);
 	case KB_IOC_UPLOAD:
 		return kb_ioc_upload(file, kf, u);
 	case KB_IOC_EXPORT:
@@ -470,6 +485,7 @@ static long kb_dev_ioctl(struct file *file, unsigned int cmd,
 	case KB_IOC_TXN_WRITE:
 		return kb_ioc_txn_write(file, kf, u);
 	}
+	/* KB_IOC_MAP_INFO is the filter file's */
 	return -ENOTTY;
 }
 
@@ -509,7 +525,13 @@ static struct miscdevice kb_miscdev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "kbloom",
 	.fops = &kb_dev_fops,
-	.mode = 0600,
+	/*
+	 * Everyone may open it, as /dev/net/tun: an open grants nothing.
+	 * Every ioctl checks its own rights (CAP_NET_ADMIN, or a filter's
+	 * grant for KB_IOC_OPEN), and services granted a filter must reach
+	 * it without being root (uapi section 3).
+	 */
+	.mode = 0666,
 };
 
 int kb_dev_init(void)

@@ -37,6 +37,17 @@ void kb_file_unbusy(struct kb_file *kf);
 /* kf's transaction begun under name (kf->lock held), or ENOENT/EINVAL */
 struct kb_txn *kb_file_txn_find(struct kb_file *kf, const char *name);
 
+/*
+ * A key batch ioctl (struct kb_ioc_keys at u): on /dev/kbloom (fs NULL:
+ * the filter named, or kf's transaction), or on a filter file (fs: its
+ * filter, of net; kf NULL; the name all zero, no flags).
+ */
+long kb_keys_ioctl(struct net *net, struct kb_file *kf, struct kb_set *fs,
+		   void __user *u, enum kb_op op);
+
+/* dev_filter.c: KB_IOC_OPEN */
+long kb_ioc_open(struct file *file, struct kb_file *kf, void __user *u);
+
 /* dev_image.c */
 long kb_ioc_upload(struct file *file, struct kb_file *kf, void __user *u);
 long kb_ioc_export(struct file *file, struct kb_file *kf, void __user *u);

@@ -313,6 +313,8 @@ int kb_exc_change(struct net *net, struct kb_set *s, bool add,
 	rcu_assign_pointer(s->exc, e);
 	if (old)
 		call_rcu(&old->rcu, kb_exc_free_rcu);
+	kb_map_sync(s, rcu_dereference_protected(s->gen,
+						 lockdep_is_held(&s->lock)));
 unlock:
 	mutex_unlock(&s->lock);
 	bitmap_free(gone);
@@ -332,6 +334,8 @@ int kb_exc_flush(struct kb_set *s, struct netlink_ext_ack *extack)
 	}
 	old = rcu_dereference_protected(s->exc, lockdep_is_held(&s->lock));
 	RCU_INIT_POINTER(s->exc, NULL);
+	kb_map_sync(s, rcu_dereference_protected(s->gen,
+						 lockdep_is_held(&s->lock)));
 	mutex_unlock(&s->lock);
 	if (old)
 		call_rcu(&old->rcu, kb_exc_free_rcu);

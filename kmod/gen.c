@@ -118,12 +118,52 @@ int kb_params_from_spec(struct kb_params *p, const struct kb_spec *s,
 
 /* ---- generations -------------------------------------------------------- */
 
-/* the final free of a generation: its payload is uncharged only now */
-void kb_gen_release(struct kb_gen *g)
+/*
+ * The payload, mappable into user space page by page (filter files,
+ * dev_filter.c), so never slab memory: whole pages of the direct map or
+ * vmalloc.  alloc_pages_exact() gives exact-size pages (it frees the tail
+ * of its power-of-two block) below 2 MiB, with vmalloc as the fallback
+ * when memory is fragmented; from 2 MiB, huge (2 MiB) vmalloc mappings
+ * where they waste at most 1/16 (their pages are split since 6.1, so
+ * vmalloc_to_page() finds each), plain vmalloc else.  Packet paths read
+ * both the same way: the filter code sees a pointer.
+ */
+static void *kb_payload_alloc(u64 bytes, gfp_t gfp)
 {
+	size_t len = PAGE_ALIGN(bytes);
+	void *p;
+
+	if (bytes >= KB_HUGE_MIN &&
+	    round_up(bytes, KB_HUGE_MIN) - bytes <= bytes / 16)
+		return kb_vmalloc_big(bytes, gfp);
+	if (bytes < KB_HUGE_MIN) {
+		/* as kvmalloc(): no reclaim storm for a costly order */
+		gfp_t g = gfp | __GFP_NOWARN;
+
+		if (get_order(len) > PAGE_ALLOC_COSTLY_ORDER)
+			g |= __GFP_NORETRY;
+		p = alloc_pages_exact(len, g);
+		if (p)
+			return p;
+	}
+	return __vmalloc(bytes, gfp);
+}
+
+static void kb_payload_free(void *p, u64 bytes)
+{
+	if (is_vmalloc_addr(p))
+		vfree(p);
+	else if (p)
+		free_pages_exact(p, PAGE_ALIGN(bytes));
+}
+
+/* the final free of a generation: its payload is uncharged only now */
+static void kb_gen_release(struct kb_gen *g)
+{
+	kb_map_release(g);
 	kb_acct_uncharge(g->acct, g->f.bytes);
 	kb_acct_put(g->acct);
-	kvfree(g->f.payload);
+	kb_payload_free(g->f.payload, g->f.bytes);
 	kfree(g->fill);
 	kfree(g);
 }
@@ -131,25 +171,6 @@ void kb_gen_release(struct kb_gen *g)
 static void kb_gen_free_rcu(struct rcu_head *head)
 {
 	kb_gen_release(container_of(head, struct kb_gen, rcu));
-}
-
-/*
- * The payload, with little rounding: kvmalloc() tries kmalloc() first,
- * which rounds up to a power of two (a 1.85 MiB filter would hold 2 MiB, a
- * 189 KiB one 256 KiB), and huge vmalloc rounds up to whole 2 MiB pages.
- * Exact-size page mappings cost a few more TLB entries; 2 MiB pages and
- * kmalloc are used when they waste at most 1/16.
- */
-static void *kb_payload_alloc(u64 bytes, gfp_t gfp)
-{
-	if (bytes <= PAGE_SIZE ||
-	    (bytes <= KMALLOC_MAX_SIZE &&
-	     roundup_pow_of_two(bytes) - bytes <= bytes / 16))
-		return kvmalloc(bytes, gfp);
-	if (bytes >= KB_HUGE_MIN &&
-	    round_up(bytes, KB_HUGE_MIN) - bytes <= bytes / 16)
-		return kb_vmalloc_big(bytes, gfp);
-	return __vmalloc(bytes, gfp);
 }
 
 /*
@@ -183,12 +204,19 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 	fill = kmalloc(kb_fill_bytes(p), GFP_KERNEL_ACCOUNT);
 	if (!g || !payload || !fill) {
 		kfree(g);
-		kvfree(payload);
+		kb_payload_free(payload, bytes);
 		kfree(fill);
 		kb_acct_uncharge(acct, bytes);
 		NL_SET_ERR_MSG_MOD(extack, "out of memory for the filter");
 		return ERR_PTR(-ENOMEM);
 	}
+	/*
+	 * a mapping shows whole pages: the bytes after the payload in its
+	 * last page are zero, never what the page held before
+	 */
+	if (!clear)
+		memset((u8 *)payload + bytes, 0, PAGE_ALIGN(bytes) - bytes);
+	refcount_set(&g->ref, 1);
 	g->acct = kb_acct_get(acct);
 	g->f.payload = payload;
 	g->f.bytes = bytes;
@@ -252,11 +280,46 @@ int kb_gen_guard(struct net *net, struct kb_gen *g, const char *name,
 	return -EDOM;
 }
 
-/* free (after a grace period) a generation that is not or no longer live */
+/*
+ * The last reference frees g after a grace period: lockless readers that
+ * found it through kb_set.gen may still be reading it.
+ */
+void kb_gen_put(struct kb_gen *g)
+{
+	if (refcount_dec_and_test(&g->ref))
+		call_rcu(&g->rcu, kb_gen_free_rcu);
+}
+
+/*
+ * The same from an RCU callback (a filter's free): the readers that could
+ * reach g through its filter are gone already, so the last reference
+ * frees at once.  A call_rcu() queued from a callback could outlive the
+ * rcu_barrier() of the module's exit.
+ */
+void kb_gen_put_rcu(struct kb_gen *g)
+{
+	if (refcount_dec_and_test(&g->ref))
+		kb_gen_release(g);
+}
+
+/*
+ * Drop the owner's reference of a generation that is not or no longer
+ * live; mappings may keep it (and its charge) a while longer.
+ */
 void kb_gen_discard(struct kb_gen *g)
 {
 	if (g)
-		call_rcu(&g->rcu, kb_gen_free_rcu);
+		kb_gen_put(g);
+}
+
+/*
+ * A flush clears g in place: it takes a new id, so that exports restart,
+ * kb_ioc_info.generation changes and mappings see a new generation
+ * (the filter's kb_set.lock held).
+ */
+void kb_gen_renew(struct kb_gen *g)
+{
+	g->id = atomic64_inc_return(&kb_gen_seq);
 }
 
 /*

@@ -15,9 +15,12 @@
  *    (destroy and rename then fail with EBUSY).
  *  - struct kb_gen: a generation: the core filter (params, seed, prefix
  *    bitmaps, payload).  Only its payload changes after publication (bits
- *    0 -> 1, except counting deletes and flush); replaced generations are
- *    freed after a grace period.  Its payload stays charged to its
- *    namespace's account (limits.c) until it is freed.
+ *    0 -> 1, except counting deletes and flush).  Lifetime: a refcount
+ *    (its filter or transaction holds one, every mapping of it by a
+ *    filter file another, dev_filter.c); freed after a grace period when
+ *    the last goes, so refcount_inc_not_zero() under RCU is safe.  Its
+ *    payload stays charged to its namespace's account (limits.c) until it
+ *    is freed: a mapping keeps a replaced generation charged.
  *  - struct kb_txn: a rebuild in progress: a staging generation nobody
  *    else sees, published by kb_txn_commit().
  *  - struct kb_exc: a filter's exception set (except.c): immutable, an RCU
@@ -46,6 +49,7 @@
 #include <linux/netlink.h>
 #include <linux/cred.h>
 #include <linux/uidgid.h>
+#include <linux/wait.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
@@ -123,6 +127,15 @@ struct kb_gen {
 	bool over_told;			/* KB_EVENT_OVER_CAPACITY sent
 					 * (writers only; a flush resets)
 					 */
+	refcount_t ref;			/* owner + mappings (kb_gen_put()) */
+	/*
+	 * The header pages (struct kb_map_hdr) of its mappings, made at the
+	 * first mmap, open or MAP_INFO: [0] for read-only files, [1] for
+	 * writers (the flags field differs).  Installed, updated and
+	 * retired under its filter's kb_set.lock (dev_filter.c); a mapping
+	 * holds its own page reference.
+	 */
+	struct page *hdr[2];
 	struct rcu_head rcu;
 };
 
@@ -186,6 +199,10 @@ struct kb_set {
 					 * WRITE_ONCE with every generation
 					 * published
 					 */
+	wait_queue_head_t wq;		/* filter files' poll(): woken when
+					 * the generation is replaced,
+					 * flushed or the filter destroyed
+					 */
 	struct rcu_head rcu;
 };
 
@@ -216,6 +233,19 @@ struct kb_info {
 	u64 set_id;
 	u32 refs;
 	u32 exceptions;
+	kgid_t readers;			/* the grants, INVALID_GID: none */
+	kgid_t writers;
+};
+
+/*
+ * A change of a filter's grants (KB_CMD_GRANT, KB_CMD_CREATE): only the
+ * groups flagged are set; INVALID_GID clears one.
+ */
+struct kb_grant {
+	bool set_readers;
+	bool set_writers;
+	kgid_t readers;
+	kgid_t writers;
 };
 
 enum kb_op {
@@ -277,8 +307,12 @@ int kb_gen_guard(struct net *net, struct kb_gen *g, const char *name,
 		 u32 max_fpr_ppb, struct netlink_ext_ack *extack);
 int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
 		u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack);
+/* drop a reference (the owner's: discard); the last frees after a GP */
+void kb_gen_put(struct kb_gen *g);
+void kb_gen_put_rcu(struct kb_gen *g);
 void kb_gen_discard(struct kb_gen *g);
-void kb_gen_release(struct kb_gen *g);
+/* a flush: g (cleared in place) takes a new id, as a new generation would */
+void kb_gen_renew(struct kb_gen *g);
 
 /* registry.c */
 int kb_net_init(struct net *net);
@@ -314,13 +348,20 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		u32 n, u64 *bitmap, u32 *bad, bool *over,
 		struct netlink_ext_ack *extack);
 int kb_set_info(struct kb_set *s, struct kb_info *info);
-/* for txn.c: insert under kb_net.lock; publish a generation in s */
+/*
+ * for txn.c: insert under kb_net.lock (with the grants of gr, NULL:
+ * none); publish a generation in s
+ */
 int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
-		  struct netlink_ext_ack *extack);
+		  const struct kb_grant *gr, struct netlink_ext_ack *extack);
 int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 		   struct netlink_ext_ack *extack);
 int kb_reg_create(struct net *net, const char *name,
-		  const struct kb_params *p, struct netlink_ext_ack *extack);
+		  const struct kb_params *p, const struct kb_grant *gr,
+		  struct netlink_ext_ack *extack);
+/* set the groups gr flags; event KB_EVENT_GRANTED */
+int kb_reg_grant(struct net *net, const char *name, const struct kb_grant *gr,
+		 struct netlink_ext_ack *extack);
 int kb_reg_upload(struct net *net, const char *name, struct kb_gen *g,
 		  bool create, struct netlink_ext_ack *extack);
 int kb_reg_destroy(struct net *net, const char *name,
@@ -412,5 +453,18 @@ void kb_nl_exit(void);
 /* dev.c */
 int kb_dev_init(void);
 void kb_dev_exit(void);
+
+/*
+ * dev_filter.c: the header pages of mapped generations, all with the
+ * filter's kb_set.lock held.  kb_map_retire(): g stops being s's current
+ * generation (KB_MAP_REPLACED: its header pages are detached, later
+ * mappings get new ones) or s is destroyed (KB_MAP_DESTROYED); the caller
+ * wakes s->wq after unlocking (kb_map_wake()).  kb_map_sync(): g's
+ * prefix lengths or s's exceptions changed.
+ */
+void kb_map_retire(struct kb_gen *g, u32 state);
+void kb_map_sync(struct kb_set *s, struct kb_gen *g);
+void kb_map_wake(struct kb_set *s);
+void kb_map_release(struct kb_gen *g);
 
 #endif /* _KB_KMOD_INTERNAL_H */

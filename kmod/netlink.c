@@ -80,8 +80,9 @@ static void kb_nl_blame(struct netlink_ext_ack *extack, int ret,
 		NL_SET_BAD_ATTR(extack, a);
 }
 
+/* ns: the user namespace the grants' gids are told in */
 static int kb_nl_fill_info(struct sk_buff *skb, struct kb_set *s,
-			   const char *name)
+			   const char *name, struct user_namespace *ns)
 {
 	struct kb_info i;
 	int ret;
@@ -117,7 +118,7 @@ static int kb_nl_fill_info(struct sk_buff *skb, struct kb_set *s,
 	    nla_put_u32(skb, KB_A_PREFIXES, i.st.nplens) ||
 	    nla_put_u32(skb, KB_A_EXCEPT_COUNT, i.exceptions))
 		return -EMSGSIZE;
-	return 0;
+	return kb_nl_grant_put(skb, ns, &i);
 }
 
 /* ---- create --------------------------------------------------------------- */
@@ -128,6 +129,7 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **tb = info->attrs;
 	char name[KB_NAME_MAX];
 	struct kb_spec sp = {};
+	struct kb_grant gr;
 	struct kb_params p;
 	struct nlattr *mode;
 	int ret, unused;
@@ -198,9 +200,11 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (ret == -ERANGE)
 		NL_SET_BAD_ATTR(extack, mode);
+	if (!ret)
+		ret = kb_nl_grant_parse(info, &gr);
 	if (ret)
 		return ret;
-	ret = kb_reg_create(genl_info_net(info), name, &p, extack);
+	ret = kb_reg_create(genl_info_net(info), name, &p, &gr, extack);
 	kb_nl_blame(extack, ret, tb[KB_A_NAME]);
 	return ret;
 }
@@ -293,7 +297,7 @@ static int kb_nl_get(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	}
 	hdr = genlmsg_put_reply(msg, info, &kb_genl_family, 0, KB_CMD_GET);
-	ret = hdr ? kb_nl_fill_info(msg, s, name) : -EMSGSIZE;
+	ret = hdr ? kb_nl_fill_info(msg, s, name, net->user_ns) : -EMSGSIZE;
 	kb_set_put(s);
 	if (ret) {
 		nlmsg_free(msg);
@@ -324,7 +328,8 @@ static int kb_nl_dump_one(struct kb_set *s, const char *name, void *arg)
 	if (!hdr)
 		return -EMSGSIZE;
 	genl_dump_check_consistent(cb, hdr);
-	ret = kb_nl_fill_info(a->skb, s, name);
+	ret = kb_nl_fill_info(a->skb, s, name,
+			      sock_net(cb->skb->sk)->user_ns);
 	if (ret) {
 		genlmsg_cancel(a->skb, hdr);
 		return ret;
@@ -595,6 +600,12 @@ static const struct genl_ops kb_genl_ops[] = {
 		KB_NL_POLICY(kbloom_except_list_nl_policy),
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
+	{
+		.cmd = KB_CMD_GRANT,
+		.doit = kb_nl_grant,
+		KB_NL_POLICY(kbloom_grant_nl_policy),
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
 };
 
 static const struct genl_multicast_group kb_genl_mcgrps[] = {
@@ -655,6 +666,9 @@ int kb_nl_init(void)
 	BUILD_BUG_ON(KB_CMD_EXPORT != 11 || KB_CMD_EVENT != 12);
 	BUILD_BUG_ON(KB_A_CHUNK != 34 || KB_KA_MAX != 1);
 	BUILD_BUG_ON(KB_EVENT_REBUILT != 6);
+	/* and those of 0.2.0 (exceptions) */
+	BUILD_BUG_ON(KB_CMD_EXCEPT_LIST != 16 || KB_A_EXIST != 38);
+	BUILD_BUG_ON(KB_EVENT_REFUSED != 8);
 	return genl_register_family(&kb_genl_family);
 }
 

@@ -48,4 +48,15 @@ int kb_nl_except_del(struct sk_buff *skb, struct genl_info *info);
 int kb_nl_except_flush(struct sk_buff *skb, struct genl_info *info);
 int kb_nl_except_list(struct sk_buff *skb, struct netlink_callback *cb);
 
+/*
+ * Grants (netlink_grant.c): kb_nl_grant_parse() reads the request's
+ * KB_A_READERS and KB_A_WRITERS (-EINVAL with extack for a gid the netns's
+ * user namespace does not map); kb_nl_grant_put() puts those set in i,
+ * as gids of ns
+ */
+int kb_nl_grant_parse(struct genl_info *info, struct kb_grant *gr);
+int kb_nl_grant_put(struct sk_buff *skb, struct user_namespace *ns,
+		    const struct kb_info *i);
+int kb_nl_grant(struct sk_buff *skb, struct genl_info *info);
+
 #endif /* _KB_KMOD_NETLINK_H */

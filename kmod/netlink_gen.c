@@ -23,7 +23,7 @@ const struct nla_policy kbloom_keys_nl_policy[KB_KA_DATA + 1] = {
 };
 
 /* KB_CMD_CREATE - do */
-const struct nla_policy kbloom_create_nl_policy[KB_A_PREFIXES + 1] = {
+const struct nla_policy kbloom_create_nl_policy[KB_A_WRITERS + 1] = {
 	[KB_A_NAME] = { .type = NLA_NUL_STRING, .len = 31, },
 	[KB_A_KIND] = NLA_POLICY_MAX(NLA_U32, 3),
 	[KB_A_KEY_TYPE] = NLA_POLICY_MAX(NLA_U32, 7),
@@ -35,6 +35,8 @@ const struct nla_policy kbloom_create_nl_policy[KB_A_PREFIXES + 1] = {
 	[KB_A_K] = NLA_POLICY_RANGE(NLA_U32, 1, 32),
 	[KB_A_SEED] = NLA_POLICY_EXACT_LEN(16),
 	[KB_A_PREFIXES] = NLA_POLICY_RANGE(NLA_U32, 1, 129),
+	[KB_A_READERS] = { .type = NLA_U32, },
+	[KB_A_WRITERS] = { .type = NLA_U32, },
 };
 
 /* KB_CMD_DESTROY - do */
@@ -115,4 +117,11 @@ const struct nla_policy kbloom_except_flush_nl_policy[KB_A_NAME + 1] = {
 /* KB_CMD_EXCEPT_LIST - dump */
 const struct nla_policy kbloom_except_list_nl_policy[KB_A_NAME + 1] = {
 	[KB_A_NAME] = { .type = NLA_NUL_STRING, .len = 31, },
+};
+
+/* KB_CMD_GRANT - do */
+const struct nla_policy kbloom_grant_nl_policy[KB_A_WRITERS + 1] = {
+	[KB_A_NAME] = { .type = NLA_NUL_STRING, .len = 31, },
+	[KB_A_READERS] = { .type = NLA_U32, },
+	[KB_A_WRITERS] = { .type = NLA_U32, },
 };

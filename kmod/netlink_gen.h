@@ -15,7 +15,7 @@
 /* Common nested types */
 extern const struct nla_policy kbloom_keys_nl_policy[KB_KA_DATA + 1];
 
-extern const struct nla_policy kbloom_create_nl_policy[KB_A_PREFIXES + 1];
+extern const struct nla_policy kbloom_create_nl_policy[KB_A_WRITERS + 1];
 
 extern const struct nla_policy kbloom_destroy_nl_policy[KB_A_NAME + 1];
 
@@ -40,6 +40,8 @@ extern const struct nla_policy kbloom_except_add_nl_policy[KB_A_EXIST + 1];
 extern const struct nla_policy kbloom_except_del_nl_policy[KB_A_EXIST + 1];
 
 extern const struct nla_policy kbloom_except_flush_nl_policy[KB_A_NAME + 1];
+
+extern const struct nla_policy kbloom_grant_nl_policy[KB_A_WRITERS + 1];
 
 extern const struct nla_policy kbloom_export_nl_policy[KB_A_NAME + 1];
 

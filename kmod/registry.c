@@ -172,17 +172,55 @@ static void kb_set_free_rcu(struct rcu_head *head)
 {
 	struct kb_set *s = container_of(head, struct kb_set, rcu);
 
-	kb_gen_release(rcu_dereference_protected(s->gen, true));
+	/* a mapping may hold the generation on */
+	kb_gen_put_rcu(rcu_dereference_protected(s->gen, true));
 	kb_exc_release(rcu_dereference_protected(s->exc, true));
 	kfree(rcu_dereference_protected(s->nm, true));
 	free_percpu(s->stats);
 	kfree(s);
 }
 
-/* grants are not implemented yet: only CAP_NET_ADMIN opens a filter */
+/*
+ * cred is a member of g as in_group_p() counts it for current: its fsgid
+ * or a supplementary group (sorted; groups_search() is not exported).
+ */
+static bool kb_cred_in_group(const struct cred *cred, kgid_t g)
+{
+	const struct group_info *gi = cred->group_info;
+	unsigned int lo = 0, hi = gi ? gi->ngroups : 0;
+
+	if (!gid_valid(g))
+		return false;
+	if (gid_eq(cred->fsgid, g))
+		return true;
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (gid_gt(g, gi->gid[mid]))
+			lo = mid + 1;
+		else if (gid_lt(g, gi->gid[mid]))
+			hi = mid;
+		else
+			return true;
+	}
+	return false;
+}
+
+/* writers may do what readers may: the writers group grants both */
 bool kb_set_granted(struct kb_set *s, const struct cred *cred, bool write)
 {
-	return false;
+	if (kb_cred_in_group(cred, READ_ONCE(s->writers)))
+		return true;
+	return !write && kb_cred_in_group(cred, READ_ONCE(s->readers));
+}
+
+/* the groups gr flags into s; s->lock held (or s not yet published) */
+static void kb_set_grant(struct kb_set *s, const struct kb_grant *gr)
+{
+	if (gr && gr->set_readers)
+		WRITE_ONCE(s->readers, gr->readers);
+	if (gr && gr->set_writers)
+		WRITE_ONCE(s->writers, gr->writers);
 }
 
 void kb_set_put(struct kb_set *s)
@@ -257,6 +295,9 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 	ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
 	if (ret >= 0 && op != KB_OP_DEL && over && kb_gen_over(g))
 		*over = true;
+	/* adds may note new prefix lengths (even before a bad key) */
+	if (op != KB_OP_DEL)
+		kb_map_sync(s, g);
 	mutex_unlock(&s->lock);
 	if (ret >= 0 && op == KB_OP_ADD)
 		kb_set_count(s, 0, 0, n);
@@ -295,6 +336,8 @@ int kb_set_info(struct kb_set *s, struct kb_info *info)
 	info->count = g->count;
 	info->gen_id = g->id;
 	info->set_id = s->id;
+	info->readers = s->readers;
+	info->writers = s->writers;
 	f = g->f;
 	/* the counters only: kb_filter_stats_fill() reads no term */
 	fill = *g->fill;
@@ -306,7 +349,7 @@ int kb_set_info(struct kb_set *s, struct kb_info *info)
 
 /* insert a new filter holding generation g (charged); kn->lock held */
 int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
-			 struct netlink_ext_ack *extack)
+		  const struct kb_grant *gr, struct netlink_ext_ack *extack)
 {
 	struct kb_net *kn = kb_net(net);
 	struct kb_name *nm;
@@ -343,7 +386,9 @@ int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
 	s->bpf.kind = g->f.p.kind;
 	s->readers = INVALID_GID;
 	s->writers = INVALID_GID;
+	kb_set_grant(s, gr);
 	mutex_init(&s->lock);
+	init_waitqueue_head(&s->wq);
 	refcount_set(&s->ref, 1);
 	RCU_INIT_POINTER(s->gen, g);
 	list_add_tail(&s->node, &kn->sets);
@@ -367,6 +412,7 @@ static const char * const kb_event_what[KB_EVENT_MAX + 1] = {
 		"over its configured capacity: it may match almost any key",
 	[KB_EVENT_REFUSED] =
 		"refused a saturated payload: the old contents serve on",
+	[KB_EVENT_GRANTED] = "had its grants changed",
 };
 
 void kb_reg_announce(struct net *net, enum kb_nl_event ev, const char *name,
@@ -389,7 +435,8 @@ void kb_reg_announce(struct net *net, enum kb_nl_event ev, const char *name,
 }
 
 int kb_reg_create(struct net *net, const char *name,
-		  const struct kb_params *p, struct netlink_ext_ack *extack)
+		  const struct kb_params *p, const struct kb_grant *gr,
+		  struct netlink_ext_ack *extack)
 {
 	struct kb_net *kn = kb_net(net);
 	struct kb_gen *g;
@@ -414,7 +461,7 @@ int kb_reg_create(struct net *net, const char *name,
 		return PTR_ERR(g);
 	ret = mutex_lock_killable(&kn->lock);
 	if (!ret) {
-		ret = kb_set_insert(net, name, g, extack);
+		ret = kb_set_insert(net, name, g, gr, extack);
 		mutex_unlock(&kn->lock);
 	}
 	if (ret)
@@ -442,7 +489,9 @@ int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 	}
 	old = rcu_replace_pointer(s->gen, g, lockdep_is_held(&s->lock));
 	WRITE_ONCE(s->bpf.kind, g->f.p.kind);
+	kb_map_retire(old, KB_MAP_REPLACED);
 	mutex_unlock(&s->lock);
+	kb_map_wake(s);
 	kb_gen_discard(old);
 	return 0;
 }
@@ -458,7 +507,7 @@ int kb_reg_upload(struct net *net, const char *name, struct kb_gen *g,
 		return -EINTR;
 	s = kb_set_lookup(kn, name);
 	if (!s && create)
-		ret = kb_set_insert(net, name, g, extack);
+		ret = kb_set_insert(net, name, g, NULL, extack);
 	else if (!s)
 		ret = -ENOENT;
 	else
@@ -479,7 +528,11 @@ static void kb_set_unlink(struct net *net, struct kb_set *s)
 
 	mutex_lock(&s->lock);
 	WRITE_ONCE(s->dead, true);	/* TEST reads it without the lock */
+	kb_map_retire(rcu_dereference_protected(s->gen,
+						lockdep_is_held(&s->lock)),
+		      KB_MAP_DESTROYED);
 	mutex_unlock(&s->lock);
+	kb_map_wake(s);
 	/* s->nm stays for readers that hold s; freed with s */
 	hlist_del_rcu(&rcu_dereference_protected(s->nm,
 						 lockdep_is_held(&kn->lock))->node);
@@ -540,6 +593,12 @@ int kb_reg_flush(struct net *net, const char *name,
 		return -ENOENT;
 	}
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
+	/*
+	 * mappings see the bits go, and their header says replaced: map
+	 * again, as after a rebuild (the same memory, a new id)
+	 */
+	kb_map_retire(g, KB_MAP_REPLACED);
+	kb_gen_renew(g);
 	kb_filter_clear(&g->f);
 	WRITE_ONCE(g->f.p.plen4, 0);
 	for (i = 0; i < ARRAY_SIZE(g->f.p.plen6); i++)
@@ -548,9 +607,38 @@ int kb_reg_flush(struct net *net, const char *name,
 	g->over_told = false;
 	g->seq++;
 	mutex_unlock(&s->lock);
+	kb_map_wake(s);
 	kb_set_put(s);
 	kb_reg_announce(net, KB_EVENT_FLUSHED, name, NULL);
 	return 0;
+}
+
+/*
+ * Grants belong to the filter, not to a generation: rebuilds, uploads,
+ * swaps (each keeps its own, as its exceptions) and renames keep them.
+ */
+int kb_reg_grant(struct net *net, const char *name, const struct kb_grant *gr,
+		 struct netlink_ext_ack *extack)
+{
+	struct kb_set *s = kb_set_find(net, name, false);
+	int ret;
+
+	if (IS_ERR(s)) {
+		if (PTR_ERR(s) == -ENOENT)
+			NL_SET_ERR_MSG_MOD(extack, "no such filter");
+		return PTR_ERR(s);
+	}
+	ret = mutex_lock_killable(&s->lock);
+	if (!ret) {
+		ret = kb_set_dead(s, extack) ? -ENOENT : 0;
+		if (!ret)
+			kb_set_grant(s, gr);
+		mutex_unlock(&s->lock);
+	}
+	kb_set_put(s);
+	if (!ret)
+		kb_reg_announce(net, KB_EVENT_GRANTED, name, NULL);
+	return ret;
 }
 
 int kb_reg_swap(struct net *net, const char *a, const char *b,
@@ -595,8 +683,13 @@ int kb_reg_swap(struct net *net, const char *a, const char *b,
 	rcu_assign_pointer(sb->gen, ga);
 	WRITE_ONCE(sa->bpf.kind, gb->f.p.kind);
 	WRITE_ONCE(sb->bpf.kind, ga->f.p.kind);
+	/* each now serves the other filter: new headers (id, exceptions) */
+	kb_map_retire(ga, KB_MAP_REPLACED);
+	kb_map_retire(gb, KB_MAP_REPLACED);
 	mutex_unlock(&second->lock);
 	mutex_unlock(&first->lock);
+	kb_map_wake(sa);
+	kb_map_wake(sb);
 	kn->reg_gen++;
 	mutex_unlock(&kn->lock);
 	kb_reg_announce(net, KB_EVENT_SWAPPED, a, b);

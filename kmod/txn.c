@@ -159,7 +159,8 @@ int kb_txn_commit(struct kb_txn *t, u32 max_fpr_ppb,
 	} else {
 		ret = mutex_lock_killable(&kn->lock);
 		if (!ret) {
-			ret = kb_set_insert(t->net, t->name, t->gen, extack);
+			ret = kb_set_insert(t->net, t->name, t->gen, NULL,
+					    extack);
 			mutex_unlock(&kn->lock);
 		}
 	}

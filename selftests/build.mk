@@ -5,7 +5,7 @@ ST_CFLAGS = $(CFLAGS_USER) -I$(KSFT_DIR) -Wno-unused-parameter -Wno-sign-compare
 
 # The VM selftest programs (selftests/manifest says where and how they run).
 ST_PROGS := kbloom_load kbloom_ioctl kbloom_image kbloom_txn kbloom_txn_write kbloom_api kbloom_identity \
-	kbloom_limits
+	kbloom_limits kbloom_map
 VM_TEST_PROGS += $(addprefix $(ST_BUILD)/,$(ST_PROGS)) $(ST_BUILD)/always_fail
 
 $(ST_BUILD)/%: selftests/%.c $(KSFT_DIR)/.stamp
@@ -41,7 +41,7 @@ VM_TEST_PROGS += $(YNL_DIR)/.stamp
 # The ioctl ABI from 32-bit processes (compat_ptr_ioctl, __aligned_u64
 # layouts): the same tests built with -m32 (gcc-multilib), run through
 # selftests/m32.sh, which skips them where the kernel has no IA32 emulation.
-ST_M32 := kbloom_ioctl kbloom_image kbloom_txn_write
+ST_M32 := kbloom_ioctl kbloom_image kbloom_txn_write kbloom_map
 $(ST_BUILD)/m32/%: selftests/%.c selftests/kb_test.h selftests/kb_nl.h \
 		uapi/linux/kbloom.h $(KSFT_DIR)/.stamp
 	@mkdir -p $(@D)

@@ -6,7 +6,9 @@
  * the netns, changes nothing and returns nothing.  The commands are
  * enumerated from the uapi (1..KB_IOC_NR_MAX, 1..KB_CMD_MAX): a new one
  * without an entry here fails the test.  A root of its own user and
- * network namespace may do everything there.
+ * network namespace may do everything there.  Grants (KB_CMD_GRANT) are
+ * set with CAP_NET_ADMIN only, and only to groups the user namespace
+ * owning the netns maps.
  */
 #include <sched.h>
 #include <sys/mount.h>
@@ -72,7 +74,7 @@ static int pv_deny(enum pv_deny how)
 	case PV_NOCAP:
 		return kbt_drop_net_admin();
 	case PV_NOBODY:
-		/* /dev/kbloom is 0600 root: open it first, as a daemon would */
+		/* after root opened /dev/kbloom, as a daemon would */
 		return setresgid(65534, 65534, 65534) ||
 		       setresuid(65534, 65534, 65534);
 	case PV_USERNS:
@@ -91,6 +93,8 @@ union pv_arg {
 	struct kb_ioc_image im;
 	struct kb_ioc_txn t;
 	struct kb_ioc_write w;
+	struct kb_ioc_open o;
+	struct kb_map_hdr mh;
 };
 
 static char pv_key[2] = "a";
@@ -147,6 +151,17 @@ static unsigned long pv_ioc_arg(unsigned int nr, union pv_arg *a)
 		a->w.data = (uintptr_t)pv_key;
 		a->w.len = 1;
 		return KB_IOC_TXN_WRITE;
+	case _IOC_NR(KB_IOC_OPEN):
+		/* no grant either: EPERM, as for a filter that is not there */
+		a->o.size = sizeof(a->o);
+		kbt_name(a->o.name, PV_SIP);
+		a->o.fd = 0x5a5a5a5a;
+		return KB_IOC_OPEN;
+	case _IOC_NR(KB_IOC_MAP_INFO):
+		/* a filter file's command: refused here before it is known */
+		a->mh.size = sizeof(a->mh);
+		a->mh.state = 0x5a5a5a5a;
+		return KB_IOC_MAP_INFO;
 	}
 	return 0;
 }
@@ -254,6 +269,11 @@ static int pv_nl_req(struct kbtn *n, int cmd, int dump)
 		kbtn_put(&pv_req, KB_KA_DATA, "a", 1);
 		kbtn_nest_end(&pv_req);
 		return 1;
+	case KB_CMD_GRANT:
+		kbtn_put_str(&pv_req, KB_A_NAME, PV_SIP);
+		kbtn_put_u32(&pv_req, KB_A_READERS, 100);
+		kbtn_put_u32(&pv_req, KB_A_WRITERS, 100);
+		return 1;
 	case KB_CMD_EVENT:	/* notifications only: no request form */
 		return 2;
 	}
@@ -300,6 +320,56 @@ static void pv_netlink(void)
 	PV_CHECK(forms == KB_CMD_MAX + 1, "%d request forms", forms);
 	PV_CHECK(kbtn_join(n) == -EPERM, "joined the events group");
 	kbtn_close(n);
+}
+
+/* ---- grants ---------------------------------------------------------------- */
+
+/*
+ * A filter's grants as KB_CMD_GET tells them: bit 0 READERS (*r), bit 1
+ * WRITERS (*w); -errno if the GET failed
+ */
+static int pv_grants(const char *name, __u32 *r, __u32 *w)
+{
+	struct nlattr *tb[KB_A_MAX + 1];
+	struct kbtn *n = kbtn_open();
+	int ret;
+
+	if (!n)
+		return -ENOTCONN;
+	ret = kbtn_name_cmd(n, KB_CMD_GET, name);
+	if (!ret && !n->reply_len)
+		ret = -EPROTO;
+	if (!ret) {
+		kbtn_parse((struct nlmsghdr *)n->reply, tb, KB_A_MAX);
+		if (tb[KB_A_READERS]) {
+			ret |= 1;
+			if (r)
+				*r = kbtn_u32(tb[KB_A_READERS]);
+		}
+		if (tb[KB_A_WRITERS]) {
+			ret |= 2;
+			if (w)
+				*w = kbtn_u32(tb[KB_A_WRITERS]);
+		}
+	}
+	kbtn_close(n);
+	return ret;
+}
+
+/* KB_CMD_GRANT or (create) KB_CMD_CREATE; r, w: -1 to leave out */
+static int pv_grant(struct kbtn *n, int create, const char *name, long long r,
+		    long long w)
+{
+	kbtn_init(&pv_req, n->family, create ? KB_CMD_CREATE : KB_CMD_GRANT,
+		  0);
+	kbtn_put_str(&pv_req, KB_A_NAME, name);
+	if (create)
+		kbtn_put_u32(&pv_req, KB_A_BITS_PER_KEY, 10);
+	if (r >= 0)
+		kbtn_put_u32(&pv_req, KB_A_READERS, (__u32)r);
+	if (w >= 0)
+		kbtn_put_u32(&pv_req, KB_A_WRITERS, (__u32)w);
+	return kbtn_do(n, &pv_req);
 }
 
 /* ---- the tests ------------------------------------------------------------ */
@@ -362,7 +432,7 @@ TEST_F(priv, every_command_eperm)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		/* nobody cannot open the 0600 device: open it as root */
+		/* root's file first: its opener's rights count */
 		fd = variant->how == PV_NOBODY ? kbt_open() : -1;
 		if (pv_deny(variant->how))
 			_exit(100);
@@ -378,9 +448,14 @@ TEST_F(priv, every_command_eperm)
 					 "root's fd refused");
 				free(img);
 				close(fd);
-				PV_CHECK(kbt_open() == -1 && errno == EACCES,
-					 "nobody opened /dev/kbloom");
-			} else {
+				/*
+				 * the node is 0666 (an open grants nothing):
+				 * nobody's own file, every ioctl refused
+				 */
+				fd = kbt_open();
+				PV_CHECK(fd >= 0, "nobody's open: %d", errno);
+			}
+			if (fd >= 0) {
 				pv_ioctls(fd);
 				close(fd);
 			}
@@ -396,6 +471,7 @@ TEST_F(priv, every_command_eperm)
 	EXPECT_TRUE(pv_same(self->fd, PV_CNT, &self->cnt));
 	EXPECT_EQ(-ENOENT, kbt_info(self->fd, "pv.new", &info));
 	EXPECT_EQ(-ENOENT, kbt_info(self->fd, "pv.ren", &info));
+	EXPECT_EQ(0, pv_grants(PV_SIP, NULL, NULL));
 }
 
 /* root of its own user and network namespace: everything, there only */
@@ -463,6 +539,122 @@ TEST(own_netns_root)
 		fflush(stdout);
 		_exit(pv_fails > 99 ? 99 : pv_fails);
 	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * Grants in the init netns: set at create, changed one group at a time,
+ * cleared with KB_GID_NONE, announced; kept by swap (each filter its own)
+ * and rename; refused without a group or a filter.
+ */
+TEST(grants)
+{
+	struct kbtn *n = kbtn_open(), *ev = kbtn_open();
+	char e1[KB_NAME_MAX], e2[KB_NAME_MAX];
+	__u32 r = 0, w = 0;
+
+	ASSERT_NE(NULL, n);
+	ASSERT_NE(NULL, ev);
+	kbtn_name_cmd(n, KB_CMD_DESTROY, "pv.g");
+	kbtn_name_cmd(n, KB_CMD_DESTROY, "pv.g2");
+	kbtn_name_cmd(n, KB_CMD_DESTROY, "pv.h");
+	ASSERT_EQ(0, pv_grant(n, 1, "pv.g", 100, 200));
+	EXPECT_EQ(3, pv_grants("pv.g", &r, &w));
+	EXPECT_EQ(100, r);
+	EXPECT_EQ(200, w);
+	ASSERT_EQ(0, kbtn_join(ev));
+	/* only the group given changes */
+	EXPECT_EQ(0, pv_grant(n, 0, "pv.g", -1, 300));
+	EXPECT_EQ(KB_EVENT_GRANTED, kbtn_event(ev, 2000, e1, e2));
+	EXPECT_STREQ("pv.g", e1);
+	EXPECT_EQ(3, pv_grants("pv.g", &r, &w));
+	EXPECT_EQ(100, r);
+	EXPECT_EQ(300, w);
+	/* neither group, no such filter: refused, nothing changed */
+	EXPECT_EQ(-EINVAL, pv_grant(n, 0, "pv.g", -1, -1));
+	EXPECT_NE(NULL, strstr(n->msg, "READERS or WRITERS"));
+	EXPECT_EQ(-ENOENT, pv_grant(n, 0, "pv.none", 1, -1));
+	EXPECT_EQ(3, pv_grants("pv.g", &r, &w));
+	EXPECT_EQ(100, r);
+	/* a swap exchanges contents: each filter keeps its grants */
+	ASSERT_EQ(0, pv_grant(n, 1, "pv.h", -1, -1));
+	EXPECT_EQ(0, pv_grants("pv.h", NULL, NULL));
+	EXPECT_EQ(0, kbtn_name2_cmd(n, KB_CMD_SWAP, "pv.g", "pv.h"));
+	EXPECT_EQ(0, pv_grants("pv.h", NULL, NULL));
+	EXPECT_EQ(0, kbtn_name2_cmd(n, KB_CMD_RENAME, "pv.g", "pv.g2"));
+	EXPECT_EQ(3, pv_grants("pv.g2", &r, &w));
+	EXPECT_EQ(100, r);
+	EXPECT_EQ(300, w);
+	/* KB_GID_NONE clears */
+	EXPECT_EQ(0, pv_grant(n, 0, "pv.g2", KB_GID_NONE, -1));
+	EXPECT_EQ(2, pv_grants("pv.g2", NULL, &w));
+	EXPECT_EQ(300, w);
+	EXPECT_EQ(0, pv_grant(n, 0, "pv.g2", -1, KB_GID_NONE));
+	EXPECT_EQ(0, pv_grants("pv.g2", NULL, NULL));
+	kbtn_name_cmd(n, KB_CMD_DESTROY, "pv.g2");
+	kbtn_name_cmd(n, KB_CMD_DESTROY, "pv.h");
+	kbtn_close(ev);
+	kbtn_close(n);
+}
+
+/*
+ * A root of its own user and network namespace grants only the groups
+ * its user namespace maps, in its own gids: 7 inside is 4321 outside.
+ */
+TEST(grants_userns)
+{
+	int go[2], done[2], status, fd;
+	char path[64], c = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct kbtn *n;
+		__u32 r = 0;
+
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNET))
+			_exit(100);
+		if (write(done[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(101);
+		n = kbtn_open();
+		if (!n)
+			_exit(98);
+		PV_CHECK(!pv_grant(n, 1, "un.g", 7, -1), "create readers 7");
+		PV_CHECK(pv_grants("un.g", &r, NULL) == 1 && r == 7,
+			 "get readers: %u", r);
+		/* the outside gid and unmapped ones are refused */
+		PV_CHECK(pv_grant(n, 0, "un.g", -1, 4321) == -EINVAL &&
+			 n->offs > 0 && strstr(n->msg, "not mapped"),
+			 "granted an unmapped gid: %s", n->msg);
+		PV_CHECK(pv_grant(n, 0, "un.g", 0, -1) == -EINVAL,
+			 "granted gid 0");
+		PV_CHECK(pv_grants("un.g", &r, NULL) == 1 && r == 7,
+			 "a refused grant changed the filter");
+		PV_CHECK(pv_grant(n, 1, "un.h", -1, 8) == -EINVAL,
+			 "created with an unmapped gid");
+		PV_CHECK(pv_grants("un.h", NULL, NULL) == -ENOENT,
+			 "a refused create created");
+		PV_CHECK(!pv_grant(n, 0, "un.g", KB_GID_NONE, 7),
+			 "move to writers");
+		PV_CHECK(pv_grants("un.g", NULL, &r) == 2 && r == 7,
+			 "get writers: %u", r);
+		kbtn_close(n);
+		fflush(stdout);
+		_exit(pv_fails > 99 ? 99 : pv_fails);
+	}
+	/* the parent, root outside, maps the child's gid 7 to 4321 */
+	ASSERT_EQ(1, read(done[0], &c, 1));
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+	fd = open(path, O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(10, write(fd, "7 4321 1\n", 10));
+	close(fd);
+	ASSERT_EQ(1, write(go[1], &c, 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));

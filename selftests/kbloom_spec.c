@@ -216,6 +216,8 @@ static const struct { unsigned long cmd; unsigned int want; } sp_nrs[] = {
 	{ KB_IOC_TXN_COMMIT, 0x4008bf08U },
 	{ KB_IOC_TXN_ABORT, 0x4008bf09U },
 	{ KB_IOC_TXN_WRITE, 0x4060bf0aU },
+	{ KB_IOC_OPEN, 0xc048bf0bU },
+	{ KB_IOC_MAP_INFO, 0xc0b8bf0cU },
 };
 _Static_assert(sizeof(sp_nrs) / sizeof(sp_nrs[0]) == KB_IOC_NR_MAX,
 	       "an ioctl without its fixed number here");

@@ -88,7 +88,7 @@ def step(what, fn):
         tap(False, what, e)
 
 
-print('1..10')
+print('1..11')
 
 # an events listener first: cli.py's own library (cli.py --subscribe can
 # only sleep a fixed time before printing), subscribed synchronously
@@ -109,7 +109,7 @@ def create():
                               'key-type': 'str', 'items': 1000,
                               'fpr-ppb': 1000000})
     run('--do', 'create', js={'name': 'y.b', 'bits-per-key': 10,
-                              'items': 100})
+                              'items': 100, 'writers': 4242})
 
 
 def get():
@@ -129,7 +129,8 @@ def dump():
     if names.count('y.a') != 1 or names.count('y.b') != 1:
         return f'dump names {names}'
     b = [x for x in r if x['name'] == 'y.b'][0]
-    if b['kind'] != 'blocked' or b['key-type'] != 'bytes':
+    if b['kind'] != 'blocked' or b['key-type'] != 'bytes' or \
+       b.get('writers') != 4242 or 'readers' in b:
         return f'y.b {b}'
 
 
@@ -168,6 +169,14 @@ def errors():
         return f'missing name: rc {p.returncode}: {p.stdout}'
 
 
+def grant():
+    run('--do', 'grant', js={'name': 'y.b', 'readers': 7,
+                             'writers': 0xffffffff})
+    r = out(run('--do', 'get', js={'name': 'y.b'}))
+    if r.get('readers') != 7 or 'writers' in r:
+        return f'after grant: {r}'
+
+
 def rename_destroy():
     run('--do', 'rename', js={'name': 'y.b', 'name2': 'y.c'})
     run('--do', 'destroy', js={'name': 'y.a'})
@@ -183,6 +192,7 @@ step('dump: each filter once', dump)
 step('add + test: nested multi-attr keys, per-key result', keys)
 step('export: contiguous chunks of one image', export)
 step('errors carry the extack message', errors)
+step('grant: set one group, clear the other', grant)
 step('rename + destroy, get fails after', rename_destroy)
 
 
@@ -194,13 +204,13 @@ def events():
     got = [(e['msg']['event'], e['msg']['name'], e['msg'].get('name2'))
            for e in evs if e['name'] == 'event']
     want = [('created', 'y.a', None), ('created', 'y.b', None),
-            ('renamed', 'y.b', 'y.c'), ('destroyed', 'y.a', None),
+            ('granted', 'y.b', None), ('renamed', 'y.b', 'y.c'), ('destroyed', 'y.a', None),
             ('destroyed', 'y.c', None)]
     if got != want:
         return f'events {got}'
 
 
-step('events group: created, renamed, destroyed', events)
+step('events group: created, granted, renamed, destroyed', events)
 
 # the spec's operations, as cli.py sees them
 p = cli_run('--list-ops')

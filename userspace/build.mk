@@ -76,6 +76,16 @@ $(UBUILD)/tests/test_savefmt_attach: userspace/tests/test_savefmt_attach.c \
 	$(CC) $(KB_TEST_CFLAGS) -I$(CURDIR)/userspace/bfctl -o $@ $< \
 		$(KB_SAVEFMT_ATTACH_SRCS) $(KB_LIBCORE) $(KB_ULIBS)
 
+# the save file's grant lines and groups, with the parsers they use
+KB_C_TESTS += test_grant
+KB_GRANT_SRCS := userspace/bfctl/grant.c userspace/bfctl/kargs.c \
+	userspace/bfctl/savefmt_lines.c
+$(UBUILD)/tests/test_grant: userspace/tests/test_grant.c \
+		$(KB_GRANT_SRCS) $(KB_LIBCORE) $(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(KB_TEST_CFLAGS) -I$(CURDIR)/userspace/bfctl -o $@ $< \
+		$(KB_GRANT_SRCS) $(KB_LIBCORE) $(KB_ULIBS)
+
 # libleveldb is C++, the kselftest harness is C: a small C++ shim
 $(UBUILD)/tests/ldb_shim.o: userspace/tests/ldb_shim.cc userspace/tests/ldb_shim.h
 	@mkdir -p $(@D)
@@ -228,6 +238,12 @@ $(UBUILD)/asan/test_savefmt_attach-asan: userspace/tests/test_savefmt_attach.c \
 	@mkdir -p $(@D)
 	$(CC) $(KB_ASAN_TEST_CFLAGS) -I$(CURDIR)/userspace/bfctl -o $@ $< \
 		$(KB_SAVEFMT_ATTACH_SRCS) $(KB_ASAN_LIBCORE) $(KB_ULIBS)
+
+$(UBUILD)/asan/test_grant-asan: userspace/tests/test_grant.c \
+		$(KB_GRANT_SRCS) $(KB_ASAN_LIBCORE) $(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(KB_ASAN_TEST_CFLAGS) -I$(CURDIR)/userspace/bfctl -o $@ $< \
+		$(KB_GRANT_SRCS) $(KB_ASAN_LIBCORE) $(KB_ULIBS)
 
 -include $(wildcard $(UBUILD)/asan/core/*.d $(UBUILD)/asan/lib/*.d \
 	$(UBUILD)/asan/bfctl-obj/*.d $(UBUILD)/asan/*-asan.d)

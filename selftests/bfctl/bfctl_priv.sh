@@ -25,7 +25,7 @@ eperm() {	# DESC CMD...
 	like "unprivileged $d: names CAP_NET_ADMIN" "$err" 'CAP_NET_ADMIN'
 }
 N="setpriv --reuid=65534 --regid=65534 --clear-groups"
-nobody() {	# DESC CMD...: as nobody (/dev/kbloom is 0600 root)
+nobody() {	# DESC CMD...: as nobody (who may open the 0666 /dev/kbloom)
 	local d=$1
 	shift
 	expect 3 "nobody $d: exit 3" $N $B "$@"
@@ -74,7 +74,7 @@ expect 0 "root of its own user+net namespace works there" unshare -Urn sh -c "$B
 expect 3 "... and sees no filter of the initial namespace" unshare -Urn $B info pv
 expect 1 "no unprivileged add got through" $B test pv b
 $B destroy pv; $B destroy pv2
-# CAP_NET_ADMIN but no way into /dev/kbloom (the node 0600 root, the caller
+# CAP_NET_ADMIN but no way into /dev/kbloom (the node made 000 here, the caller
 # without CAP_DAC_OVERRIDE, as a udev-group setup would leave a non-member):
 # keys on the command line go over netlink and work; a bulk load needs
 # the device and says so, not that the module is missing

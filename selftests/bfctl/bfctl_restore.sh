@@ -377,5 +377,60 @@ like "names the create's line and the add's" "$err" "line $(wc -l < "$TMP/order.
 expect 3 "rs_x was not loaded" $B info rs_x
 for f in $ca rs_other; do $B destroy $f 2> /dev/null; done
 
+# ---- grants: shown by name, kept by save, restore and sync by name ----
+U="setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all"
+grants() { $B info "$1" | grep -E '^(readers|writers):' | tr '\n' ' '; }
+for f in rs_gr rs_gr2; do $B destroy $f 2> /dev/null; done
+expect 0 "create --readers --writers" \
+	$B create rs_gr blocked --items 100 --key-type str --readers daemon --writers 4242
+check "info: readers by name, an unnamed group by number" \
+	test "$(grants rs_gr)" = "readers: daemon writers: 4242 "
+json_check "info -j: grants" "$($B -j info rs_gr)" \
+	'j["readers"] == "daemon" and j["readers_gid"] == 1 and j["writers"] == "4242"'
+json_check "list -j: grants" "$($B -j list)" \
+	'[f for f in j["filters"] if f["name"] == "rs_gr"][0]["writers_gid"] == 4242'
+like "list: grants at the end of the row" "$($B list)" '^rs_gr .* readers=daemon writers=4242$'
+expect 0 "grant --writers changes only the writers" $B grant rs_gr --writers nogroup
+check "readers kept" test "$(grants rs_gr)" = "readers: daemon writers: nogroup "
+expect 2 "grant of a group this host lacks" $B grant rs_gr --readers kb-no-such-group
+like "names the group" "$err" "no group 'kb-no-such-group'"
+expect 2 "grant without a group" $B grant rs_gr
+expect 2 "--none with a group" $B grant rs_gr --none --readers daemon
+expect 3 "grant of a filter that does not exist" $B grant rs_nofilter --readers daemon
+expect 3 "grant without CAP_NET_ADMIN" $U $B grant rs_gr --readers 0
+like "names CAP_NET_ADMIN" "$err" CAP_NET_ADMIN
+expect 2 "create with a group this host lacks" $B create rs_gr2 --readers kb-no-such-group
+expect 3 "that create created nothing" $B info rs_gr2
+check "refusals changed nothing" test "$(grants rs_gr)" = "readers: daemon writers: nogroup "
+expect 0 "create -exist of the identical filter takes the grants asked for" \
+	$B create rs_gr blocked --items 100 --key-type str --writers 4242 -exist
+check "readers kept, writers set" test "$(grants rs_gr)" = "readers: daemon writers: 4242 "
+$B save rs_gr -file "$TMP/gr.save"
+like "save writes a grant line by group name" "$(cat "$TMP/gr.save")" '^grant rs_gr --readers daemon --writers 4242$'
+$B destroy rs_gr
+expect 0 "restore of a save with a grant line" $B restore -file "$TMP/gr.save"
+check "restore sets the grants" test "$(grants rs_gr)" = "readers: daemon writers: 4242 "
+expect 0 "grant --none" $B grant rs_gr --none
+check "--none clears both" test -z "$(grants rs_gr)"
+expect 0 "sync of an unchanged filter" $B sync -file "$TMP/gr.save"
+check "sync sets the file's grants" test "$(grants rs_gr)" = "readers: daemon writers: 4242 "
+$B add rs_gr sync-key > /dev/null
+grep -v '^grant' "$TMP/gr.save" > "$TMP/gr-nogrant.save"
+expect 0 "sync that replaces the filter, without a grant line" $B sync --force -file "$TMP/gr-nogrant.save"
+like "it replaced it" "$out" "replace"
+check "the replaced filter keeps its grants" test "$(grants rs_gr)" = "readers: daemon writers: 4242 "
+sed -e 's/--readers daemon/--readers kb-no-such-group/' -e 's/rs_gr/rs_gr2/g' "$TMP/gr.save" > "$TMP/gr2.save"
+expect 2 "restore of a grant to a group this host lacks" $B restore -file "$TMP/gr2.save"
+like "names the line and the group" "$err" \
+	"line $(grep -n '^grant' "$TMP/gr2.save" | cut -d: -f1): grant rs_gr2: no group 'kb-no-such-group'"
+expect 3 "that restore loaded nothing" $B info rs_gr2
+printf 'grant rs_gr --readers daemon\n' > "$TMP/gr3.restore"
+expect 2 "a grant line of a filter the file does not define" $B restore -file "$TMP/gr3.restore"
+like "says so" "$err" "line 1: grant rs_gr: the filter is not defined above"
+printf 'create rs_gr2 blocked --items 10\ngrant rs_gr2 --writers daemon\n' > "$TMP/gr4.restore"
+expect 0 "a create line and its grant line" $B restore -file "$TMP/gr4.restore"
+check "the created filter has its grant" test "$(grants rs_gr2)" = "writers: daemon "
+for f in rs_gr rs_gr2; do $B destroy $f 2> /dev/null; done
+
 cleanup
 done_testing

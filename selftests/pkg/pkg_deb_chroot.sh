@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The host half of the .deb test (make check-pkg; pkg_deb.sh is the guest
-# half).  `dpkg -i` of the two packages of `make deb` runs here, chrooted
+# half).  `dpkg -i` of the packages of `make deb` runs here, chrooted
 # into an overlay of this machine's root -- the root the pkg lane's guest
 # boots -- in a private mount namespace, so that DKMS compiles kbloom at
 # native speed: in the guest, under TCG, the same compile took over twenty
@@ -21,7 +21,11 @@ debs=$(realpath "$1") kver=$2 out=$(realpath -m "$3")
 echo "TAP version 13"
 dkms_deb=$(ls "$debs"/kbloom-dkms_*_all.deb 2> /dev/null)
 bfctl_deb=$(ls "$debs"/bfctl_*_amd64.deb 2> /dev/null)
-if [ -z "$dkms_deb" ] || [ -z "$bfctl_deb" ] || [ ! -d "/lib/modules/$kver/build" ]; then
+# bfctl depends on libkbloom0; libkbloom-dev is installed to be checked
+lib_deb=$(ls "$debs"/libkbloom0_*_amd64.deb 2> /dev/null)
+dev_deb=$(ls "$debs"/libkbloom-dev_*_amd64.deb 2> /dev/null)
+if [ -z "$dkms_deb" ] || [ -z "$bfctl_deb" ] || [ -z "$lib_deb" ] || [ -z "$dev_deb" ] ||
+	[ ! -d "/lib/modules/$kver/build" ]; then
 	nok ".debs in $debs (make deb) and the headers of $kver"
 	echo "1..$n"
 	exit 1
@@ -44,7 +48,7 @@ inner() {
 	mount -t tmpfs tmpfs "$r/run"
 	mount -t tmpfs tmpfs "$r/tmp"
 	mkdir "$r/tmp/debs"
-	cp "$dkms_deb" "$bfctl_deb" "$r/tmp/debs/"
+	cp "$dkms_deb" "$bfctl_deb" "$lib_deb" "$dev_deb" "$r/tmp/debs/"
 	# scaffolding, removed before the upper directory is read (files the
 	# lower root does not have leave nothing behind when removed)
 	printf '#!/bin/sh\n[ "$1" = -r ] && { echo %s; exit 0; }\nexec /bin/uname "$@"\n' \
@@ -60,6 +64,7 @@ inner() {
 	chroot "$r" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		DEBIAN_FRONTEND=noninteractive HOME=/root LANG=C.UTF-8 \
 		dpkg -i /tmp/debs/"${dkms_deb##*/}" /tmp/debs/"${bfctl_deb##*/}" \
+		/tmp/debs/"${lib_deb##*/}" /tmp/debs/"${dev_deb##*/}" \
 		> "$out/dpkg.log" 2>&1 < /dev/null || rc=$?
 	chroot "$r" dkms status -m kbloom > "$out/dkms-status" 2>&1 || true
 	rm -f "$r/usr/local/sbin/uname"
@@ -80,13 +85,13 @@ inner() {
 export -f inner
 # (the mounts go with the namespace; the directory is this side's)
 t=$(mktemp -d /tmp/kb-debroot.XXXXXX)
-export dkms_deb bfctl_deb kver out t
+export dkms_deb bfctl_deb lib_deb dev_deb kver out t
 t0=$SECONDS
 rc=0
 unshare -m --propagation private bash -c inner || rc=$?
 rmdir "$t"
 secs=$((SECONDS - t0))
-check "dpkg -i kbloom-dkms bfctl in a chroot of the guest's root ($secs s)" test "$rc" = 0
+check "dpkg -i kbloom-dkms bfctl libkbloom0 libkbloom-dev in a chroot of the guest's root ($secs s)" test "$rc" = 0
 [ "$rc" = 0 ] || tail -n 30 "$out/dpkg.log" | sed 's/^/# /'
 check "DKMS built and installed kbloom/$ver for $kver" \
 	grep -q "^kbloom/$ver, $kver, .*: installed" "$out/dkms-status"

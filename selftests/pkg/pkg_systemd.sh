@@ -164,7 +164,7 @@ if [ "$(cat /var/lib/kbtest/boot)" = 2 ] && command -v redis-server > /dev/null;
 		--logfile /var/lib/kbtest/redis.log
 	for i in $(seq 50); do [ -S $rs ] && break; sleep 0.2; done
 	# what 60-kbloom.rules does (no udev here)
-	chgrp kbloom /dev/kbloom && chmod 660 /dev/kbloom
+	chgrp kbloom /dev/kbloom && chmod 666 /dev/kbloom
 	bfctl create boot.src gozero --bits 8192 --key-type str &&
 	bfctl add boot.src probe-key > /dev/null &&
 	bfctl redis push boot.src gz --server unix://$rs > /dev/null &&

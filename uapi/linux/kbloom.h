@@ -23,6 +23,29 @@
  * has all rights on that namespace's filters and none on others'.  Only
  * unknown ioctl commands answer ENOTTY (and unknown netlink commands
  * EOPNOTSUPP) regardless of privilege.
+ *
+ * The one exception is a filter's grants.  Each filter has a readers and
+ * a writers group (none at creation; KB_CMD_CREATE's KB_A_READERS and
+ * KB_A_WRITERS, KB_CMD_GRANT).  A process that is a member of the readers
+ * group (its fsgid or one of its supplementary groups, as file permission
+ * checks count them), without any capability, may open that one filter
+ * of its own network namespace with KB_IOC_OPEN and test keys through the
+ * opened filter (its mapping and its batch TEST); a member of the writers
+ * group may also add and test-and-add there.  Nothing else: creating,
+ * destroying, flushing, rebuilding, uploading, exporting, listing, info,
+ * saving, the events group, and reading a filter's seed by any path but
+ * an opened filter still need CAP_NET_ADMIN.  Setting a grant needs
+ * CAP_NET_ADMIN too, and the group must be mapped in the user namespace
+ * that owns the filter's network namespace (EINVAL otherwise), so a
+ * user-namespace root grants only its own namespace's groups.
+ *
+ * Say it plainly: a reader learns the filter's parameters and seed (they
+ * are in the mapping's header, and are needed to test), so it can craft
+ * keys that collide, that is keys the filter answers "maybe present"
+ * without them ever being added (a blocklist's false positives on
+ * demand), and it learns which keys are present.  Grant the readers group
+ * only to services you trust with that; grant the writers group only to
+ * services you trust to fill the filter.
  */
 #ifndef _UAPI_LINUX_KBLOOM_H
 #define _UAPI_LINUX_KBLOOM_H
@@ -214,11 +237,14 @@ struct kb_image_hdr {
  * long as the file.  As with ipset and nftables, a tool needs the netlink
  * family anyway; the device spares bulk loads netlink's per-message limits.
  *
- * /dev/kbloom (mode 0600) works on the filters of the network namespace of
- * the process that opened it.  Every command, KB_IOC_TEST and
- * KB_IOC_EXPORT included, needs CAP_NET_ADMIN over that namespace's user
- * namespace, checked against the opener's credentials (EPERM otherwise,
- * before the argument is read; see "Privileges" above).
+ * /dev/kbloom works on the filters of the network namespace of the process
+ * that opened it.  Every command, KB_IOC_TEST and KB_IOC_EXPORT included,
+ * needs CAP_NET_ADMIN over that namespace's user namespace, checked
+ * against the opener's credentials (EPERM otherwise, before the argument
+ * is read; see "Privileges" above), except KB_IOC_OPEN, which a filter's
+ * grant also allows.  The node is mode 0666, as /dev/net/tun: opening it
+ * grants nothing, every ioctl checks its own rights, and a service granted
+ * a filter must reach it without root or a group of its own for the node.
  *
  * Every argument struct starts with __u32 size = sizeof(the struct as the
  * caller knows it).  The kernel reads it with copy_struct_from_user():
@@ -479,7 +505,9 @@ struct kb_ioc_write {
  * the credentials of the process that opened /dev/kbloom.  Anyone else
  * gets EPERM, whether the filter exists or not; ENOENT only for those who
  * would be allowed to see it.  The fd follows the filter, not its name
- * (a rename keeps it; a destroy ends it: ENOENT from then on).
+ * (a rename keeps it; a destroy ends it: ENOENT from then on).  Like an
+ * open /dev/kbloom, it keeps its network namespace; it is not a consumer
+ * reference (destroy and rename still work).
  *
  * On the filter's fd:
  *  - KB_IOC_TEST (any fd), KB_IOC_ADD and KB_IOC_TEST_ADD (KB_OPEN_F_WRITE
@@ -500,7 +528,9 @@ struct kb_ioc_write {
  *  - poll(): EPOLLPRI | EPOLLIN once the generation of the fd's last mmap
  *    (or, before any, the one current at open) is no longer the filter's
  *    current one (rebuild, swap, upload, sync, flush, destroy); also
- *    EPOLLHUP once the filter is destroyed.
+ *    EPOLLHUP once the filter is destroyed.  A flush clears the payload in
+ *    place (mappings see the bits go) and starts a new generation id.
+ *  - Every other ioctl: ENOTTY.
  *
  * A reader of a mapping tests keys with the core's code on the header's
  * params and the payload; it checks state (one load per call) and maps
@@ -590,8 +620,12 @@ struct kb_map_hdr {
 			      KB_IOC_TXN_SIZE_VER0)
 #define KB_IOC_TXN_WRITE _IOC(_IOC_WRITE, KB_IOC_MAGIC, 0x0a, \
 			      KB_IOC_WRITE_SIZE_VER0)
+#define KB_IOC_OPEN	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x0b, \
+			     KB_IOC_OPEN_SIZE_VER0)
+#define KB_IOC_MAP_INFO	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x0c, \
+			     KB_MAP_HDR_SIZE_VER0)
 /* the highest command number (_IOC_NR); 1..KB_IOC_NR_MAX are all used */
-#define KB_IOC_NR_MAX	0x0a
+#define KB_IOC_NR_MAX	0x0c
 
 /* ---- 4. generic netlink family "kbloom" ------------------------------- */
 
@@ -613,10 +647,11 @@ struct kb_map_hdr {
  * EINVAL the family returns itself carries an NLMSGERR_ATTR_MSG text
  * ("kbloom: missing attribute NAME (the filter name)", ...).
  *
- * Permissions: every command, do and dump (GET, TEST and EXPORT included),
- * needs CAP_NET_ADMIN over the user namespace owning the socket's network
- * namespace (GENL_UNS_ADMIN_PERM; EPERM before the attributes are looked
- * at; see "Privileges" above).
+ * Permissions: every command, do and dump (GET, TEST, EXPORT and GRANT
+ * included), needs CAP_NET_ADMIN over the user namespace owning the
+ * socket's network namespace (GENL_UNS_ADMIN_PERM; EPERM before the
+ * attributes are looked at; see "Privileges" above: grants open filters
+ * through /dev/kbloom only).
  *
  * Errors as for the ioctls (section 3): ENOENT (no such filter), EEXIST
  * (name taken), EINVAL, E2BIG, ENOSPC, EBUSY (held by an in-kernel
@@ -638,6 +673,8 @@ struct kb_map_hdr {
  *	[KB_A_PREFIXES] (net key types sized by FPR only, 1..129, default
  *	1): the prefix lengths a lookup will test; KB_A_FPR_PPB is met per
  *	lookup of that many (each probe sized for KB_A_FPR_PPB / prefixes).
+ *	[KB_A_READERS], [KB_A_WRITERS]: the filter's grants from its
+ *	first moment (as KB_CMD_GRANT).
  *	Reply: ack only.  Event KB_EVENT_CREATED.
  * KB_CMD_DESTROY (do): KB_A_NAME.  Event KB_EVENT_DESTROYED.
  * KB_CMD_GET (do): KB_A_NAME.  Reply: one KB_CMD_GET message with the
@@ -708,6 +745,24 @@ struct kb_map_hdr {
  *	says how many keys the set holds.
  *	No event is sent for exception changes.
  *
+ * Grants (see "Privileges" above): a filter's readers and writers groups.
+ * KB_CMD_GRANT (do): KB_A_NAME, [KB_A_READERS], [KB_A_WRITERS], at least
+ *	one of the two (EINVAL, "missing attribute READERS or WRITERS"):
+ *	sets only the groups given.  Each is a u32 gid as the user namespace
+ *	owning the filter's network namespace sees it, or KB_GID_NONE to
+ *	clear that group.  A gid that user namespace does not map: EINVAL,
+ *	the extack naming the attribute, nothing changed.  Event
+ *	KB_EVENT_GRANTED (KB_A_NAME).  Grants belong to the filter, not to
+ *	its contents: flush, rebuilds, uploads and transaction commits keep
+ *	them; a swap exchanges contents and each filter keeps its own grants
+ *	(so a rebuild by "create tmp, fill, swap, destroy tmp" keeps the live
+ *	filter's readers); rename keeps them; an upload or a commit that
+ *	creates a filter creates it without grants.  KB_CMD_GET reports
+ *	KB_A_READERS and KB_A_WRITERS only when set, as gids of the user
+ *	namespace owning the requesting socket's network namespace.
+ *	Membership is checked when the filter is opened (KB_IOC_OPEN): an
+ *	open filter stays open after its grant is changed or cleared.
+ *
  * Events: multicast group KB_GENL_MCGRP_EVENTS ("events"); only
  * CAP_NET_ADMIN (over the namespace's user namespace) may join (EPERM).
  * Sent per network namespace, only when someone listens: KB_CMD_EVENT
@@ -722,7 +777,8 @@ struct kb_map_hdr {
  * everything is noticed.  Refused: an upload or commit carrying a
  * saturation guard (max_fpr_ppb) was refused as saturated; the filter
  * serves unchanged (the name is the filter's, or the name given to an
- * upload that would have created it).  Every event is
+ * upload that would have created it).  Granted: KB_CMD_GRANT changed the
+ * filter's readers or writers group.  Every event is
  * also logged, rate-limited, with the namespace's inode number: at info
  * level, over-capacity and refused as warnings.
  *
@@ -733,7 +789,8 @@ struct kb_map_hdr {
  * KB_A_EST_FPR_PPB, KB_A_OVER_CAPACITY, KB_A_REFS, KB_A_LOOKUPS,
  * KB_A_HITS, KB_A_ADDS, KB_A_GENERATION, KB_A_ID, KB_A_PREFIXES (same
  * meanings as struct kb_ioc_info), KB_A_EXCEPT_COUNT (the exception
- * set's size, above).  KB_A_PREFIXES (u32) is the number of
+ * set's size, above), KB_A_READERS and KB_A_WRITERS (the grants, only
+ * when set).  KB_A_PREFIXES (u32) is the number of
  * prefix lengths a lookup tests: for the net key types the most either
  * family holds (0 while empty), 1 for the others; KB_A_EXPECTED_FPR_PPB
  * and KB_A_EST_FPR_PPB are of a lookup of that many probes.  KB_A_ID is the filter's id: unique and never reused
@@ -744,6 +801,8 @@ struct kb_map_hdr {
  */
 /* keys per KB_A_KEYS batch at most (and the nest must stay < 64 KiB) */
 #define KB_NL_KEYS_MAX		1024
+/* KB_A_READERS, KB_A_WRITERS: no group (clears a grant) */
+#define KB_GID_NONE		0xffffffffU
 /* bytes per KB_A_CHUNK at most */
 #define KB_NL_CHUNK_MAX		32768
 /* a filter's exception set: keys at most, and their bytes in all */

@@ -18,6 +18,7 @@ enum kb_nl_event {
 	KB_EVENT_REBUILT,
 	KB_EVENT_OVER_CAPACITY,
 	KB_EVENT_REFUSED,
+	KB_EVENT_GRANTED,
 
 	/* private: */
 	__KB_EVENT_MAX,
@@ -63,6 +64,8 @@ enum kb_nl_attr {
 	KB_A_PREFIXES,
 	KB_A_EXCEPT_COUNT,
 	KB_A_EXIST,
+	KB_A_READERS,
+	KB_A_WRITERS,
 
 	__KB_A_MAX,
 	KB_A_MAX = (__KB_A_MAX - 1)
@@ -92,6 +95,7 @@ enum kb_nl_cmd {
 	KB_CMD_EXCEPT_DEL,
 	KB_CMD_EXCEPT_FLUSH,
 	KB_CMD_EXCEPT_LIST,
+	KB_CMD_GRANT,
 
 	__KB_CMD_MAX,
 	KB_CMD_MAX = (__KB_CMD_MAX - 1)

@@ -59,8 +59,10 @@ VM_TEST_PROGS += $(UBUILD)/bfctl
 # guards capacity (restore_bad.c: --on-bad-payload's stand-ins)
 KB_FUZZ_SRCS_fuzz_savefmt += userspace/bfctl/restore.c userspace/bfctl/kargs.c \
 	userspace/bfctl/keys.c userspace/bfctl/capacity.c \
-	userspace/bfctl/restore_bad.c userspace/bfctl/savefmt_attach.c
+	userspace/bfctl/restore_bad.c userspace/bfctl/savefmt_attach.c \
+	userspace/bfctl/grant.c
 $(UBUILD)/fuzz/fuzz_savefmt: userspace/bfctl/restore.c userspace/bfctl/savefmt_attach.c userspace/bfctl/kargs.c \
+	userspace/bfctl/grant.c \
 	userspace/bfctl/restore_bad.c \
 	userspace/bfctl/keys.c userspace/bfctl/capacity.c \
 	userspace/bfctl/savefmt.h userspace/bfctl/kverbs.h

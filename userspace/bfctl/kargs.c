@@ -14,7 +14,8 @@
 enum {
 	OPT_EXIST = 256, OPT_FILE, OPT_ITEMS, OPT_FPR, OPT_BPK, OPT_BITS,
 	OPT_HASHES, OPT_KEYTYPE, OPT_HASH, OPT_SEED, OPT_KIND, OPT_FORCE,
-	OPT_KEYFMT, OPT_MAX_FPR, OPT_PREFIXES,
+	OPT_KEYFMT, OPT_MAX_FPR, OPT_PREFIXES, OPT_READERS, OPT_WRITERS,
+	OPT_NONE,
 };
 
 static const struct option kopts[] = {
@@ -34,6 +35,9 @@ static const struct option kopts[] = {
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "max-fpr", required_argument, NULL, OPT_MAX_FPR },
 	{ "key-format", required_argument, NULL, OPT_KEYFMT },
+	{ "readers", required_argument, NULL, OPT_READERS },
+	{ "writers", required_argument, NULL, OPT_WRITERS },
+	{ "none", no_argument, NULL, OPT_NONE },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "terse", no_argument, NULL, 't' },
@@ -85,6 +89,10 @@ static u32 opt_class(int c)
 		return KO_MAXFPR;
 	case 'j':
 		return KO_JSON;
+	case OPT_READERS:
+	case OPT_WRITERS:
+	case OPT_NONE:
+		return KO_GRANT;
 	case 'q':
 		return KO_GLOBAL;
 	case OPT_ITEMS:
@@ -162,6 +170,15 @@ int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a, u32 allowed)
 			break;
 		case OPT_FILE:
 			a->file = optarg;
+			break;
+		case OPT_READERS:
+			a->readers = optarg;
+			break;
+		case OPT_WRITERS:
+			a->writers = optarg;
+			break;
+		case OPT_NONE:
+			a->grant_none = true;
 			break;
 		case 'o':
 			a->out = optarg;
@@ -292,7 +309,7 @@ int bfctl_create_request(struct bfctl_kargs *a, struct kb_ioc_create *c)
 {
 	int ret, kind;
 
-	ret = bfctl_want_pos(a, 1, 2, "create NAME [KIND] [--items N --fpr P [--prefixes L] | --bits-per-key B | --bits M --hashes K] [--key-type T] [--hash H] [--seed S] [-exist]");
+	ret = bfctl_want_pos(a, 1, 2, "create NAME [KIND] [--items N --fpr P [--prefixes L] | --bits-per-key B | --bits M --hashes K] [--key-type T] [--hash H] [--seed S] [--readers GROUP] [--writers GROUP] [-exist]");
 	if (!ret)
 		ret = bfctl_check_name(a, a->pos[0]);
 	if (ret)

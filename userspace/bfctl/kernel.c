@@ -67,7 +67,13 @@ static int do_create(struct kbconn *conn, struct bfctl_kargs *a)
 	ret = bfctl_create_request(a, &c);
 	if (ret)
 		return ret;
-	ret = kbconn_create(conn, &c);
+	if (a->readers || a->writers || a->grant_none) {
+		ret = bfctl_create_grant(conn, a, &c);
+		if (ret > 0)	/* a group that is not there: usage */
+			return ret;
+	} else {
+		ret = kbconn_create(conn, &c);
+	}
 	if (ret == -EEXIST && a->exist) {
 		struct kb_ioc_info info;
 		struct kb_params p;
@@ -77,9 +83,11 @@ static int do_create(struct kbconn *conn, struct bfctl_kargs *a)
 		if (ret)
 			return bfctl_fail_err(conn,
 				bfctl_verb_name("create", a->pos[0]), ret);
+		/* the identical filter kept, it takes the grants asked for */
 		if (!bfctl_create_params(&c, &p, ~0ULL) &&
 		    bfctl_create_matches(&c, &p, &info))
-			return BFCTL_OK;
+			return a->readers || a->writers ?
+			       bfctl_grant_apply(conn, a, a->pos[0]) : BFCTL_OK;
 		return bfctl_fail(BFCTL_ERR,
 				  bfctl_verb_name("create", a->pos[0]),
 				  "exists with other parameters (%s %s m=%llu k=%u); -exist keeps only an identical filter",
@@ -244,7 +252,7 @@ static s64 exc_count(struct kbconn *conn, const char *name)
 }
 
 static void json_info(const struct kb_ioc_info *i, enum bfctl_kf kf,
-		      const char *why, s64 exc)
+		      const char *why, s64 exc, const u32 *grants)
 {
 	bfctl_json_open_obj(NULL);
 	bfctl_json_str("name", i->name);
@@ -275,6 +283,7 @@ static void json_info(const struct kb_ioc_info *i, enum bfctl_kf kf,
 	bfctl_json_u64("refs", i->refs);
 	if (exc >= 0)
 		bfctl_json_u64("exceptions", (u64)exc);
+	bfctl_grants_json(grants[0], grants[1]);
 	if (why) {
 		kfuncs_json(kf, why);
 	}
@@ -297,16 +306,18 @@ static const char *est_text(u64 est, char *buf, size_t len)
 	return buf;
 }
 
-static void table_row(const struct kb_ioc_info *i)
+static void table_row(const struct kb_ioc_info *i, const u32 *grants)
 {
 	char est[24];
 
-	printf("%-20s %-8s %-6s %-7s %12llu %2u %10llu %8.2g %5.1f%% %10s %8.2g%s\n",
+	printf("%-20s %-8s %-6s %-7s %12llu %2u %10llu %8.2g %5.1f%% %10s %8.2g%s",
 	       i->name, kb_kind_name(i->kind), kb_key_type_name(i->key_type),
 	       kb_hash_name(i->hash), (unsigned long long)i->bytes, i->k,
 	       (unsigned long long)i->items, ppb(i->fpr_ppb),
 	       i->fill_ppm / 1e4, est_text(i->est_items, est, sizeof(est)),
 	       ppb(i->est_fpr_ppb), i->over_capacity ? " OVER" : "");
+	bfctl_grants_row(grants[0], grants[1]);
+	printf("\n");
 }
 
 struct list_state {
@@ -329,17 +340,19 @@ static void list_json_open(struct list_state *st)
 static int list_one(const struct kb_ioc_info *i, void *arg)
 {
 	struct list_state *st = arg;
+	u32 g[2];
 
 	list_json_open(st);
-
+	if (!st->terse)
+		bfctl_grants_get(st->conn, i->name, &g[0], &g[1]);
 	if (bfctl_json) {
-		json_info(i, BFCTL_KF_NO, NULL, exc_count(st->conn, i->name));
+		json_info(i, BFCTL_KF_NO, NULL, exc_count(st->conn, i->name), g);
 	} else if (st->terse) {
 		printf("%s\n", i->name);
 	} else {
 		if (!st->n)
 			table_header();
-		table_row(i);
+		table_row(i, g);
 	}
 	st->n++;
 	return 0;
@@ -388,8 +401,9 @@ static int do_list(struct kbconn *conn, struct bfctl_kargs *a)
 static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 {
 	struct kb_ioc_info i;
-	char est[24], why[128];
+	char est[24], why[128], gb[64];
 	enum bfctl_kf kf;
+	u32 g[2];
 	s64 exc;
 	int ret;
 
@@ -404,8 +418,9 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 				      ret);
 	kf = bfctl_kfuncs_state(why, sizeof(why));
 	exc = exc_count(conn, a->pos[0]);
+	bfctl_grants_get(conn, a->pos[0], &g[0], &g[1]);
 	if (bfctl_json) {
-		json_info(&i, kf, why, exc);
+		json_info(&i, kf, why, exc, g);
 		bfctl_json_end();
 		return BFCTL_OK;
 	}
@@ -431,6 +446,10 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 	       i.refs);
 	if (exc >= 0)
 		printf("exceptions: %lld\n", (long long)exc);
+	if (g[0] != KB_GID_NONE)
+		printf("readers: %s\n", bfctl_group_text(g[0], gb, sizeof(gb)));
+	if (g[1] != KB_GID_NONE)
+		printf("writers: %s\n", bfctl_group_text(g[1], gb, sizeof(gb)));
 	kfuncs_print(kf, why);
 	return BFCTL_OK;
 }
@@ -499,7 +518,7 @@ static const struct {
 	int (*fn)(struct kbconn *conn, struct bfctl_kargs *a);
 	u32 opts;	/* the option classes it takes besides KO_GLOBAL */
 } kverbs[] = {
-	{ "create", do_create, KO_SPEC | KO_EXIST },
+	{ "create", do_create, KO_SPEC | KO_EXIST | KO_GRANT },
 	{ "destroy", do_names, KO_FORCE },
 	{ "flush", do_names, 0 },
 	{ "swap", do_names, 0 },
@@ -510,6 +529,7 @@ static const struct {
 	{ "del", bfctl_do_del, KO_EXIST | KO_KEYFMT | KO_JSON },
 	{ "test", bfctl_do_test, KO_KEYFMT | KO_JSON },
 	{ "test-and-add", bfctl_do_test_and_add, KO_KEYFMT | KO_JSON },
+	{ "grant", bfctl_do_grant, KO_GRANT },
 	{ "except", bfctl_do_except, KO_EXIST | KO_FILE | KO_KEYFMT | KO_JSON },
 	{ "rebuild", bfctl_do_rebuild,
 	  KO_FILE | KO_SPEC | KO_KIND | KO_FORCE | KO_KEYFMT },

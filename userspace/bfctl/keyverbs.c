@@ -292,8 +292,10 @@ static int test_granted(struct kbconn *conn, struct bfctl_kargs *a, int nlerr)
 	long ret;
 	u64 i;
 
+	/* not granted, or no way to ask: netlink's answer stands */
 	ret = kbloom_open(a->pos[0], KBLOOM_RDONLY, &f);
-	if (ret == -EPERM || ret == -ENODEV || ret == -EOPNOTSUPP)
+	if (ret == -EPERM || ret == -EACCES || ret == -ENODEV ||
+	    ret == -EOPNOTSUPP)
 		return bfctl_fail_err(conn, what, nlerr);
 	if (!ret)
 		ret = kbloom_info(f, &info);

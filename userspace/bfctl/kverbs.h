@@ -18,6 +18,8 @@ struct bfctl_kargs {
 	bool force;			/* --force: past the guards of capacity.c */
 	u32 max_fpr_ppb;		/* --max-fpr, 0: not given */
 	const char *file, *out;
+	const char *readers, *writers;	/* --readers, --writers: groups */
+	bool grant_none;		/* --none (grant) */
 	struct bfctl_spec_opts s;	/* size, key type, hash, seed */
 	int kind;			/* --kind (rebuild), -1: not given */
 	int key_fmt;			/* --key-format (KBU_FMT_*), -1: not
@@ -44,6 +46,7 @@ enum {
 	KO_KEYFMT	= 1 << 8,	/* --key-format (the verbs reading keys) */
 	KO_JSON		= 1 << 9,	/* -j: the verbs with JSON output */
 	KO_MAXFPR	= 1 << 10,	/* --max-fpr (upload) */
+	KO_GRANT	= 1 << 11,	/* --readers, --writers, --none */
 };
 /* argv (argv[0] the verb) -> a; an option outside allowed is a usage error */
 int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a,
@@ -109,5 +112,37 @@ int bfctl_do_del(struct kbconn *conn, struct bfctl_kargs *a);
 int bfctl_do_test(struct kbconn *conn, struct bfctl_kargs *a);
 int bfctl_do_test_and_add(struct kbconn *conn, struct bfctl_kargs *a);
 int bfctl_do_except(struct kbconn *conn, struct bfctl_kargs *a);
+
+/*
+ * Grants (grant.c, grant_verb.c): the groups to set, gids as this host
+ * names them (KB_GID_NONE: clear one); only those flagged are set.
+ */
+struct bfctl_grant {
+	bool set_readers, set_writers;
+	u32 readers, writers;
+};
+/*
+ * GROUP (a name, getgrnam(), or a number) -> *gid: 0, or -EINVAL (a bad
+ * number) / -ENOENT (no such group) with err naming it
+ */
+int bfctl_group_parse(const char *s, u32 *gid, char *err, size_t errlen);
+/* gid's name on this host, or its number: into buf, returned */
+const char *bfctl_group_text(u32 gid, char *buf, size_t len);
+/* --readers, --writers, --none of a -> g; 0 or -errno with err */
+int bfctl_grant_from_args(const struct bfctl_kargs *a, struct bfctl_grant *g,
+			  char *err, size_t errlen);
+int bfctl_do_grant(struct kbconn *conn, struct bfctl_kargs *a);
+/* set a's --readers/--writers/--none on name: BFCTL_* (printed) */
+int bfctl_grant_apply(struct kbconn *conn, struct bfctl_kargs *a,
+		      const char *name);
+/* create c with a's --readers/--writers: 0, -errno, or BFCTL_USAGE */
+int bfctl_create_grant(struct kbconn *conn, struct bfctl_kargs *a,
+		       const struct kb_ioc_create *c);
+/* name's groups (KB_GID_NONE: none, or unknown) */
+void bfctl_grants_get(struct kbconn *conn, const char *name, u32 *readers,
+		      u32 *writers);
+/* the grants' members of a JSON object, and the end of a list row */
+void bfctl_grants_json(u32 readers, u32 writers);
+void bfctl_grants_row(u32 readers, u32 writers);
 
 #endif /* _BFCTL_KVERBS_H */

@@ -24,7 +24,7 @@ bool bfctl_quiet;
 
 static const struct bfctl_verb verbs[] = {
 	{ "create", bfctl_kernel_main, "create a filter",
-	  "NAME [KIND] " SIZE_OPTS "\n       [--key-type T] [--hash xxh64|siphash] [--seed S[,S2]] [-exist]" },
+	  "NAME [KIND] " SIZE_OPTS "\n       [--key-type T] [--hash xxh64|siphash] [--seed S[,S2]]\n       [--readers GROUP] [--writers GROUP] [-exist]" },
 	{ "destroy", bfctl_kernel_main, "destroy a filter", "NAME" },
 	{ "list", bfctl_kernel_main, "list filters (-t: names only)",
 	  "[NAME] [-t]" },
@@ -52,6 +52,9 @@ static const struct bfctl_verb verbs[] = {
 	  "NAME add|del KEY... [-file FILE] [-exist] [--key-format str|hex]\n"
 	  "       NAME list [-j] | NAME flush" },
 	{ "flush", bfctl_kernel_main, "remove all keys of a filter", "NAME" },
+	{ "grant", bfctl_kernel_main,
+	  "let a group's members open a filter (readers test, writers also add)",
+	  "NAME [--readers GROUP] [--writers GROUP] | NAME --none" },
 	{ "rebuild", bfctl_kernel_main, "replace a filter's keys atomically from -file FILE",
 	  "NAME -file FILE [--kind KIND] " SIZE_OPTS
 	  "\n       [--force] [--key-format str|hex]" },

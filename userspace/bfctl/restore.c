@@ -405,9 +405,11 @@ static int parse_all(struct bfctl_restore *rs)
 			ret = line_filter(rs, s);
 		else if (!strncmp(s, "create ", 7) || !strncmp(s, "create\t", 7))
 			ret = line_create(rs, s);
+		else if (!strncmp(s, "grant ", 6) || !strncmp(s, "grant\t", 6))
+			ret = bfctl_restore_grant_line(rs, s);
 		else
 			ret = bfctl_lines_fail(&rs->r, BFCTL_USAGE,
-				      "expected 'filter NAME ...', 'create NAME ...', 'add NAME KEY' or 'attach ...', got '%.40s'",
+				      "expected 'filter NAME ...', 'create NAME ...', 'add NAME KEY', 'grant NAME ...' or 'attach ...', got '%.40s'",
 					       s);
 		/* --on-bad-payload: reported and skipped, the reading goes on */
 		if (ret && rs->r.code && !bfctl_restore_bad(rs, NULL))
@@ -676,10 +678,10 @@ int bfctl_restore_exc(struct kbconn *conn, const char *verb,
 		      struct rfilter *rf)
 {
 	char what[96];
-	int ret;
+	int ret = bfctl_restore_grant(conn, verb, rf);
 
-	if (!rf->exc.count)
-		return 0;
+	if (ret || !rf->exc.count)
+		return ret;
 	snprintf(what, sizeof(what), "%s %s: exceptions", verb, rf->name);
 	if (!conn->nl)
 		return bfctl_fail_err(conn, what, kbconn_no_nl(conn));

@@ -34,6 +34,11 @@
  *				save writes them after the filter's block;
  *				restore and sync add them to the filter's
  *				exception set and remove none
+ *   grant NAME [--readers G] [--writers G] | grant NAME --none
+ *				the filter's groups by name (grant.c):
+ *				save writes it after the except lines of a
+ *				filter that has any; restore and sync set
+ *				the groups it names, after the filter loaded
  *
  * An add targets the filter a create or filter block earlier in the file
  * defines, or else a filter in the kernel.  Each name is defined at most
@@ -267,7 +272,9 @@ static int save_one(struct save_state *st, const char *name)
 				fprintf(st->f, "*%llu\n",
 					(unsigned long long)two.zeros);
 			fprintf(st->f, "end\n");
-			return bfctl_save_exc(st->conn, st->f, name, p.key_type);
+			return bfctl_save_exc(st->conn, st->f, name,
+					      p.key_type) ?:
+			       bfctl_save_grant(st->conn, st->f, name);
 		}
 		if (ret == -EAGAIN && mark < 0)
 			return bfctl_fail(BFCTL_ERR, what,

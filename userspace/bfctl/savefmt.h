@@ -18,7 +18,7 @@
 #define SAVE_END	"# bfctl save end"
 
 #include <stdio.h>
-#include "bfctl.h"
+#include "kverbs.h"
 
 /* streamed input: only a window of the text is ever in memory */
 struct bfctl_lines {
@@ -90,6 +90,7 @@ struct rfilter {
 	bool gone;		/* not even its stand-in loaded */
 	char why[sizeof(((struct bfctl_lines *)0)->err)];
 	u32 max_fpr_ppb;	/* RF_IMAGE: the commit's saturation guard */
+	struct bfctl_grant grant;	/* its grant line (grant.c) */
 };
 
 /*
@@ -272,6 +273,16 @@ int bfctl_restore_bad_parse(struct bfctl_restore *rs, const char *v);
  */
 int bfctl_restore_exc(struct kbconn *conn, const char *verb,
 		      struct rfilter *rf);
+/*
+ * Grants (grant.c): a "grant NAME ..." line (s, modified) of a filter the
+ * file defined above, its groups resolved now; after the filter loaded,
+ * set them (bfctl_restore_exc() does it first); save writes name's as a
+ * grant line (grant_verb.c)
+ */
+int bfctl_restore_grant_line(struct bfctl_restore *rs, char *s);
+int bfctl_restore_grant(struct kbconn *conn, const char *verb,
+			struct rfilter *rf);
+int bfctl_save_grant(struct kbconn *conn, FILE *f, const char *name);
 /* save: name's exception set as except lines, after its block */
 int bfctl_save_exc(struct kbconn *conn, FILE *f, const char *name,
 		   u32 key_type);

@@ -212,6 +212,13 @@ static int kbnl_talk_name(struct kbnl *nl, u8 cmd, int flags,
 int kbnl_create(struct kbnl *nl, const struct kb_ioc_create *a, char *ext,
 		size_t extlen)
 {
+	return kbnl_create_grant(nl, a, NULL, NULL, ext, extlen);
+}
+
+int kbnl_create_grant(struct kbnl *nl, const struct kb_ioc_create *a,
+		      const u32 *readers, const u32 *writers, char *ext,
+		      size_t extlen)
+{
 	struct kbnl_req r = KBNL_REQ(ext, extlen);
 	struct nl_msg *msg = kbnl_msg(nl, KB_CMD_CREATE, 0);
 	int bad = 0;
@@ -236,6 +243,10 @@ int kbnl_create(struct kbnl *nl, const struct kb_ioc_create *a, char *ext,
 	}
 	if (a->flags & KB_CREATE_F_SEED)
 		bad |= nla_put(msg, KB_A_SEED, sizeof(a->seed), a->seed);
+	if (readers)
+		bad |= nla_put_u32(msg, KB_A_READERS, *readers);
+	if (writers)
+		bad |= nla_put_u32(msg, KB_A_WRITERS, *writers);
 	if (bad) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
@@ -561,6 +572,46 @@ static int kbnl_parse_exc_count(struct nlattr **tb, void *arg)
 	return 0;
 }
 
+int kbnl_grant(struct kbnl *nl, const char *name, const u32 *readers,
+	       const u32 *writers, char *ext, size_t extlen)
+{
+	struct kbnl_req r = KBNL_REQ(ext, extlen);
+	struct nl_msg *msg = kbnl_msg(nl, KB_CMD_GRANT, 0);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_string(msg, KB_A_NAME, name) ||
+	    (readers && nla_put_u32(msg, KB_A_READERS, *readers)) ||
+	    (writers && nla_put_u32(msg, KB_A_WRITERS, *writers))) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return kbnl_talk(nl, msg, &r);
+}
+
+static int kbnl_parse_grants(struct nlattr **tb, void *arg)
+{
+	u32 *g = arg;
+
+	g[0] = tb[KB_A_READERS] ? nla_get_u32(tb[KB_A_READERS]) : KB_GID_NONE;
+	g[1] = tb[KB_A_WRITERS] ? nla_get_u32(tb[KB_A_WRITERS]) : KB_GID_NONE;
+	return 0;
+}
+
+int kbnl_grants(struct kbnl *nl, const char *name, u32 *readers, u32 *writers)
+{
+	struct kbnl_req r = KBNL_REQ(NULL, 0);
+	u32 g[2] = { KB_GID_NONE, KB_GID_NONE };
+	int ret;
+
+	r.parse = kbnl_parse_grants;
+	r.arg = g;
+	ret = kbnl_talk_name(nl, KB_CMD_GET, 0, name, &r);
+	*readers = g[0];
+	*writers = g[1];
+	return ret;
+}
+
 int kbnl_except_count(struct kbnl *nl, const char *name, u32 *n)
 {
 	struct kbnl_req r = KBNL_REQ(NULL, 0);
@@ -632,6 +683,7 @@ static const char *const kbnl_event_names[] = {
 	[KB_EVENT_FLUSHED] = "flushed", [KB_EVENT_REBUILT] = "rebuilt",
 	[KB_EVENT_OVER_CAPACITY] = "over-capacity",
 	[KB_EVENT_REFUSED] = "refused",
+	[KB_EVENT_GRANTED] = "granted",
 };
 
 struct kbnl_mon {

@@ -19,6 +19,18 @@ enum kbnl_name_cmd { KBNL_DESTROY, KBNL_FLUSH, KBNL_SWAP, KBNL_RENAME };
 
 int kbnl_create(struct kbnl *nl, const struct kb_ioc_create *a, char *ext,
 		size_t extlen);
+/*
+ * Grants (uapi "Privileges"): gids as the netns's user namespace sees
+ * them, KB_GID_NONE: no group.  create_grant: a create that sets the
+ * groups not NULL; grant: set those not NULL; grants: the filter's
+ * (KB_GID_NONE where none)
+ */
+int kbnl_create_grant(struct kbnl *nl, const struct kb_ioc_create *a,
+		      const u32 *readers, const u32 *writers, char *ext,
+		      size_t extlen);
+int kbnl_grant(struct kbnl *nl, const char *name, const u32 *readers,
+	       const u32 *writers, char *ext, size_t extlen);
+int kbnl_grants(struct kbnl *nl, const char *name, u32 *readers, u32 *writers);
 /* name2 for swap and rename */
 int kbnl_name_cmd(struct kbnl *nl, enum kbnl_name_cmd cmd, const char *name,
 		  const char *name2, char *ext, size_t extlen);

@@ -74,18 +74,13 @@ KBL_INSTALLED = $(DESTDIR)$(KBL_LIBDIR)/libkbloom.so.$(KBL_SO_VERSION) \
 	$(DESTDIR)$(KBL_LIBDIR)/pkgconfig/kbloom.pc $(KB_INCDIR)/kbloom.h \
 	$(patsubst $(KBL_DIR)/man/%,$(DESTDIR)$(PREFIX)/share/man/man3/%,$(KBL_MAN3))
 
-$(KBL_OUT)/kbloom.pc: $(KBL_DIR)/kbloom.pc.in kmod/kbloom_version.h
-	@mkdir -p $(@D)
-	sed -e 's,@PREFIX@,$(PREFIX),g' -e 's,@LIBDIR@,$(KBL_LIBDIR),g' \
-		-e 's,@INCLUDEDIR@,$(PREFIX)/include,g' \
-		-e 's,@VERSION@,$(KB_VERSION),g' $< > $@
-
-# kbloom.pc names PREFIX: regenerate it for every install
+# kbloom.pc names PREFIX: written for every install
 .PHONY: install-libkbloom
 install: install-libkbloom
-install-libkbloom: $(KBL_SO)
-	@rm -f $(KBL_OUT)/kbloom.pc
-	$(MAKE) --no-print-directory $(KBL_OUT)/kbloom.pc
+install-libkbloom: $(KBL_SO) $(KBL_DIR)/kbloom.pc.in
+	sed -e 's,@PREFIX@,$(PREFIX),g' -e 's,@LIBDIR@,$(KBL_LIBDIR),g' \
+		-e 's,@INCLUDEDIR@,$(PREFIX)/include,g' \
+		-e 's,@VERSION@,$(KB_VERSION),g' $(KBL_DIR)/kbloom.pc.in > $(KBL_OUT)/kbloom.pc
 	install -D -m 0644 $(KBL_SO) $(DESTDIR)$(KBL_LIBDIR)/libkbloom.so.$(KBL_SO_VERSION)
 	ln -sf libkbloom.so.$(KBL_SO_VERSION) $(DESTDIR)$(KBL_LIBDIR)/libkbloom.so.0
 	ln -sf libkbloom.so.0 $(DESTDIR)$(KBL_LIBDIR)/libkbloom.so
@@ -136,3 +131,11 @@ NATIVE_TESTS += $(UBUILD)/tests/test_libkbloom_fake \
 
 # the .so's exports against libkbloom.map, the header alone in C99 and C++
 NATIVE_TESTS += $(CURDIR)/$(KBL_DIR)/tests/test-abi
+
+# VM (cli lane): the library against the kernel, filters made by bfctl
+$(UBUILD)/selftests/kbloom_lib: selftests/kbloom_lib.c $(KBL_SO) $(KB_LIBCORE) \
+		$(KSFT_DIR)/.stamp $(UBUILD)/bfctl
+	@mkdir -p $(@D)
+	$(CC) $(ST_CFLAGS) -DBFCTL_PATH='"$(UBUILD)/bfctl"' -o $@ $< $(KB_LIBCORE) \
+		-L$(KBL_OUT) -lkbloom -Wl,-rpath,$(KBL_OUT) -lsodium -lpthread -lm
+VM_TEST_PROGS += $(UBUILD)/selftests/kbloom_lib

@@ -16,17 +16,6 @@
 /* what libkbloom.map exports */
 #define KBL_API		__attribute__((visibility("default")))
 
-/*
- * The filter-fd ioctls, until <linux/kbloom.h> defines them (the numbers
- * are fixed by issue 26's plan).
- */
-#ifndef KB_IOC_OPEN
-#define KB_IOC_OPEN	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x0b, \
-			     KB_IOC_OPEN_SIZE_VER0)
-#define KB_IOC_MAP_INFO	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x0c, \
-			     KB_MAP_HDR_SIZE_VER0)
-#endif
-
 /* one mapped generation (or an image) */
 struct kbl_map {
 	const struct kb_map_hdr *hdr;	/* page 0 of the mapping; NULL: image */
@@ -143,7 +132,11 @@ u64 kbl_remaps(struct kbloom *h);
 int kbl_err(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* KBL_CHUNK keys per lookup batch (a multiple of 64) */
-#define KBL_CHUNK	256
+/*
+ * KBL_CHUNK keys per lookup batch (a multiple of 64): long enough that
+ * the core's pipeline (KB_BATCH_DEPTH keys hashed and prefetched ahead)
+ * seldom restarts, short enough for the stack (16 KiB of keys)
+ */
+#define KBL_CHUNK	1024
 
 #endif /* _KBL_H */

@@ -119,27 +119,27 @@ KBL_API int kbloom_test_addr(struct kbloom *h, int family, const void *addr)
 	return kbl_test1(h, key, alen + 1);
 }
 
-/* the API's keys [off, off + c) as the core's; -EINVAL if one is bad */
-static int kbl_keys(u32 key_type, const struct kbloom_key *keys, size_t off,
-		    u32 c, struct kb_key *kk)
+/* the API's keys [off, off + c), checked already, as the core's */
+static void kbl_keys(const struct kbloom_key *keys, size_t off, u32 c,
+		     struct kb_key *kk)
 {
 	u32 i;
-	int ret;
 
 	for (i = 0; i < c; i++) {
-		ret = kbl_check_key(key_type, keys[off + i].data,
-				    keys[off + i].len, off + i);
-		if (ret)
-			return ret;
 		kk[i].data = keys[off + i].data;
 		kk[i].len = (u32)keys[off + i].len;
 	}
-	return 0;
 }
 
-static int kbl_keys_check(u32 key_type, const struct kbloom_key *keys,
-			  size_t n)
+/*
+ * Check all n keys, so that a bad one fails the call before any is used,
+ * and convert the first chunk's on the way (one pass over most batches):
+ * returns that chunk's size, or -EINVAL.
+ */
+static long kbl_keys_first(u32 key_type, const struct kbloom_key *keys,
+			   size_t n, struct kb_key *kk)
 {
+	u32 c = n < KBL_CHUNK ? (u32)n : KBL_CHUNK;
 	size_t i;
 	int ret;
 
@@ -149,8 +149,12 @@ static int kbl_keys_check(u32 key_type, const struct kbloom_key *keys,
 		ret = kbl_check_key(key_type, keys[i].data, keys[i].len, i);
 		if (ret)
 			return ret;
+		if (i < c) {
+			kk[i].data = keys[i].data;
+			kk[i].len = (u32)keys[i].len;
+		}
 	}
-	return 0;
+	return c;
 }
 
 KBL_API long kbloom_test_many(struct kbloom *h, const struct kbloom_key *keys,
@@ -169,8 +173,8 @@ KBL_API long kbloom_test_many(struct kbloom *h, const struct kbloom_key *keys,
 	if (!h)
 		return kbl_err(-EINVAL, "no handle");
 	/* all or nothing: a bad key fails the call before any is tested */
-	ret = kbl_keys_check(h->key_type, keys, n);
-	if (ret)
+	ret = kbl_keys_first(h->key_type, keys, n, kk);
+	if (ret < 0)
 		return ret;
 	ret = kbl_get(h, &r, &m);
 	if (ret)
@@ -178,7 +182,8 @@ KBL_API long kbloom_test_many(struct kbloom *h, const struct kbloom_key *keys,
 	f = kbl_filter(m, &tmp);
 	for (off = 0; off < n; off += c) {
 		c = n - off < KBL_CHUNK ? (u32)(n - off) : KBL_CHUNK;
-		kbl_keys(h->key_type, keys, off, c, kk);
+		if (off)
+			kbl_keys(keys, off, c, kk);
 		ret = kb_filter_lookup_many(f, kk, c, bm);
 		ret = kbl_except(h, m, kk, c, bm, (u32)ret);
 		if (ret < 0)
@@ -207,12 +212,13 @@ static long kbl_write(struct kbloom *h, unsigned long cmd,
 		return kbl_err(-EROFS, "an image cannot be written");
 	if (!(h->flags & KBLOOM_WRITE))
 		return kbl_err(-EROFS, "the filter was opened read-only");
-	ret = kbl_keys_check(h->key_type, keys, n);
-	if (ret)
+	ret = kbl_keys_first(h->key_type, keys, n, kk);
+	if (ret < 0)
 		return ret;
 	for (off = 0; off < n; off += c) {
 		c = n - off < KBL_CHUNK ? (u32)(n - off) : KBL_CHUNK;
-		kbl_keys(h->key_type, keys, off, c, kk);
+		if (off)
+			kbl_keys(keys, off, c, kk);
 		ret = h->ops->keys(h, cmd, kk, c, bm);
 		if (ret < 0)
 			return ret;
