@@ -32,8 +32,11 @@ address where one is needed raises ValueError, a key of another type
 TypeError, any call on a closed Filter ValueError.
 
 A Filter may be shared between threads (the library is thread-safe, and
-a batch call releases the GIL); close() waits for no one: calls already
+every call releases the GIL); close() waits for no one: calls already
 inside the library finish first, and the handle is freed by the last.
+Across os.fork() the child's Filter keeps working, rebuilds included,
+if no other thread was inside a call on it when the process forked
+(libkbloom(3)); otherwise open a new one in the child.
 """
 
 import array
