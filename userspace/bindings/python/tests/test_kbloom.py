@@ -341,6 +341,26 @@ class ImageCalls(unittest.TestCase):
         self.assertEqual(errors, [])
         self.assertTrue(all(answers))
 
+    def test_fork(self):
+        """a child keeps using its parent's Filter"""
+        keys = self.present[:100] + self.absent[:400]
+        with kbloom.Filter.from_image(self.img) as f:
+            want = f.test_many(keys)
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    os.close(r)
+                    got = "".join("1" if k in f else "0" for k in keys)
+                    os.write(w, got.encode())
+                finally:
+                    os._exit(0)
+            os.close(w)
+            with os.fdopen(r) as rf:
+                got = rf.read()
+            os.waitpid(pid, 0)
+            self.assertEqual(got, "".join("1" if x else "0" for x in want))
+
     def test_crawler_example(self):
         """the example over an image: seen URLs skipped, new ones as bfctl says"""
         urls = self.present[::10] + self.absent[:200]
