@@ -42,14 +42,25 @@ static long kbl_except(struct kbloom *h, const struct kbl_map *m,
 	return h->ops->confirm(h, keys, n, bm);
 }
 
+/* inline: every key of a batch passes here before any is tested */
+static KB_ALWAYS_INLINE bool kbl_key_ok(u32 key_type, const void *data,
+					size_t len)
+{
+	return (data || !len) && len <= KB_KEY_MAX_LEN + 1 &&
+	       !kb_key_validate(key_type, data, (u32)len);
+}
+
+static __attribute__((noinline, cold)) int kbl_key_bad(u32 key_type,
+							size_t len, size_t i)
+{
+	return kbl_err(-EINVAL, "key %zu: malformed for key type %s (%zu bytes)",
+		       i, kb_key_type_name(key_type), len);
+}
+
 static int kbl_check_key(u32 key_type, const void *data, size_t len,
 			 size_t i)
 {
-	if ((!data && len) || len > KB_KEY_MAX_LEN + 1 ||
-	    kb_key_validate(key_type, data, (u32)len))
-		return kbl_err(-EINVAL, "key %zu: malformed for key type %s (%zu bytes)",
-			       i, kb_key_type_name(key_type), len);
-	return 0;
+	return kbl_key_ok(key_type, data, len) ? 0 : kbl_key_bad(key_type, len, i);
 }
 
 /* one valid key */
@@ -141,19 +152,18 @@ static long kbl_keys_first(u32 key_type, const struct kbloom_key *keys,
 {
 	u32 c = n < KBL_CHUNK ? (u32)n : KBL_CHUNK;
 	size_t i;
-	int ret;
 
 	if (n && !keys)
 		return kbl_err(-EINVAL, "no keys");
-	for (i = 0; i < n; i++) {
-		ret = kbl_check_key(key_type, keys[i].data, keys[i].len, i);
-		if (ret)
-			return ret;
-		if (i < c) {
-			kk[i].data = keys[i].data;
-			kk[i].len = (u32)keys[i].len;
-		}
+	for (i = 0; i < c; i++) {
+		if (unlikely(!kbl_key_ok(key_type, keys[i].data, keys[i].len)))
+			return kbl_key_bad(key_type, keys[i].len, i);
+		kk[i].data = keys[i].data;
+		kk[i].len = (u32)keys[i].len;
 	}
+	for (; i < n; i++)
+		if (unlikely(!kbl_key_ok(key_type, keys[i].data, keys[i].len)))
+			return kbl_key_bad(key_type, keys[i].len, i);
 	return c;
 }
 
