@@ -133,9 +133,14 @@ static void *kb_payload_alloc(u64 bytes, gfp_t gfp)
 	size_t len = PAGE_ALIGN(bytes);
 	void *p;
 
+	/*
+	 * vmalloc takes whole pages anyway; asked for len, not bytes, so that
+	 * kb_gen_new()'s clearing of the last page's tail stays within what
+	 * FORTIFY_SOURCE knows was allocated
+	 */
 	if (bytes >= KB_HUGE_MIN &&
 	    round_up(bytes, KB_HUGE_MIN) - bytes <= bytes / 16)
-		return kb_vmalloc_big(bytes, gfp);
+		return kb_vmalloc_big(len, gfp);
 	if (bytes < KB_HUGE_MIN) {
 		/* as kvmalloc(): no reclaim storm for a costly order */
 		gfp_t g = gfp | __GFP_NOWARN;
@@ -146,7 +151,7 @@ static void *kb_payload_alloc(u64 bytes, gfp_t gfp)
 		if (p)
 			return p;
 	}
-	return __vmalloc(bytes, gfp);
+	return __vmalloc(len, gfp);
 }
 
 static void kb_payload_free(void *p, u64 bytes)
