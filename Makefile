@@ -69,6 +69,7 @@ include userspace/xtables/build.mk
 include userspace/bfctl/build.mk
 include packaging/build.mk
 include userspace/bindings/go/build.mk
+include userspace/bindings/python/build.mk
 BENCH_TARGETS += bench-core
 
 .PHONY: all modules modules-tree user selftests deps check check-native check-vm \

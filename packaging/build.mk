@@ -52,6 +52,7 @@ uninstall:
 		rmdir -p --ignore-fail-on-non-empty "$${f%/*}" 2> /dev/null; done; true)
 	-rmdir $(DESTDIR)$(KB_LIBEXECDIR) 2> /dev/null
 	-rmdir $(KB_INCDIR) 2> /dev/null
+	-rmdir $(KB_PYDEST) 2> /dev/null
 
 NATIVE_TESTS += $(CURDIR)/packaging/tests/test-uninstall
 NATIVE_TESTS += $(CURDIR)/packaging/tests/test-units
