@@ -68,6 +68,7 @@ include userspace/xtables/build.mk
 include userspace/bfctl/build.mk
 include packaging/build.mk
 BENCH_TARGETS += bench-core
+include userspace/bench/app.mk
 
 .PHONY: all modules modules-tree user selftests deps check check-native check-vm \
 	run style bench clean ksft
