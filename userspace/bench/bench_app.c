@@ -159,7 +159,7 @@ int main(int argc, char **argv)
 	double best[NRUNS], t;
 	u64 hits[NRUNS];
 	struct ctx c = { 0 };
-	unsigned int r, i, rounds = 7;
+	unsigned int r, i, rounds = 21;
 
 	if (argc < 3 || argc > 4) {
 		fprintf(stderr, "usage: bench_app IMAGE KEYS.hex [ROUNDS]\n");
