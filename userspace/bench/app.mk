@@ -9,7 +9,7 @@
 # (userspace/bench/bench-app-json).  Never part of make check.
 BENCH_TARGETS += bench-app
 KB_BENCH_APP_OUT = $(BUILD)/bench/app
-KB_LIBKBLOOM_DIR = $(UBUILD)/libkbloom
+KB_LIBKBLOOM_DIR = $(KBL_OUT)
 # <kbloom/kbloom.h> as an application includes it
 KB_BENCH_APP_INC = $(UBUILD)/bench/include
 KB_BENCH_APP_CFLAGS = $(KB_UCFLAGS) -I$(KB_BENCH_APP_INC)
@@ -23,14 +23,14 @@ $(KB_BENCH_APP_INC)/kbloom/kbloom.h: userspace/libkbloom/kbloom.h
 # sides differ only by the library's own code
 $(UBUILD)/bench/bench_app: userspace/bench/bench_app.c \
 		$(KB_BENCH_APP_INC)/kbloom/kbloom.h $(KB_LIBCORE) \
-		$(KB_LIBKBLOOM_DIR)/libkbloom.so
+		$(KBL_SO)
 	@mkdir -p $(@D)
 	$(CC) $(KB_BENCH_APP_CFLAGS) -o $@ $< $(KB_LIBCORE) \
 		$(KB_BENCH_APP_LIBS) $(KB_ULIBS)
 
 $(UBUILD)/bench/kb_bench_app: selftests/bench/kb_bench_app.c \
 		$(KB_BENCH_APP_INC)/kbloom/kbloom.h $(KB_LIBCORE) \
-		$(KB_LIBKBLOOM_DIR)/libkbloom.so
+		$(KBL_SO)
 	@mkdir -p $(@D)
 	$(CC) $(KB_BENCH_APP_CFLAGS) -o $@ $< $(KB_LIBCORE) \
 		$(KB_BENCH_APP_LIBS) $(KB_ULIBS)
@@ -48,7 +48,7 @@ $(UBUILD)/bench/gozero-exists: userspace/bench/gozero-exists/main.go
 KB_BENCH_GOBIND_SRCS = $(wildcard userspace/bench/gobind-exists/*.go \
 	userspace/bench/gobind-exists/go.mod userspace/bindings/go/kbloom/*.go)
 $(UBUILD)/bench/gobind-exists: $(KB_BENCH_GOBIND_SRCS) \
-		$(KB_BENCH_APP_INC)/kbloom/kbloom.h $(KB_LIBKBLOOM_DIR)/libkbloom.so
+		$(KB_BENCH_APP_INC)/kbloom/kbloom.h $(KBL_SO)
 	@mkdir -p $(@D)
 	cd userspace/bench/gobind-exists && GOFLAGS=-mod=mod GOPROXY=off \
 		GOCACHE=$(BUILD)/gocache CGO_CFLAGS='-O2 -I$(KB_BENCH_APP_INC)' \
