@@ -6,11 +6,12 @@
  *    kbloom_test() per key and kbloom_test_many() in batches;
  *  - read into memory, parsed (kb_image_parse()) and attached to a
  *    struct kb_filter, tested with kb_filter_lookup_many() in batches of
- *    the same size (the core's batched test, which the kernel's
- *    KB_IOC_TEST runs) and kb_filter_test() per key.
- * The keys are those of a hex key file.  Each of the four is timed over
+ *    the same size (the core's batched test), the same after checking
+ *    each key for the key type (what the kernel's KB_IOC_TEST runs, and
+ *    what libkbloom must also check), and kb_filter_test() per key.
+ * The keys are those of a hex key file.  Each of the five is timed over
  * all keys, ROUNDS rounds taken in turn, the fastest round counting (the
- * machine is shared: the fastest is the least disturbed); all four must
+ * machine is shared: the fastest is the least disturbed); all five must
  * find the same hits, or the bench fails.  Prints a JSON object.
  *   bench_app IMAGE KEYS.hex [ROUNDS]
  */
@@ -46,6 +47,27 @@ static u64 core_batched(struct ctx *c)
 	for (i = 0; i < c->ks.n; i += BATCH) {
 		u32 n = c->ks.n - i < BATCH ? (u32)(c->ks.n - i) : BATCH;
 
+		hits += kb_filter_lookup_many(&c->f, c->ks.keys + i, n, bm);
+	}
+	return hits;
+}
+
+/*
+ * the kernel's KB_IOC_TEST on a generation (kb_gen_keys()): every key of
+ * a chunk checked for the key type, then the batched test
+ */
+static u64 core_checked(struct ctx *c)
+{
+	u64 bm[BATCH / 64], i, hits = 0;
+	u32 j;
+
+	for (i = 0; i < c->ks.n; i += BATCH) {
+		u32 n = c->ks.n - i < BATCH ? (u32)(c->ks.n - i) : BATCH;
+
+		for (j = 0; j < n; j++)
+			if (kb_key_validate(c->f.p.key_type, c->ks.keys[i + j].data,
+					    c->ks.keys[i + j].len))
+				exit(1);
 		hits += kb_filter_lookup_many(&c->f, c->ks.keys + i, n, bm);
 	}
 	return hits;
@@ -101,6 +123,7 @@ static const struct {
 	u64 (*run)(struct ctx *c);
 } runs[] = {
 	{ "core_lookup_many", core_batched },
+	{ "core_checked_lookup_many", core_checked },
 	{ "core_test", core_per_key },
 	{ "lib_test_many", lib_many },
 	{ "lib_test", lib_per_key },
