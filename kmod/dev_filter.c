@@ -22,6 +22,7 @@
  * files that hold it, with its state saying so.
  */
 #include <linux/anon_inodes.h>
+#include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -39,6 +40,9 @@ struct kb_ffile {
 	struct kb_set *s;
 	struct net *net;		/* of s: events name it */
 	bool write;			/* KB_OPEN_F_WRITE */
+	const struct cred *cred;	/* opened under a grant: judged again
+					 * (NULL: by an administrator)
+					 */
 	spinlock_t lock;		/* hdr */
 	struct page *hdr;		/* of the last mmap's generation (or
 					 * the one current at open): poll()
@@ -194,6 +198,19 @@ out:
 	return ret;
 }
 
+/*
+ * A file opened under a grant is judged by it again at every batch,
+ * MAP_INFO and mmap, on the credentials it was opened with: a grant taken
+ * back (KB_CMD_GRANT) ends what the file may do next, as it ends what a
+ * new open may do.  (Mappings made before keep their generation until
+ * they go: their pages cannot be taken back.)  EPERM before ENOENT, as at
+ * open: a revoked reader does not learn that the filter went.
+ */
+static bool kb_ffile_granted(const struct kb_ffile *ff, bool write)
+{
+	return !ff->cred || kb_set_granted(ff->s, ff->cred, write);
+}
+
 /* ---- the mapping -------------------------------------------------------- */
 
 static void kb_vmap_open(struct vm_area_struct *vma)
@@ -262,6 +279,8 @@ static int kb_ffile_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EACCES;
+	if (!kb_ffile_granted(ff, false))
+		return -EPERM;
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return -ENOMEM;
@@ -345,6 +364,10 @@ static long kb_ffile_ioctl(struct file *file, unsigned int cmd,
 	default:
 		return -ENOTTY;
 	}
+	if ((cmd == KB_IOC_ADD || cmd == KB_IOC_TEST_ADD) && !ff->write)
+		return -EPERM;
+	if (!kb_ffile_granted(ff, cmd == KB_IOC_ADD || cmd == KB_IOC_TEST_ADD))
+		return -EPERM;
 	/* (the batches check again under the filter's lock or RCU) */
 	if (READ_ONCE(ff->s->dead))
 		return -ENOENT;
@@ -352,12 +375,8 @@ static long kb_ffile_ioctl(struct file *file, unsigned int cmd,
 	case KB_IOC_TEST:
 		return kb_keys_ioctl(ff->net, NULL, ff->s, u, KB_OP_TEST);
 	case KB_IOC_ADD:
-		if (!ff->write)
-			return -EPERM;
 		return kb_keys_ioctl(ff->net, NULL, ff->s, u, KB_OP_ADD);
 	case KB_IOC_TEST_ADD:
-		if (!ff->write)
-			return -EPERM;
 		return kb_keys_ioctl(ff->net, NULL, ff->s, u, KB_OP_TEST_ADD);
 	}
 	return kb_ioc_map_info(ff, u);
@@ -366,6 +385,8 @@ static long kb_ffile_ioctl(struct file *file, unsigned int cmd,
 static void kb_ffile_free(struct kb_ffile *ff)
 {
 	put_page(ff->hdr);
+	if (ff->cred)
+		put_cred(ff->cred);
 	kb_set_put(ff->s);
 	put_net(ff->net);
 	kfree(ff);
@@ -444,9 +465,14 @@ long kb_ioc_open(struct file *file, struct kb_file *kf, void __user *u)
 	ff->s = s;
 	ff->net = get_net(kf->net);
 	ff->write = a.flags & KB_OPEN_F_WRITE;
+	/* the credentials the grant was judged on (see kb_ffile_granted()) */
+	if (!admin)
+		ff->cred = get_cred(file->f_cred);
 	spin_lock_init(&ff->lock);
 	ret = kb_map_take(ff, NULL, &ff->hdr);
 	if (ret) {
+		if (ff->cred)
+			put_cred(ff->cred);
 		put_net(ff->net);
 		kfree(ff);
 		kb_set_put(s);

@@ -10,7 +10,9 @@
  * set with CAP_NET_ADMIN only, and only to groups the user namespace
  * owning the netns maps.
  */
+#include <grp.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 
@@ -658,6 +660,149 @@ TEST(grants_userns)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* ---- a granted service ---------------------------------------------------- */
+
+#define PV_R	4242	/* readers: a supplementary group of the service */
+#define PV_W	4343	/* writers: its fsgid */
+
+/* KB_IOC_OPEN of name on /dev/kbloom fd dev: the filter fd, or -errno */
+static int pv_open(int dev, const char *name, __u32 flags)
+{
+	struct kb_ioc_open a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = flags;
+	kbt_name(a.name, name);
+	return ioctl(dev, KB_IOC_OPEN, &a) < 0 ? -errno : a.fd;
+}
+
+/* the keys "a" .. "d" through a filter fd: the hits, or -errno */
+static int pv_fkeys(int ffd, unsigned long cmd)
+{
+	struct kb_ioc_keys k;
+	int ret = kbt_keys(ffd, cmd, "", 0, "abcd", 1, 4, NULL, &k);
+
+	return ret ?: (int)k.hits;
+}
+
+/* one step of the child: tell the parent, wait for its change */
+static void pv_step(int up, int down)
+{
+	char c = 0;
+
+	if (write(up, &c, 1) != 1 || read(down, &c, 1) != 1)
+		_exit(97);
+}
+
+/*
+ * A service without capabilities, member of the readers group (a
+ * supplementary group) and of the writers group (its fsgid), opens a
+ * filter, tests and adds only as granted, and its filter fd answers only
+ * the filter file's commands.  A grant taken back ends what the files
+ * opened under it may do next (EPERM, not ENOENT, even once the filter is
+ * gone); the mapping made before stays readable.
+ */
+TEST(granted_service)
+{
+	const unsigned long other[] = {
+		KB_IOC_DEL, KB_IOC_UPLOAD, KB_IOC_EXPORT, KB_IOC_TXN_BEGIN,
+		KB_IOC_TXN_COMMIT, KB_IOC_TXN_ABORT, KB_IOC_TXN_WRITE,
+		KB_IOC_OPEN,
+	};
+	int fd = kbt_open(), up[2], down[2], status;
+	struct kbtn *n = kbtn_open();
+	char c;
+	pid_t pid;
+
+	ASSERT_LE(0, fd);
+	ASSERT_NE(NULL, n);
+	kbt_destroy(fd, "pv.gr");
+	ASSERT_EQ(0, kbt_create(fd, "pv.gr", KB_KIND_BLOCKED, KB_KEY_STR,
+				1000));
+	ASSERT_EQ(0, pv_grant(n, 0, "pv.gr", PV_R, PV_W));
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		unsigned char buf[512];
+		struct kb_map_hdr h;
+		gid_t g = PV_R;
+		int dev, r, w;
+		unsigned int i;
+		void *p;
+
+		if (setgroups(1, &g) || setresgid(PV_W, PV_W, PV_W) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(100);
+		dev = open(KB_DEV, O_RDWR | O_CLOEXEC);
+		r = pv_open(dev, "pv.gr", 0);
+		w = pv_open(dev, "pv.gr", KB_OPEN_F_WRITE);
+		PV_CHECK(r >= 0 && w >= 0, "open: %d %d", r, w);
+		if (r < 0 || w < 0)
+			_exit(98);
+		PV_CHECK(pv_open(dev, "pv.none", 0) == -EPERM, "no such filter");
+		PV_CHECK(pv_open(dev, PV_SIP, 0) == -EPERM, "another filter");
+		PV_CHECK(pv_fkeys(w, KB_IOC_ADD) == 0, "writer adds");
+		PV_CHECK(pv_fkeys(r, KB_IOC_TEST) == 4, "reader tests");
+		PV_CHECK(pv_fkeys(r, KB_IOC_ADD) == -EPERM, "reader adds");
+		PV_CHECK(pv_fkeys(r, KB_IOC_TEST_ADD) == -EPERM,
+			 "reader tests and adds");
+		for (i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+			memset(buf, 0, sizeof(buf));
+			PV_CHECK(kbt_ioc(w, other[i], buf) == -ENOTTY,
+				 "command %#lx on a filter fd", other[i]);
+		}
+		memset(&h, 0, sizeof(h));
+		h.size = sizeof(h);
+		PV_CHECK(!kbt_ioc(r, KB_IOC_MAP_INFO, &h), "map info");
+		p = mmap(NULL, h.map_bytes, PROT_READ, MAP_SHARED, r, 0);
+		PV_CHECK(p != MAP_FAILED, "map: %d", errno);
+		if (p == MAP_FAILED)
+			_exit(98);
+
+		pv_step(up[1], down[0]);	/* writers taken back */
+		PV_CHECK(pv_fkeys(w, KB_IOC_ADD) == -EPERM, "revoked writer adds");
+		PV_CHECK(pv_fkeys(w, KB_IOC_TEST_ADD) == -EPERM,
+			 "revoked writer tests and adds");
+		PV_CHECK(pv_fkeys(w, KB_IOC_TEST) == 4, "writer, still reader");
+		PV_CHECK(pv_open(dev, "pv.gr", KB_OPEN_F_WRITE) == -EPERM,
+			 "revoked writer opens");
+
+		pv_step(up[1], down[0]);	/* readers taken back */
+		PV_CHECK(pv_fkeys(r, KB_IOC_TEST) == -EPERM, "revoked tests");
+		PV_CHECK(pv_fkeys(w, KB_IOC_TEST) == -EPERM, "revoked tests");
+		PV_CHECK(kbt_ioc(r, KB_IOC_MAP_INFO, &h) == -EPERM,
+			 "revoked map info");
+		PV_CHECK(mmap(NULL, h.map_bytes, PROT_READ, MAP_SHARED, r, 0) ==
+			 MAP_FAILED && errno == EPERM, "revoked maps");
+		PV_CHECK(pv_open(dev, "pv.gr", 0) == -EPERM, "revoked opens");
+		PV_CHECK(((struct kb_map_hdr *)p)->magic == KB_MAP_MAGIC,
+			 "the mapping made before");
+
+		pv_step(up[1], down[0]);	/* destroyed */
+		PV_CHECK(pv_fkeys(r, KB_IOC_TEST) == -EPERM,
+			 "revoked, destroyed");
+		fflush(stdout);
+		_exit(pv_fails > 99 ? 99 : pv_fails);
+	}
+	ASSERT_EQ(1, read(up[0], &c, 1));
+	EXPECT_EQ(0, pv_grant(n, 0, "pv.gr", -1, KB_GID_NONE));
+	ASSERT_EQ(1, write(down[1], &c, 1));
+	ASSERT_EQ(1, read(up[0], &c, 1));
+	EXPECT_EQ(0, pv_grant(n, 0, "pv.gr", KB_GID_NONE, -1));
+	ASSERT_EQ(1, write(down[1], &c, 1));
+	ASSERT_EQ(1, read(up[0], &c, 1));
+	EXPECT_EQ(0, kbt_destroy(fd, "pv.gr"));
+	ASSERT_EQ(1, write(down[1], &c, 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	kbtn_close(n);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

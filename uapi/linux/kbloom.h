@@ -37,7 +37,11 @@
  * an opened filter still need CAP_NET_ADMIN.  Setting a grant needs
  * CAP_NET_ADMIN too, and the group must be mapped in the user namespace
  * that owns the filter's network namespace (EINVAL otherwise), so a
- * user-namespace root grants only its own namespace's groups.
+ * user-namespace root grants only its own namespace's groups.  A grant
+ * taken back ends it for the files opened under it too: their batches,
+ * KB_IOC_MAP_INFO and mmap answer EPERM from then on (judged on the
+ * credentials they were opened with); mappings made before keep their
+ * generation until unmapped.
  *
  * Say it plainly: a reader learns the filter's parameters and seed (they
  * are in the mapping's header, and are needed to test), so it can craft

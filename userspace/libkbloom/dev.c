@@ -34,6 +34,9 @@ static int kbl_dev_map(struct kbloom *h, struct kbl_map *m)
 
 			if (err == ENOENT)
 				return kbl_err(-ENOENT, "the filter was destroyed");
+			/* the kernel judges an open fd by its grant again */
+			if (err == EPERM)
+				return kbl_err(-EPERM, "not granted any more: the filter's grant was taken back");
 			return kbl_err(-err, "KB_IOC_MAP_INFO: %s", strerror(err));
 		}
 		if (mi.map_bytes < KB_MAP_PAYLOAD_OFFSET || mi.map_bytes > SIZE_MAX)
@@ -46,6 +49,8 @@ static int kbl_dev_map(struct kbloom *h, struct kbl_map *m)
 
 			if (err == ENOENT)
 				return kbl_err(-ENOENT, "the filter was destroyed");
+			if (err == EPERM)
+				return kbl_err(-EPERM, "not granted any more: the filter's grant was taken back");
 			/* a generation of another size came meanwhile */
 			if (err == EINVAL && tries + 1 < KBL_MAP_TRIES)
 				continue;
@@ -131,6 +136,9 @@ static long kbl_ioc_keys(struct kbloom *h, unsigned long cmd, const u8 *buf,
 			return kbl_err(-ENOENT, "the filter was destroyed");
 		if (err == EPERM && cmd != KB_IOC_TEST)
 			return kbl_err(-EPERM, "%s: not granted to write",
+				       kbl_cmd_name(cmd));
+		if (err == EPERM)
+			return kbl_err(-EPERM, "%s: not granted any more: the filter's grant was taken back",
 				       kbl_cmd_name(cmd));
 		if (a.err_index != ~0ULL)
 			return kbl_err(-err, "%s: key %llu: %s", kbl_cmd_name(cmd),
