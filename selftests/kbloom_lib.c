@@ -10,15 +10,26 @@
  * destroy are followed (ENOENT); writers add and readers cannot; the
  * exception set is honoured; a forked child tests; and a service user
  * granted the readers group runs `bfctl test` without CAP_NET_ADMIN with
- * root's output.  Every test skips when the module cannot open filters
- * (KB_IOC_OPEN) or, for the last, has no grants.
+ * root's output; and a process in the readers group with no capability
+ * answers as root's KB_IOC_TEST and `bfctl test` do for every kind and
+ * key type (1M keys for one key type a kind).  Every test skips when the
+ * module cannot open filters (KB_IOC_OPEN) or, for the last two, has no
+ * grants.
  */
+#include <arpa/inet.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <linux/capability.h>
 #include <unistd.h>
 #include "kselftest_harness.h"
 #include "kb_core.h"
@@ -81,7 +92,7 @@ FIXTURE_SETUP(lib)
 
 FIXTURE_TEARDOWN(lib)
 {
-	sh("for f in kl.a kl.r kl.r2 kl.w kl.e kl.f kl.g; do %s destroy $f 2> /dev/null; done; rm -rf %s",
+	sh("for f in kl.a kl.p kl.r kl.r2 kl.w kl.e kl.f kl.g; do %s destroy $f 2> /dev/null; done; rm -rf %s",
 	   B, dir);
 }
 
@@ -402,6 +413,323 @@ TEST_F(lib, granted_service_user_runs_bfctl_test)
 	ASSERT_NE(NULL, strstr(other, "Operation not permitted")) {
 		TH_LOG("%s", other);
 	}
+}
+
+/*
+ * A reader with no capability at all: uid and gid nobody, the readers
+ * group its only supplementary group.  For every kind and key type its
+ * answers through the mapping, false positives included, equal root's
+ * batch KB_IOC_TEST on /dev/kbloom key by key, and a sample holding
+ * false positives equals `bfctl test`'s output.  1M keys for one key type
+ * a kind, PR_SMALL for the others, so the lane stays within its time.
+ */
+#define PR_BIG		1000000
+#define PR_SMALL	20000
+#define PR_KEYMAX	19	/* a __u16 length and net6's 17 bytes */
+#define PR_SAMPLE_BIG	20000
+#define PR_SAMPLE	500
+
+static bool pr_net(u32 kt)
+{
+	return kt >= KB_KEY_NET4;
+}
+
+/*
+ * An address: v4 (10 + out).0.0.0 + (hi << 8) + lo, v6
+ * 2001:(db8 + out):hi::lo; a net key with its prefix length
+ */
+static u32 pr_addr(u8 *b, bool v6, u32 out, u32 hi, u32 lo, u32 plen,
+		   bool net)
+{
+	u32 v4 = htonl(((10 + out) << 24) + (hi << 8) + lo);
+
+	memset(b, 0, 17);
+	if (!v6) {
+		memcpy(b, &v4, 4);
+		b[4] = plen;
+		return net ? 5 : 4;
+	}
+	b[0] = 0x20, b[1] = 0x01, b[2] = 0x0d, b[3] = 0xb8 + out;
+	b[4] = hi >> 8, b[5] = hi;
+	lo = htonl(lo);
+	memcpy(b + 12, &lo, 4);
+	b[16] = plen;
+	return net ? 17 : 16;
+}
+
+/*
+ * Key i of a key type.  Added: i < NIN.  For net, i < NIN are the
+ * prefixes added (/24, /48), NIN..2*NIN - 1 hosts within them, and the
+ * rest hosts outside any (10.x -> 11.x, 2001:db8 -> 2001:db9).
+ */
+static u32 pr_key(u32 kt, u32 i, u8 *b)
+{
+	bool v6 = kt == KB_KEY_IPV6 || kt == KB_KEY_NET6 ||
+		  ((kt == KB_KEY_IP || kt == KB_KEY_NET) && (i & 1));
+	u32 j = i - NIN;	/* NIN is even: host j has prefix j's family */
+
+	if (kt == KB_KEY_STR)
+		return sprintf((char *)b, "k%u", i);
+	if (kt == KB_KEY_BYTES) {
+		b[0] = 0xa5, b[1] = i >> 24, b[2] = i >> 16, b[3] = i >> 8;
+		b[4] = i;
+		return 5;
+	}
+	if (!pr_net(kt))
+		return pr_addr(b, v6, 0, 0, i, 0, false);
+	if (i < NIN)
+		return pr_addr(b, v6, 0, i, 0, v6 ? 48 : 24, true);
+	if (i < 2 * NIN)
+		return pr_addr(b, v6, 0, j, 7, v6 ? 128 : 32, true);
+	/* i's low 16 bits in the /24 or /48: a probe of its own a host */
+	return pr_addr(b, v6, 1, i & 0xffff, i >> 16, v6 ? 128 : 32, true);
+}
+
+/* as bfctl reads it: a host without /plen (a packet's lookup) */
+static void pr_text(u32 kt, const u8 *b, u32 len, char *s)
+{
+	bool v4 = len == 4 || len == 5;
+	u32 n;
+
+	if (kt == KB_KEY_STR) {
+		memcpy(s, b, len);
+		s[len] = 0;
+		return;
+	}
+	if (kt == KB_KEY_BYTES) {
+		for (n = 0; n < len; n++)
+			sprintf(s + 2 * n, "%02x", b[n]);
+		return;
+	}
+	inet_ntop(v4 ? AF_INET : AF_INET6, b, s, 64);
+	if (pr_net(kt) && b[len - 1] != (v4 ? 32 : 128))
+		sprintf(s + strlen(s), "/%u", b[len - 1]);
+}
+
+/* no capability in any set, nobody, the readers group only */
+static int pr_drop(gid_t g)
+{
+	struct __user_cap_header_struct hd = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = {};
+	int c;
+
+	for (c = 0; c < 64; c++)	/* EINVAL past the last cap */
+		prctl(PR_CAPBSET_DROP, c, 0, 0, 0);
+	if (setgroups(1, &g) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		return -1;
+	if (syscall(SYS_capset, &hd, d) || syscall(SYS_capget, &hd, d))
+		return -1;
+	if (prctl(PR_CAPBSET_READ, CAP_NET_ADMIN, 0, 0, 0) != 0 ||
+	    prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0) != 0)
+		return -1;
+	return d[0].effective | d[0].permitted | d[0].inheritable |
+	       d[1].effective | d[1].permitted | d[1].inheritable ? -1 : 0;
+}
+
+struct pr_run {
+	u8 *buf;			/* __u16 length + key, each */
+	size_t buf_len;
+	struct kbloom_key *k;
+	u64 *child_bm;			/* MAP_SHARED: the child's answers */
+	u64 *root_bm;
+	u32 *sample;
+	gid_t gid;
+};
+
+static double pr_now(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/* one kind and key type; 0, or -1 with why */
+static int pr_one(struct pr_run *r, u32 kind, u32 kt, u32 n, u32 ns,
+		  char *why, size_t wl)
+{
+	const char *tn = kb_key_type_name(kt);
+	u32 i, len, nprs = pr_net(kt) ? 2 * NIN : NIN, nfp = 0, m = 0;
+	size_t words = n / 64 + 1;
+	struct kb_ioc_keys a = { .size = sizeof(a) };
+	char path[128], out[128], text[80], line[256];
+	u8 *p = r->buf;
+	int fd, st, ret = -1;
+	long fp = 0;
+	FILE *f;
+	pid_t pid;
+
+#define PR_FAIL(...) do { snprintf(why, wl, __VA_ARGS__); goto out; } while (0)
+	snprintf(path, sizeof(path), "%s/pr.in", dir);
+	f = fopen(path, "w");
+	for (i = 0; i < n; i++) {
+		len = pr_key(kt, i, p + 2);
+		memcpy(p, &(u16){ len }, 2);
+		r->k[i] = (struct kbloom_key){ p + 2, len };
+		if (i < NIN) {
+			pr_text(kt, p + 2, len, text);
+			fprintf(f, "%s\n", text);
+		}
+		p += 2 + len;
+	}
+	fclose(f);
+	r->buf_len = p - r->buf;
+	if (sh("%s create kl.p %s --items %u --fpr 0.01 --key-type %s%s --readers kbltest && %s add --force kl.p -file %s > /dev/null",
+	       B, kinds[kind], NIN, tn,
+	       kind == KB_KIND_BLOCKED || kind == KB_KIND_COUNTING ?
+	       " --seed 7" : "", B, path))
+		PR_FAIL("create/add");
+	memset(r->child_bm, 0, words * 8);
+	pid = fork();
+	if (pid < 0)
+		PR_FAIL("fork");
+	if (!pid) {
+		struct kbloom_info in;
+		struct kbloom *h;
+
+		if (pr_drop(r->gid))
+			_exit(10);
+		if (kbloom_open("kl.p", KBLOOM_RDONLY, &h)) {
+			fprintf(stderr, "open: %s\n", kbloom_errmsg());
+			_exit(11);
+		}
+		if (kbloom_info(h, &in) || in.flags || in.key_type != kt)
+			_exit(12);
+		_exit(kbloom_test_many(h, r->k, n, r->child_bm) < 0 ? 13 : 0);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		PR_FAIL("reader child: status %#x", st);
+	/* root's answers, one batch ioctl of __u16-length-prefixed keys */
+	memset(r->root_bm, 0, words * 8);
+	memcpy(a.name, "kl.p", 4);
+	a.keys = (uintptr_t)r->buf;
+	a.keys_len = r->buf_len;
+	a.count = n;
+	a.result = (uintptr_t)r->root_bm;
+	fd = open("/dev/kbloom", O_RDWR | O_CLOEXEC);
+	st = fd < 0 || ioctl(fd, KB_IOC_TEST, &a) || a.processed != n;
+	if (st)
+		snprintf(why, wl, "KB_IOC_TEST: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (st)
+		goto out;
+	for (i = 0; i < n; i++) {
+		bool got = r->child_bm[i / 64] >> (i % 64) & 1;
+
+		if (got != (r->root_bm[i / 64] >> (i % 64) & 1))
+			PR_FAIL("key %u: reader %d, root the other", i, got);
+		if (i < nprs && !got)
+			PR_FAIL("key %u: false negative", i);
+		fp += i >= nprs && got;
+		/* the sample: its first quarter false positives */
+		if (i >= nprs && got && nfp < ns / 4)
+			r->sample[m++] = i, nfp++;
+	}
+	if (!fp)
+		PR_FAIL("no false positive in %u keys", n - nprs);
+	for (i = 0; m < ns && i < n; i += n / (ns - ns / 4))
+		r->sample[m++] = i;
+	/* `bfctl test` of the sample, its output line by line */
+	snprintf(path, sizeof(path), "%s/pr.sample", dir);
+	snprintf(out, sizeof(out), "%s/pr.out", dir);
+	f = fopen(path, "w");
+	for (i = 0; i < m; i++) {
+		const struct kbloom_key *k = &r->k[r->sample[i]];
+		u8 bin[KB_KEY_MAX_LEN + 1];
+
+		pr_text(kt, k->data, k->len, text);
+		fprintf(f, "%s\n", text);
+		/* the text bfctl reads is the key the reader tested */
+		if (kbu_key_parse(kt, kt == KB_KEY_BYTES ? KBU_FMT_HEX :
+				  KBU_FMT_STR, text, strlen(text), bin, &len,
+				  NULL) || len != k->len ||
+		    memcmp(bin, k->data, len)) {
+			fclose(f);
+			PR_FAIL("key %u: text %s is not its bytes", r->sample[i], text);
+		}
+	}
+	fclose(f);
+	sh("xargs -a %s %s test kl.p > %s", path, B, out);
+	f = fopen(out, "r");
+	for (i = 0; i < m && fgets(line, sizeof(line), f); i++) {
+		u32 x = r->sample[i];
+		bool want = strstr(line, ": maybe present\n") != NULL;
+
+		if (!want && !strstr(line, ": absent\n"))
+			break;
+		if (want != (r->child_bm[x / 64] >> (x % 64) & 1)) {
+			fclose(f);
+			PR_FAIL("key %u: bfctl test says %s", x, line);
+		}
+	}
+	fclose(f);
+	if (i != m)
+		PR_FAIL("bfctl test: %u lines of %u", i, m);
+	ret = 0;
+out:
+	if (ret)
+		snprintf(why + strlen(why), wl - strlen(why), " (%s %s, %u keys)",
+			 kinds[kind], tn, n);
+	else
+		snprintf(why, wl, "%s %s: %u keys, %ld false positives, %u in bfctl's sample",
+			 kinds[kind], tn, n, fp, nfp);
+	sh("%s destroy kl.p 2> /dev/null", B);
+	return ret;
+#undef PR_FAIL
+}
+
+TEST_F_TIMEOUT(lib, capless_reader_equals_root_and_bfctl, 900)
+{
+	/* the key type tested with 1M keys, a kind */
+	static const u32 big[4] = { KB_KEY_STR, KB_KEY_NET, KB_KEY_BYTES, KB_KEY_IP };
+	struct pr_run r = {};
+	struct kbloom *h;
+	struct group *g;
+	char why[512];
+	u32 kind, kt;
+	double t;
+	int rc;
+
+	sh("groupadd -f kbltest");
+	g = getgrnam("kbltest");
+	ASSERT_NE(NULL, g);
+	r.gid = g->gr_gid;
+	rc = sh("%s create kl.p --items 10 --readers kbltest 2> /dev/null", B);
+	if (rc == 2)
+		SKIP(return, "bfctl create has no --readers (no grants)");
+	ASSERT_EQ(0, rc);
+	OPEN_OR_SKIP("kl.p", KBLOOM_RDONLY, &h);
+	kbloom_close(h);
+	ASSERT_EQ(0, sh("%s destroy kl.p", B));
+	r.buf = malloc((size_t)PR_BIG * PR_KEYMAX);
+	r.k = calloc(PR_BIG, sizeof(*r.k));
+	r.root_bm = calloc(PR_BIG / 64 + 1, 8);
+	r.sample = calloc(PR_SAMPLE_BIG, sizeof(*r.sample));
+	r.child_bm = mmap(NULL, (PR_BIG / 64 + 1) * 8, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, r.child_bm);
+	ASSERT_NE(NULL, r.buf);
+	ASSERT_NE(NULL, r.k);
+	for (kind = 0; kind < 4; kind++) {
+		for (kt = 0; kt <= KB_KEY_MAX; kt++) {
+			bool b = kt == big[kind];
+
+			t = pr_now();
+			ASSERT_EQ(0, pr_one(&r, kind, kt, b ? PR_BIG : PR_SMALL,
+					    b ? PR_SAMPLE_BIG : PR_SAMPLE,
+					    why, sizeof(why))) {
+				TH_LOG("%s", why);
+			}
+			TH_LOG("%s (%.1f s)", why, pr_now() - t);
+		}
+	}
+	munmap(r.child_bm, (PR_BIG / 64 + 1) * 8);
+	free(r.buf);
+	free(r.k);
+	free(r.root_bm);
+	free(r.sample);
 }
 
 TEST_HARNESS_MAIN
