@@ -75,7 +75,7 @@ static int kbl_test1(struct kbloom *h, const void *key, u32 len)
 	u64 bm = 0;
 	long ret;
 
-	ret = kbl_get(h, &r, &m);
+	ret = kbl_get_fast(h, &r, &m);
 	if (ret)
 		return (int)ret;
 	f = kbl_filter(m, &tmp);
@@ -271,7 +271,7 @@ KBL_API long kbloom_test_many(struct kbloom *h, const struct kbloom_key *keys,
 			     KBL_KEYS_SHARED ? NULL : kk);
 	if (ret < 0)
 		return ret;
-	ret = kbl_get(h, &r, &m);
+	ret = kbl_get_fast(h, &r, &m);
 	if (ret)
 		return ret;
 	f = kbl_filter(m, &tmp);
