@@ -13,7 +13,8 @@ KBL_OUT := $(UBUILD)/libkbloom
 KBL_SO_VERSION := 0.1.0
 KBL_SO := $(KBL_OUT)/libkbloom.so.$(KBL_SO_VERSION)
 KBL_SRCS := $(sort $(wildcard $(KBL_DIR)/*.c))
-KBL_CFLAGS = $(KB_UCFLAGS) -I$(CURDIR)/$(KBL_DIR) -fPIC -fvisibility=hidden
+KBL_CFLAGS = $(KB_UCFLAGS) -I$(CURDIR)/$(KBL_DIR) -fPIC -fvisibility=hidden \
+	-fno-strict-aliasing
 KBL_LIBS := -lsodium -lpthread
 
 KBL_OBJS := $(patsubst $(KBL_DIR)/%.c,$(KBL_OUT)/obj/%.o,$(KBL_SRCS))
@@ -109,7 +110,8 @@ NATIVE_TESTS += $(UBUILD)/tests/test_libkbloom_image
 KBL_FAKE := userspace/tests/test_libkbloom_fake.c
 KBL_SAN_SRCS := $(KBL_FAKE) $(KBL_SRCS) $(KB_CORE_SRCS) userspace/lib/kb_crc32c.c
 KBL_SAN_CFLAGS = $(CFLAGS_USER) -I$(CURDIR)/userspace/lib -I$(KSFT_DIR) \
-	-Wno-unused-parameter -Wno-sign-compare -fno-omit-frame-pointer
+	-Wno-unused-parameter -Wno-sign-compare -fno-omit-frame-pointer \
+	-fno-strict-aliasing
 KB_TSAN_FLAGS := -fsanitize=thread
 
 $(UBUILD)/tests/test_libkbloom_fake: $(KBL_FAKE) $(KBL_INT_A) $(KSFT_DIR)/.stamp

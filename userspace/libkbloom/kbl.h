@@ -112,6 +112,25 @@ static inline void kbl_exit(struct kbl_ref *r)
 int kbl_get(struct kbloom *h, struct kbl_ref *r, struct kbl_map **mp);
 
 /*
+ * kbl_get() for the per-call paths: its common case (an image, or a live
+ * mapping) inline, so that a call per key costs no call of its own;
+ * anything else is left to kbl_get(), which enters again.
+ */
+static inline int kbl_get_fast(struct kbloom *h, struct kbl_ref *r,
+			       struct kbl_map **mp)
+{
+	struct kbl_map *m = kbl_enter(h, r);
+
+	if (likely(!m->hdr || __atomic_load_n(&m->hdr->state,
+					      __ATOMIC_ACQUIRE) == KB_MAP_LIVE)) {
+		*mp = m;
+		return 0;
+	}
+	kbl_exit(r);
+	return kbl_get(h, r, mp);
+}
+
+/*
  * Map the current generation if what h maps now is no longer live (the
  * caller saw seen replaced): 1 if h maps another than seen now, 0 if
  * not, or -errno (-ENOENT: destroyed).  Never call it inside a call's

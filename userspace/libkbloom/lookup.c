@@ -8,6 +8,7 @@
  * Adds go to the kernel through the filter's fd.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include "kbl.h"
@@ -74,7 +75,7 @@ static int kbl_test1(struct kbloom *h, const void *key, u32 len)
 	u64 bm = 0;
 	long ret;
 
-	ret = kbl_get(h, &r, &m);
+	ret = kbl_get_fast(h, &r, &m);
 	if (ret)
 		return (int)ret;
 	f = kbl_filter(m, &tmp);
@@ -143,35 +144,118 @@ static void kbl_keys(const struct kbloom_key *keys, size_t off, u32 c,
 }
 
 /*
+ * Non-zero if key i is malformed for a key type other than the net
+ * types, whose check reads the key's bytes.  Branch-free, so that the
+ * pass over a batch is a few compares a key; the same answer as
+ * kbl_key_ok() (a key with no data has length 0, which no type allows).
+ */
+static KB_ALWAYS_INLINE unsigned int kbl_key_bad_flat(u32 key_type,
+						      const void *data,
+						      size_t len)
+{
+	unsigned int bad = !data;
+
+	switch (key_type) {
+	case KB_KEY_BYTES:
+	case KB_KEY_STR:
+		return bad | (len - 1 >= KB_KEY_MAX_LEN);
+	case KB_KEY_IPV4:
+		return bad | (len != 4);
+	case KB_KEY_IPV6:
+		return bad | (len != 16);
+	default:	/* KB_KEY_IP */
+		return bad | ((len != 4) & (len != 16));
+	}
+}
+
+/*
+ * One pass over keys[0..n): converts the first c to kk and answers
+ * whether any of the n is malformed, with key_type a constant in each
+ * caller below, so that the switch above folds away.
+ */
+static KB_ALWAYS_INLINE unsigned int kbl_scan(u32 key_type,
+					      const struct kbloom_key *keys,
+					      size_t n, u32 c,
+					      struct kb_key *kk)
+{
+	unsigned int bad = 0;
+	size_t i;
+
+	for (i = 0; i < c; i++) {
+		kk[i].data = keys[i].data;
+		kk[i].len = (u32)keys[i].len;
+		bad |= kbl_key_bad_flat(key_type, keys[i].data, keys[i].len);
+	}
+	for (; i < n; i++)
+		bad |= kbl_key_bad_flat(key_type, keys[i].data, keys[i].len);
+	return bad;
+}
+
+/*
  * Check all n keys, so that a bad one fails the call before any is used,
- * and convert the first chunk's on the way (one pass over most batches):
- * returns that chunk's size, or -EINVAL.
+ * and convert the first chunk's on the way (one pass over most batches;
+ * kk NULL: only check): returns that chunk's size, or -EINVAL.
  */
 static long kbl_keys_first(u32 key_type, const struct kbloom_key *keys,
 			   size_t n, struct kb_key *kk)
 {
 	u32 c = n < KBL_CHUNK ? (u32)n : KBL_CHUNK;
+	u32 conv = kk ? c : 0;
+	unsigned int bad;
 	size_t i;
 
 	if (n && !keys)
 		return kbl_err(-EINVAL, "no keys");
-	for (i = 0; i < c; i++) {
-		if (unlikely(!kbl_key_ok(key_type, keys[i].data, keys[i].len)))
-			return kbl_key_bad(key_type, keys[i].len, i);
-		kk[i].data = keys[i].data;
-		kk[i].len = (u32)keys[i].len;
+	switch (key_type) {
+	case KB_KEY_BYTES:
+	case KB_KEY_STR:
+		bad = kbl_scan(KB_KEY_BYTES, keys, n, conv, kk);
+		break;
+	case KB_KEY_IPV4:
+		bad = kbl_scan(KB_KEY_IPV4, keys, n, conv, kk);
+		break;
+	case KB_KEY_IPV6:
+		bad = kbl_scan(KB_KEY_IPV6, keys, n, conv, kk);
+		break;
+	case KB_KEY_IP:
+		bad = kbl_scan(KB_KEY_IP, keys, n, conv, kk);
+		break;
+	default:
+		/* the net types read each key's prefix length: one by one */
+		kbl_keys(keys, 0, conv, kk);
+		bad = 1;
+		break;
 	}
-	for (; i < n; i++)
+	if (likely(!bad))
+		return c;
+	/* which key, for the message (or the net types' check) */
+	for (i = 0; i < n; i++)
 		if (unlikely(!kbl_key_ok(key_type, keys[i].data, keys[i].len)))
 			return kbl_key_bad(key_type, keys[i].len, i);
 	return c;
 }
 
+/*
+ * An array of checked struct kbloom_key is one of struct kb_key where the
+ * two lay out alike: the pointers at the same offset, and the size_t
+ * length's low 32 bits (all a checked length has) where kb_key.len is
+ * (LP64 little-endian, or a 32-bit size_t).  The core reads the caller's
+ * array then, with no copy; the library is built -fno-strict-aliasing
+ * (as the kernel builds the core), since those reads go through the
+ * other type.
+ */
+#define KBL_KEYS_SHARED							\
+	(sizeof(struct kbloom_key) == sizeof(struct kb_key) &&		\
+	 offsetof(struct kbloom_key, data) == offsetof(struct kb_key, data) && \
+	 offsetof(struct kbloom_key, len) == offsetof(struct kb_key, len) && \
+	 (sizeof(size_t) == sizeof(u32) || !KB_BIG_ENDIAN))
+
 KBL_API long kbloom_test_many(struct kbloom *h, const struct kbloom_key *keys,
 			      size_t n, uint64_t *bitmap)
 {
 	struct kb_key kk[KBL_CHUNK];
-	u64 bm[KBL_CHUNK / 64];
+	const struct kb_key *ck = kk;
+	u64 bm[KBL_CHUNK / 64], *out;
 	const struct kb_filter *f;
 	struct kb_filter tmp;
 	struct kbl_map *m;
@@ -183,24 +267,30 @@ KBL_API long kbloom_test_many(struct kbloom *h, const struct kbloom_key *keys,
 	if (!h)
 		return kbl_err(-EINVAL, "no handle");
 	/* all or nothing: a bad key fails the call before any is tested */
-	ret = kbl_keys_first(h->key_type, keys, n, kk);
+	ret = kbl_keys_first(h->key_type, keys, n,
+			     KBL_KEYS_SHARED ? NULL : kk);
 	if (ret < 0)
 		return ret;
-	ret = kbl_get(h, &r, &m);
+	ret = kbl_get_fast(h, &r, &m);
 	if (ret)
 		return ret;
 	f = kbl_filter(m, &tmp);
 	for (off = 0; off < n; off += c) {
 		c = n - off < KBL_CHUNK ? (u32)(n - off) : KBL_CHUNK;
-		if (off)
+		if (KBL_KEYS_SHARED)
+			ck = (const struct kb_key *)(const void *)(keys + off);
+		else if (off)
 			kbl_keys(keys, off, c, kk);
-		ret = kb_filter_lookup_many(f, kk, c, bm);
-		ret = kbl_except(h, m, kk, c, bm, (u32)ret);
+		/*
+		 * chunks start on a word (KBL_CHUNK is a multiple of 64):
+		 * the core writes the caller's words of this chunk itself
+		 */
+		out = bitmap ? bitmap + off / 64 : bm;
+		ret = kb_filter_lookup_many(f, ck, c, out);
+		ret = kbl_except(h, m, ck, c, out, (u32)ret);
 		if (ret < 0)
 			break;
 		total += ret;
-		if (bitmap)
-			memcpy(bitmap + off / 64, bm, (c + 63) / 64 * 8);
 	}
 	kbl_exit(&r);
 	return ret < 0 ? ret : total;

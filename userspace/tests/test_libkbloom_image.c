@@ -331,7 +331,9 @@ TEST_F(img, bad_keys)
 	struct kbloom *h;
 	struct kbloom_key k[3] = { { "ab", 2 }, { "", 0 }, { "cd", 2 } };
 	u8 v4[5] = { 10, 0, 0, 1, 32 }, net[5] = { 10, 0, 0, 1, 24 };
-	u64 bm = ~0ULL;
+	struct kbloom_key *many, bad[3];
+	u64 bm = ~0ULL, bms[24];
+	unsigned int i;
 
 	snprintf(img, sizeof(img), "%s/s.img", dir);
 	ASSERT_EQ(0, sh("printf 'ab\\ncd\\n' | %s image build --kind blocked --key-type str --items 10 --fpr 0.01 -file - -o %s > /dev/null",
@@ -346,6 +348,33 @@ TEST_F(img, bad_keys)
 	ASSERT_NE(NULL, strstr(kbloom_errmsg(), "key 1"));
 	ASSERT_EQ(2, kbloom_test_many(h, k + 2, 1, NULL) + 1);
 	ASSERT_EQ(-EAFNOSUPPORT, kbloom_test_addr(h, 99, v4));
+	/*
+	 * the batch check, whose pass is branch-free: one bad key past
+	 * the first 1024 fails the whole call; no data, too long, and a
+	 * length whose low 32 bits alone would be valid are bad
+	 */
+	many = calloc(1500, sizeof(*many));
+	ASSERT_NE(NULL, many);
+	for (i = 0; i < 1500; i++)
+		many[i] = (struct kbloom_key){ "ab", 2 };
+	bms[0] = bms[23] = ~0ULL;
+	ASSERT_EQ(1500, kbloom_test_many(h, many, 1500, bms));
+	ASSERT_EQ(~0ULL, bms[0]);
+	ASSERT_EQ(0xfffffffULL, bms[23]);	/* bits past n zero */
+	bad[0] = (struct kbloom_key){ NULL, 2 };
+	bad[1] = (struct kbloom_key){ "ab", KB_KEY_MAX_LEN + 1 };
+	bad[2] = (struct kbloom_key){ "ab", (size_t)(sizeof(size_t) > 4) << 31 << 1 | 2 };
+	for (i = 0; i < 3; i++) {
+		if (i == 2 && sizeof(size_t) == 4)
+			break;
+		many[1300] = bad[i];
+		memset(bms, 0x5a, sizeof(bms));
+		ASSERT_EQ(-EINVAL, kbloom_test_many(h, many, 1500, bms));
+		ASSERT_EQ(0x5a5a5a5a5a5a5a5aULL, bms[0]);
+		ASSERT_NE(NULL, strstr(kbloom_errmsg(), "key 1300"));
+		ASSERT_EQ(-EINVAL, kbloom_test(h, bad[i].data, bad[i].len));
+	}
+	free(many);
 	kbloom_close(h);
 
 	snprintf(img, sizeof(img), "%s/n.img", dir);
