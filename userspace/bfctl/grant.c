@@ -95,17 +95,15 @@ int bfctl_grant_from_args(const struct bfctl_kargs *a, struct bfctl_grant *g,
 
 int bfctl_restore_grant_line(struct bfctl_restore *rs, char *s)
 {
-	char *argv[16], *save = NULL, msg[200] = "";
+	char *argv[16], msg[200] = "";
 	struct bfctl_grant g;
 	struct bfctl_kargs a;
-	int argc = 0, ret;
+	int argc, ret;
 	size_t i;
 
-	for (argv[0] = strtok_r(s, " \t", &save); argv[argc];
-	     argv[argc] = strtok_r(NULL, " \t", &save))
-		if (++argc == (int)ARRAY_SIZE(argv) - 1)
-			return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
-						"too many words");
+	argc = bfctl_lines_words(&rs->r, s, argv, (int)ARRAY_SIZE(argv));
+	if (argc < 0)
+		return argc;
 	bfctl_usage_capture(msg, sizeof(msg));
 	ret = bfctl_kargs_parse(argc, argv, &a, KO_GRANT);
 	if (!ret)

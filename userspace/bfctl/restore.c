@@ -186,20 +186,18 @@ static int line_filter(struct bfctl_restore *rs, char *s)
 
 static int line_create(struct bfctl_restore *rs, char *s)
 {
-	char *argv[48], *save = NULL, msg[200] = "";
+	char *argv[48], msg[200] = "";
 	struct kb_ioc_info info;
 	struct kb_ioc_create c;
 	struct kb_params p;
 	struct rfilter *rf;
 	struct bfctl_kargs a;
-	int argc = 0, ret;
+	int argc, ret;
 	bool live;
 
-	for (argv[0] = strtok_r(s, " \t", &save); argv[argc];
-	     argv[argc] = strtok_r(NULL, " \t", &save))
-		if (++argc == (int)ARRAY_SIZE(argv) - 1)
-			return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
-						"too many words");
+	argc = bfctl_lines_words(&rs->r, s, argv, (int)ARRAY_SIZE(argv));
+	if (argc < 0)
+		return argc;
 	/* the parser of `bfctl create`, its messages captured */
 	bfctl_usage_capture(msg, sizeof(msg));
 	ret = bfctl_kargs_parse(argc, argv, &a,

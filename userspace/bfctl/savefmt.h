@@ -45,6 +45,12 @@ char *bfctl_lines_next(struct bfctl_lines *r);
 /* record "line N: why" (the current line) with code; returns -EINVAL */
 int bfctl_lines_fail(struct bfctl_lines *r, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * split the line s at blanks into argv[0..argc) and a NULL, as a verb's
+ * argv (s is changed); returns argc, or bfctl_lines_fail()'s -EINVAL
+ * (BFCTL_USAGE) when it has max - 1 words or more
+ */
+int bfctl_lines_words(struct bfctl_lines *r, char *s, char **argv, int max);
 /* make the next bfctl_lines_next() return the line it returned last */
 void bfctl_lines_unread(struct bfctl_lines *r);
 /* s begins a filter block, a create or add line, or is SAVE_END */

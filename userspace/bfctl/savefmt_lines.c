@@ -57,6 +57,18 @@ int bfctl_lines_fail(struct bfctl_lines *r, int code, const char *fmt, ...)
 	return -EINVAL;
 }
 
+int bfctl_lines_words(struct bfctl_lines *r, char *s, char **argv, int max)
+{
+	char *save = NULL;
+	int argc = 0;
+
+	for (argv[0] = strtok_r(s, " \t", &save); argv[argc];
+	     argv[argc] = strtok_r(NULL, " \t", &save))
+		if (++argc == max - 1)
+			return bfctl_lines_fail(r, BFCTL_USAGE, "too many words");
+	return argc;
+}
+
 static char *lines_take(struct bfctl_lines *r, char *s, char *end)
 {
 	*end = 0;

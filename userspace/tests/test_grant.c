@@ -155,6 +155,9 @@ TEST(bad_grant_lines)
 		{ RF_IMAGE, "grant f g --readers root", "usage: bfctl grant NAME" },
 		{ RF_IMAGE, "grant f/x --readers root", "bad filter name" },
 		{ RF_IMAGE, "grant f --readers 4294967295", "bad group number" },
+		/* 15 words: the line splitter's bound (bfctl_lines_words) */
+		{ RF_IMAGE, "grant f --readers root x x x x x x x x x x x",
+		  "line 9: too many words" },
 	};
 	struct bfctl_restore rs;
 	size_t i;
