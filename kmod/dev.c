@@ -363,6 +363,7 @@ static long kb_ioc_txn_begin(struct file *file, struct kb_file *kf,
 		return ret;
 	if ((a.flags & ~KB_CREATE_F_SEED) ||
 	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
+	    a.window_ms || a.max_bytes || a.slices || a.max_fpr_ppb ||
 	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	s = (struct kb_spec) {

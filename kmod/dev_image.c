@@ -88,7 +88,7 @@ long kb_ioc_upload(struct file *file, struct kb_file *kf, void __user *u)
 	if ((a.flags & ~(KB_IMAGE_F_CREATE | KB_IMAGE_F_TXN)) ||
 	    (a.flags & KB_IMAGE_F_CREATE && a.flags & KB_IMAGE_F_TXN) ||
 	    (a.flags & KB_IMAGE_F_TXN && a.max_fpr_ppb) ||
-	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
+	    a.slice || a.reserved0 || a.age_ms ||
 	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	g = kb_image_read(kf->net, u64_to_user_ptr(a.image), a.image_len,
@@ -278,7 +278,7 @@ long kb_ioc_export(struct file *file, struct kb_file *kf, void __user *u)
 	if (ret)
 		return ret;
 	if ((a.flags & ~KB_IMAGE_F_TXN) || a.max_fpr_ppb ||
-	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
+	    a.slice || a.reserved0 || a.age_ms ||
 	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	a.why = 0;

@@ -222,6 +222,21 @@ struct kb_spec {
 	u64 seed[2];
 };
 
+/*
+ * How a filter's generation is laid out beyond its params (KB_A_WINDOW_MS,
+ * KB_A_SLICES, KB_A_GROW, KB_A_MAX_BYTES, KB_A_MAX_FPR_PPB): given at
+ * create and rebuild, kept by a generation (kb_gen.shape) and by every
+ * generation a rotation or a growth makes from it.  All zero: a plain
+ * filter of one slice, the packet path's cap at its default.
+ */
+struct kb_shape {
+	u64 window_ms;			/* 0: no window */
+	u64 max_bytes;			/* grow: bound on all slices */
+	u32 slices;			/* window: S (S + 1 slices held) */
+	u32 max_fpr_ppb;		/* the packet path's cap, 0: default */
+	bool grow;
+};
+
 struct kb_info {
 	struct kb_params p;
 	struct kb_stats st;

@@ -17,13 +17,18 @@ static const struct netlink_range_validation kb_a_fpr_ppb_range = {
 	.max	= 999999999ULL,
 };
 
+static const struct netlink_range_validation kb_a_max_fpr_ppb_range = {
+	.min	= 1ULL,
+	.max	= 1000000000ULL,
+};
+
 /* Common nested types */
 const struct nla_policy kbloom_keys_nl_policy[KB_KA_DATA + 1] = {
 	[KB_KA_DATA] = NLA_POLICY_RANGE(NLA_BINARY, 1, 1024),
 };
 
 /* KB_CMD_CREATE - do */
-const struct nla_policy kbloom_create_nl_policy[KB_A_WRITERS + 1] = {
+const struct nla_policy kbloom_create_nl_policy[KB_A_MAX_BYTES + 1] = {
 	[KB_A_NAME] = { .type = NLA_NUL_STRING, .len = 31, },
 	[KB_A_KIND] = NLA_POLICY_MAX(NLA_U32, 3),
 	[KB_A_KEY_TYPE] = NLA_POLICY_MAX(NLA_U32, 7),
@@ -37,6 +42,11 @@ const struct nla_policy kbloom_create_nl_policy[KB_A_WRITERS + 1] = {
 	[KB_A_PREFIXES] = NLA_POLICY_RANGE(NLA_U32, 1, 129),
 	[KB_A_READERS] = { .type = NLA_U32, },
 	[KB_A_WRITERS] = { .type = NLA_U32, },
+	[KB_A_MAX_FPR_PPB] = NLA_POLICY_FULL_RANGE(NLA_U32, &kb_a_max_fpr_ppb_range),
+	[KB_A_WINDOW_MS] = NLA_POLICY_MIN(NLA_U64, 100),
+	[KB_A_SLICES] = NLA_POLICY_RANGE(NLA_U32, 1, 15),
+	[KB_A_GROW] = { .type = NLA_FLAG, },
+	[KB_A_MAX_BYTES] = { .type = NLA_U64, },
 };
 
 /* KB_CMD_DESTROY - do */
@@ -91,8 +101,9 @@ const struct nla_policy kbloom_flush_nl_policy[KB_A_NAME + 1] = {
 };
 
 /* KB_CMD_EXPORT - dump */
-const struct nla_policy kbloom_export_nl_policy[KB_A_NAME + 1] = {
+const struct nla_policy kbloom_export_nl_policy[KB_A_SLICE_INDEX + 1] = {
 	[KB_A_NAME] = { .type = NLA_NUL_STRING, .len = 31, },
+	[KB_A_SLICE_INDEX] = NLA_POLICY_RANGE(NLA_U32, 1, 16),
 };
 
 /* KB_CMD_EXCEPT_ADD - do */

@@ -15,7 +15,7 @@
 /* Common nested types */
 extern const struct nla_policy kbloom_keys_nl_policy[KB_KA_DATA + 1];
 
-extern const struct nla_policy kbloom_create_nl_policy[KB_A_WRITERS + 1];
+extern const struct nla_policy kbloom_create_nl_policy[KB_A_MAX_BYTES + 1];
 
 extern const struct nla_policy kbloom_destroy_nl_policy[KB_A_NAME + 1];
 
@@ -43,7 +43,7 @@ extern const struct nla_policy kbloom_except_flush_nl_policy[KB_A_NAME + 1];
 
 extern const struct nla_policy kbloom_grant_nl_policy[KB_A_WRITERS + 1];
 
-extern const struct nla_policy kbloom_export_nl_policy[KB_A_NAME + 1];
+extern const struct nla_policy kbloom_export_nl_policy[KB_A_SLICE_INDEX + 1];
 
 extern const struct nla_policy kbloom_except_list_nl_policy[KB_A_NAME + 1];
 

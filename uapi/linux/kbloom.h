@@ -280,6 +280,7 @@ enum kb_ioc_sizing {
 
 /* struct kb_ioc_create.flags */
 #define KB_CREATE_F_SEED	(1U << 0)	/* use seed[]; else random */
+#define KB_CREATE_F_GROW	(1U << 1)	/* VER1: KB_A_GROW */
 
 /*
  * KB_IOC_TXN_BEGIN's argument: the name and the new parameters of a
@@ -308,8 +309,16 @@ struct kb_ioc_create {
 					 */
 	__aligned_u64	seed[2];	/* with KB_CREATE_F_SEED */
 	__aligned_u64	reserved[2];
+	/* VER1: windows, growth, the packet path's cap (KB_A_* of the same
+	 * names; 0: not asked for, or the default)
+	 */
+	__aligned_u64	window_ms;	/* KB_A_WINDOW_MS */
+	__aligned_u64	max_bytes;	/* KB_A_MAX_BYTES (KB_CREATE_F_GROW) */
+	__u32		slices;		/* KB_A_SLICES (with window_ms) */
+	__u32		max_fpr_ppb;	/* KB_A_MAX_FPR_PPB */
 };
 #define KB_IOC_CREATE_SIZE_VER0	120
+#define KB_IOC_CREATE_SIZE_VER1	144
 
 /*
  * A filter's description: what KB_CMD_GET's attributes say (section 4),
@@ -416,7 +425,22 @@ struct kb_ioc_keys {
  * image_len = the image's length.  The image is copied out in chunks with
  * no lock held (a slow buffer stalls nobody): EAGAIN if the filter changed
  * meanwhile (retry), ENOENT if it was destroyed.
+ *
+ * Sliced filters (windows and growing filters, KB_A_WINDOW_MS, KB_A_GROW)
+ * hold up to KB_SLICES_MAX filters of one kind, hash, key type and seed,
+ * newest first; a test ORs them, adds go to the newest.  Their image is one
+ * image per slice: slice = n (1 = the newest) exports that slice's image and
+ * its age (age_ms: milliseconds since it began taking adds); slice = 0 is
+ * EOPNOTSUPP for them (and slice != 0 EINVAL for the others).  An upload
+ * with slice = n (flags 0 or KB_IMAGE_F_TXN) replaces slice n's payload,
+ * whose parameters the image must have (EINVAL), and sets its age to
+ * age_ms: a window whose newest slice is older than window / slices
+ * rotates at once, as many times as are due, so restoring a save taken
+ * long ago forgets what has expired since.  A growing filter with fewer
+ * than n slices first grows to n.
  */
+#define KB_SLICES_MAX		16
+
 #define KB_IMAGE_F_CREATE	(1U << 0)
 #define KB_IMAGE_F_TXN		(1U << 1)
 
@@ -428,7 +452,12 @@ struct kb_ioc_image {
 	__aligned_u64	image_len;	/* in: bytes at image; out: see above */
 	__u32		why;		/* out: enum kb_img_err on failure */
 	__u32		max_fpr_ppb;	/* upload: saturation guard; export: 0 */
-	__aligned_u64	reserved[2];
+	__u32		slice;		/* 0: the whole filter; n: its n-th
+					 * slice, 1 = the newest (windows and
+					 * growing filters, see below)
+					 */
+	__u32		reserved0;
+	__aligned_u64	age_ms;		/* slice: upload: in; export: out */
 };
 #define KB_IOC_IMAGE_SIZE_VER0	80
 
@@ -595,9 +624,42 @@ struct kb_map_hdr {
 					 */
 	__u32		exceptions;	/* changes: non-zero: confirm maybes */
 	__u32		flags;		/* KB_OPEN_F_WRITE if the fd may add */
-	__aligned_u64	reserved[4];
+	__u32		nslices;	/* entries of the slice table: 1 for
+					 * KB_MAP_VERSION, 2.. for
+					 * KB_MAP_VERSION_SLICES
+					 */
+	__u32		slices_offset;	/* of the slice table in this page
+					 * (KB_MAP_SLICES_OFFSET)
+					 */
+	__aligned_u64	reserved[3];
 };
 #define KB_MAP_HDR_SIZE_VER0	184
+
+/*
+ * A mapping's slice table (struct kb_map_slice[nslices], at slices_offset
+ * of page 0), newest first.  A filter of one slice has one entry equal to
+ * the header's payload.  Sliced filters (windows, growing filters) have
+ * version KB_MAP_VERSION_SLICES, so that a reader that knows only one
+ * payload refuses them rather than miss the keys of the older slices: a
+ * key may be present if any slice says so, each tested with its own m and
+ * k and the header's kind, hash, key type, seed and prefix lengths (those
+ * of all slices).  The header's m, k, items and fpr_ppb are the newest
+ * slice's; payload_offset and payload_bytes span all of them.
+ */
+#define KB_MAP_VERSION_SLICES	2
+#define KB_MAP_SLICES_OFFSET	256
+
+struct kb_map_slice {
+	__aligned_u64	offset;		/* from the start of the mapping,
+					 * page-aligned
+					 */
+	__aligned_u64	bytes;		/* its payload's length */
+	__aligned_u64	m;
+	__aligned_u64	items;
+	__u32		k;
+	__u32		fpr_ppb;
+	__aligned_u64	reserved;
+};
 
 /*
  * The numbers encode the size of the first version of each struct (the

@@ -19,6 +19,8 @@ enum kb_nl_event {
 	KB_EVENT_OVER_CAPACITY,
 	KB_EVENT_REFUSED,
 	KB_EVENT_GRANTED,
+	KB_EVENT_ROTATED,
+	KB_EVENT_GREW,
 
 	/* private: */
 	__KB_EVENT_MAX,
@@ -66,9 +68,34 @@ enum kb_nl_attr {
 	KB_A_EXIST,
 	KB_A_READERS,
 	KB_A_WRITERS,
+	KB_A_MAX_FPR_PPB,
+	KB_A_LEARN_REFUSED,
+	KB_A_WINDOW_MS,
+	KB_A_SLICES,
+	KB_A_GROW,
+	KB_A_MAX_BYTES,
+	KB_A_NEXT_ROTATION_MS,
+	KB_A_SLICE,
+	KB_A_SLICE_INDEX,
+	KB_A_AGE_MS,
 
 	__KB_A_MAX,
 	KB_A_MAX = (__KB_A_MAX - 1)
+};
+
+enum kb_nl_slice_attr {
+	KB_SA_PAD = 1,
+	KB_SA_AGE_MS,
+	KB_SA_M,
+	KB_SA_K,
+	KB_SA_ITEMS,
+	KB_SA_FPR_PPB,
+	KB_SA_BYTES,
+	KB_SA_BITS_SET,
+	KB_SA_EST_FPR_PPB,
+
+	__KB_SA_MAX,
+	KB_SA_MAX = (__KB_SA_MAX - 1)
 };
 
 enum kb_nl_key_attr {

@@ -138,6 +138,60 @@ extern int bpf_kbloom_test_id(__u64 id, const void *key,
 extern int bpf_kbloom_test_addr_id(__u64 id, const void *addr,
 				   __u32 addr__sz) __ksym;
 
+/*
+ * Adds from the packet path (XDP, tc; blocked filters): the key, or the
+ * address (net filters: its full-length prefix), into the filter's newest
+ * slice, with atomics (no lock; any CPU, concurrently with lookups, other
+ * adds, bulk loads and rebuilds).  Return
+ *   1        added (it tested absent before)
+ *   0        it may already be present: nothing changed (windows: the key
+ *            is not refreshed; pass KBLOOM_ADD_REFRESH in flags to add it
+ *            to the newest slice anyway)
+ *   -ENOSPC  refused: the filter's estimated FPR is over its max-fpr-ppb
+ *            cap (counted in learn-refused; over-capacity is announced
+ *            once); a learning rule never saturates a blocklist
+ *   -EOPNOTSUPP  the filter's kind is not blocked
+ *   -ENOENT, -EINVAL  as for the tests
+ * An add counts in the filter's adds statistic, not as a lookup.
+ */
+#ifndef ENOSPC
+#define ENOSPC	28
+#endif
+#ifndef EOPNOTSUPP
+#define EOPNOTSUPP	95
+#endif
+#define KBLOOM_ADD_REFRESH	(1U << 0)
+
+extern int bpf_kbloom_xdp_add(struct xdp_md *ctx, const char *name,
+			      __u32 name__sz, const void *key, __u32 key__sz,
+			      __u32 flags) __ksym;
+extern int bpf_kbloom_xdp_add_addr(struct xdp_md *ctx, const char *name,
+				   __u32 name__sz, const void *addr,
+				   __u32 addr__sz, __u32 flags) __ksym;
+extern int bpf_kbloom_xdp_add_id(struct xdp_md *ctx, __u64 id,
+				 const void *key, __u32 key__sz,
+				 __u32 flags) __ksym;
+extern int bpf_kbloom_xdp_add_addr_id(struct xdp_md *ctx, __u64 id,
+				      const void *addr, __u32 addr__sz,
+				      __u32 flags) __ksym;
+extern int bpf_kbloom_skb_add(struct __sk_buff *ctx, const char *name,
+			      __u32 name__sz, const void *key, __u32 key__sz,
+			      __u32 flags) __ksym;
+extern int bpf_kbloom_skb_add_addr(struct __sk_buff *ctx, const char *name,
+				   __u32 name__sz, const void *addr,
+				   __u32 addr__sz, __u32 flags) __ksym;
+extern int bpf_kbloom_skb_add_id(struct __sk_buff *ctx, __u64 id,
+				 const void *key, __u32 key__sz,
+				 __u32 flags) __ksym;
+extern int bpf_kbloom_skb_add_addr_id(struct __sk_buff *ctx, __u64 id,
+				      const void *addr, __u32 addr__sz,
+				      __u32 flags) __ksym;
+extern int bpf_kbloom_ref_add(struct kbloom_bpf_ref *ref, const void *key,
+			      __u32 key__sz, __u32 flags) __ksym;
+extern int bpf_kbloom_ref_add_addr(struct kbloom_bpf_ref *ref,
+				   const void *addr, __u32 addr__sz,
+				   __u32 flags) __ksym;
+
 /* every type: tests on a reference, and its release */
 extern int bpf_kbloom_ref_test(struct kbloom_bpf_ref *ref, const void *key,
 			       __u32 key__sz) __ksym;

@@ -38,4 +38,36 @@ struct xt_bloom_mtinfo {
 	__aligned_u64	filter;
 };
 
+/*
+ * The BLOOM target: add the packet's address to a filter, then go on with
+ * the next rule (ipset's SET target's shape):
+ *
+ *   iptables -A INPUT -p tcp --dport 23 -j BLOOM --add-set scanners src
+ *
+ * --add-set NAME src|dst (one of them); --prefix N: for net4/net6/net
+ * filters, the prefix of the address to add (default the whole address,
+ * 32 or 128; IPv6 rules take 0..128, IPv4 rules 0..32); --exist: in a
+ * time window, an address already present is added again, to the newest
+ * slice, which restarts its window (without it, one that may be present
+ * is left as it is, as ipset leaves a timeout unless --exist).
+ * Filters must be of kind blocked and of a key type the rule's family
+ * fits (as for the match); adds past the filter's max-fpr-ppb cap are
+ * refused and counted, never made.  A rule holds its filter (destroy and
+ * rename: EBUSY).
+ */
+#define XT_BLOOM_T_EXIST	(1U << 0)	/* --exist */
+#define XT_BLOOM_T_PREFIX	(1U << 1)	/* --prefix given */
+#define XT_BLOOM_T_FLAGS	(XT_BLOOM_T_EXIST | XT_BLOOM_T_PREFIX)
+
+/* revision 0 */
+struct xt_bloom_tginfo {
+	char	name[XT_BLOOM_NAME_MAX];	/* NUL-terminated filter name */
+	__u32	dir;				/* XT_BLOOM_SRC or XT_BLOOM_DST */
+	__u32	flags;				/* XT_BLOOM_T_* */
+	__u8	prefix;				/* with XT_BLOOM_T_PREFIX */
+	__u8	reserved[7];			/* must be zero */
+	/* kernel-private, as in struct xt_bloom_mtinfo */
+	__aligned_u64	filter;
+};
+
 #endif /* _UAPI_XT_BLOOM_H */
