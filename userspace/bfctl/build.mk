@@ -60,8 +60,10 @@ VM_TEST_PROGS += $(UBUILD)/bfctl
 KB_FUZZ_SRCS_fuzz_savefmt += userspace/bfctl/restore.c userspace/bfctl/kargs.c \
 	userspace/bfctl/keys.c userspace/bfctl/capacity.c \
 	userspace/bfctl/restore_bad.c userspace/bfctl/savefmt_attach.c \
-	userspace/bfctl/grant.c
+	userspace/bfctl/grant.c userspace/bfctl/savefmt_slices.c \
+	userspace/bfctl/slices.c userspace/bfctl/json.c
 $(UBUILD)/fuzz/fuzz_savefmt: userspace/bfctl/restore.c userspace/bfctl/savefmt_attach.c userspace/bfctl/kargs.c \
+	userspace/bfctl/savefmt_slices.c userspace/bfctl/slices.c \
 	userspace/bfctl/grant.c \
 	userspace/bfctl/restore_bad.c \
 	userspace/bfctl/keys.c userspace/bfctl/capacity.c \

@@ -392,6 +392,7 @@ struct kbnl_export {
 	kbnl_chunk_cb cb;
 	void *arg;
 	u64 off, total;		/* the next chunk's offset; the image's length */
+	u64 age_ms;		/* a slice's (KB_A_AGE_MS of its chunks) */
 };
 
 static int kbnl_parse_chunk(struct nlattr **tb, void *arg)
@@ -399,6 +400,8 @@ static int kbnl_parse_chunk(struct nlattr **tb, void *arg)
 	struct kbnl_export *x = arg;
 	u64 len, total;
 
+	if (tb[KB_A_AGE_MS])
+		x->age_ms = nla_get_u64(tb[KB_A_AGE_MS]);
 	if (!tb[KB_A_CHUNK] || !tb[KB_A_OFFSET] || !tb[KB_A_IMAGE_SIZE])
 		return -EIO;
 	len = (u64)nla_len(tb[KB_A_CHUNK]);
@@ -417,19 +420,37 @@ static int kbnl_parse_chunk(struct nlattr **tb, void *arg)
 int kbnl_export(struct kbnl *nl, const char *name, kbnl_chunk_cb cb,
 		void *arg, char *ext, size_t extlen)
 {
+	return kbnl_export_slice(nl, name, 0, cb, arg, NULL, ext, extlen);
+}
+
+int kbnl_export_slice(struct kbnl *nl, const char *name, u32 slice,
+		      kbnl_chunk_cb cb, void *arg, u64 *age_ms, char *ext,
+		      size_t extlen)
+{
 	struct kbnl_req r = KBNL_REQ(ext, extlen);
 	struct kbnl_export x = { .cb = cb, .arg = arg };
+	struct nl_msg *msg;
 	int ret;
 
 	/* a dump's messages hold up to KB_NL_CHUNK_MAX bytes: peek their size */
 	nl_socket_enable_msg_peek(nl->sk);
 	r.parse = kbnl_parse_chunk;
 	r.arg = &x;
-	ret = kbnl_talk_name(nl, KB_CMD_EXPORT, NLM_F_DUMP, name, &r);
+	msg = kbnl_msg(nl, KB_CMD_EXPORT, NLM_F_DUMP);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_string(msg, KB_A_NAME, name) ||
+	    (slice && nla_put_u32(msg, KB_A_SLICE_INDEX, slice))) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	ret = kbnl_talk(nl, msg, &r);
 	if (!ret)
 		ret = r.cb_ret;
 	if (!ret && (!x.total || x.off != x.total))
 		ret = -EIO;
+	if (!ret && age_ms)
+		*age_ms = x.age_ms;
 	return ret;
 }
 
