@@ -45,7 +45,7 @@ static struct kb_gen *kb_image_read(struct net *net, const u8 __user *src,
 		if (ret)
 			break;
 		if (kb_image_cur_wants_payload(&c)) {
-			g = kb_gen_new(net, &c.p, false, NULL);
+			g = kb_gen_new(net, &c.p, NULL, false, NULL);
 			if (IS_ERR(g)) {
 				*why = c.why;
 				return g;
