@@ -250,6 +250,7 @@ static int line_create(struct bfctl_restore *rs, char *s)
 		rf->held = info;
 	else
 		bfctl_held_from_params(&rf->held, &p, 0);
+	rf->held.grow = !!(c.flags & KB_CREATE_F_GROW);
 	return new_keys(rs, rf);
 }
 
