@@ -59,8 +59,7 @@ static int kb_si_fits(const struct kb_params *img, const struct kb_params *p,
 	       KB_IMG_OK;
 	if (*why == KB_IMG_OK)
 		return 0;
-	NL_SET_ERR_MSG_FMT_MOD(extack,
-			       "the image is not of the slice's parameters (m %llu k %u, the slice's m %llu k %u, or kind, hash, key type, seed)",
+	NL_SET_ERR_MSG_FMT_MOD(extack, "image m %llu k %u, the slice's m %llu k %u",
 			       img->m, img->k, p->m, p->k);
 	return -EINVAL;
 }

@@ -61,6 +61,28 @@ static bool sized_as(const struct kb_ioc_info *i, u64 items, u32 fpr,
 }
 
 /*
+ * The FPR asked for that the kernel divided by div (rounding down) into
+ * ppb: of the div values that give it, the roundest (0.01, not 0.009999999)
+ */
+static u32 fpr_undivided(u32 ppb, u32 div)
+{
+	u64 v, best = (u64)ppb * div;
+	int z, bestz = -1;
+	u32 i;
+
+	for (i = 0; i < div && (u64)ppb * div + i <= 999999999; i++) {
+		v = (u64)ppb * div + i;
+		for (z = 0; v && v % 10 == 0; z++)
+			v /= 10;
+		if (z > bestz) {
+			bestz = z;
+			best = (u64)ppb * div + i;
+		}
+	}
+	return best > 999999999 ? 999999999 : (u32)best;
+}
+
+/*
  * The create line.  The kernel sizes a window's slices for items / S at
  * fpr / (S + 1) (rounded up, down), a growing filter's first (its oldest)
  * for items at fpr / 2: the line asks for what gives those slices again,
@@ -86,8 +108,7 @@ void bfctl_save_create_line(FILE *f, const struct kb_ioc_info *i)
 	} else if (i->window_ms) {
 		sl = &i->slice[0];
 		items = sl->items * s;
-		fpr = sl->fpr_ppb * (s + 1) > 999999999 ? 999999999 :
-		      sl->fpr_ppb * (s + 1);
+		fpr = fpr_undivided(sl->fpr_ppb, s + 1);
 		if (fpr && sized_as(i, (items + s - 1) / s, fpr / (s + 1), sl))
 			fprintf(f, " --items %llu --fpr %.9f",
 				(unsigned long long)items, fpr / 1e9);
@@ -97,8 +118,7 @@ void bfctl_save_create_line(FILE *f, const struct kb_ioc_info *i)
 				(unsigned long long)sl->m, sl->k);
 	} else {
 		sl = &i->slice[i->nslice - 1];	/* the first, the oldest */
-		fpr = sl->fpr_ppb * 2 > 999999999 ? 999999999 :
-		      sl->fpr_ppb * 2;
+		fpr = fpr_undivided(sl->fpr_ppb, 2);
 		fprintf(f, " --items %llu --fpr %.9f",
 			(unsigned long long)sl->items, fpr / 1e9);
 	}
