@@ -47,6 +47,9 @@ $(UBUILD)/tests/test-install: selftests/bfctl/test-install
 NATIVE_TESTS += $(UBUILD)/tests/test-install
 # the completion offers exactly the options bfctl takes
 NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-completion
+# windows and growing filters: create's usage errors, restore -check of
+# slice blocks (no kernel)
+NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-slices
 # bfctl redis against a private redis-server (pull/watch with -o: no kernel)
 NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis
 
