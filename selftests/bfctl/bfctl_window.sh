@@ -120,6 +120,8 @@ gid=$(getent group kbwin | cut -d: -f3)
 expect 0 "create r --readers kbwin" \
 	$B create r blocked --items 1000 --fpr 0.01 --window 8s --slices 2 --readers kbwin
 kr=$(absent_key r lib)
+# the reader runs as nobody: it must read its script
+chmod 755 "$TMP"
 cat > "$TMP/reader.py" <<'EOF'
 import sys
 import kbloom
