@@ -390,6 +390,9 @@ bool bfctl_create_matches(const struct kb_ioc_create *c,
 		same_size = true;
 	if (!bfctl_shape_matches(c, info))
 		return false;
+	/* a window's or growing filter's size is its slices' */
+	if (c->window_ms || c->flags & KB_CREATE_F_GROW)
+		same_size = bfctl_shape_size_matches(c, info);
 	return info->kind == p->kind && info->key_type == p->key_type &&
 	       info->hash == p->hash && same_size &&
 	       (!(c->flags & KB_CREATE_F_SEED) ||

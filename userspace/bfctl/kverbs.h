@@ -85,6 +85,8 @@ bool bfctl_create_matches(const struct kb_ioc_create *c,
 int bfctl_shape_fill(const struct bfctl_kargs *a, struct kb_ioc_create *c);
 bool bfctl_shape_matches(const struct kb_ioc_create *c,
 			 const struct kb_ioc_info *info);
+bool bfctl_shape_size_matches(const struct kb_ioc_create *c,
+			      const struct kb_ioc_info *info);
 
 /*
  * The guards of a live blocklist (capacity.c).  An add that would take a

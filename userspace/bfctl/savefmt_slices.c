@@ -97,10 +97,12 @@ void bfctl_save_create_line(FILE *f, const struct kb_ioc_info *i)
 	u32 fpr;
 	char d[32];
 
-	fprintf(f, "create %s %s --key-type %s --hash %s --seed 0x%llx,0x%llx",
+	fprintf(f, "create %s %s --key-type %s --hash %s --seed 0x%llx",
 		i->name, kb_kind_name(i->kind), kb_key_type_name(i->key_type),
-		kb_hash_name(i->hash), (unsigned long long)i->seed[0],
-		(unsigned long long)i->seed[1]);
+		kb_hash_name(i->hash), (unsigned long long)i->seed[0]);
+	/* xxh64 takes one 64-bit seed, siphash two */
+	if (i->hash == KB_HASH_SIPHASH)
+		fprintf(f, ",0x%llx", (unsigned long long)i->seed[1]);
 	if (!i->nslice) {
 		/* no slice nests: the kernel's own items and FPR */
 		fprintf(f, " --items %llu --fpr %.9f",

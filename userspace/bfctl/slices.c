@@ -139,6 +139,32 @@ bool bfctl_shape_matches(const struct kb_ioc_create *c,
 	return !c->max_bytes || c->max_bytes == info->max_bytes;
 }
 
+/*
+ * The slices of info are what c asks for: the kernel sizes a window's
+ * slices for items / S at fpr / (S + 1) (--bits/--hashes: each that size),
+ * a growing filter's first (its oldest) for items at fpr / 2
+ */
+bool bfctl_shape_size_matches(const struct kb_ioc_create *c,
+			      const struct kb_ioc_info *info)
+{
+	u32 s = c->slices ? c->slices : SHAPE_SLICES_DEF;
+	const struct kb_ioc_info_slice *sl;
+
+	if (!info->nslice)
+		return false;
+	if (c->window_ms) {
+		sl = &info->slice[0];
+		if (c->sizing == KB_SIZING_MK)
+			return sl->m == c->m && sl->k == c->k;
+		if (c->sizing == KB_SIZING_FPR)
+			return sl->items == (c->items + s - 1) / s &&
+			       sl->fpr_ppb == (c->fpr_ppb / (s + 1) ?: 1);
+		return sl->items == (c->items + s - 1) / s;
+	}
+	sl = &info->slice[info->nslice - 1];
+	return sl->items == c->items && sl->fpr_ppb == (c->fpr_ppb / 2 ?: 1);
+}
+
 /* ---- info ---- */
 
 void bfctl_slices_print(const struct kb_ioc_info *i)

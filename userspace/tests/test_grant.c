@@ -50,6 +50,12 @@ bool bfctl_shape_matches(const struct kb_ioc_create *c,
 	return true;
 }
 
+bool bfctl_shape_size_matches(const struct kb_ioc_create *c,
+			      const struct kb_ioc_info *info)
+{
+	return true;
+}
+
 int bfctl_fail_err(struct kbconn *c, const char *what, int err)
 {
 	return BFCTL_ERR;
