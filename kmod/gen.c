@@ -164,15 +164,18 @@ static void kb_payload_free(void *p, u64 bytes)
 
 /*
  * A zeroed payload of its own for an older slice (a window's empty ones),
- * charged to acct until its last holder goes.
+ * charged to acct until its last holder goes.  ERR_PTR: -ENOSPC (over a
+ * limit), -ENOMEM.
  */
 struct kb_pl *kb_pl_new(struct kb_acct *acct, u64 bytes,
 			struct netlink_ext_ack *extack)
 {
 	struct kb_pl *pl;
+	int ret;
 
-	if (kb_acct_charge(acct, bytes, extack))
-		return NULL;
+	ret = kb_acct_charge(acct, bytes, extack);
+	if (ret)
+		return ERR_PTR(ret);
 	pl = kzalloc(sizeof(*pl), GFP_KERNEL_ACCOUNT);
 	if (pl)
 		pl->payload = kb_payload_alloc(bytes, GFP_KERNEL_ACCOUNT |
@@ -181,7 +184,7 @@ struct kb_pl *kb_pl_new(struct kb_acct *acct, u64 bytes,
 		kfree(pl);
 		kb_acct_uncharge(acct, bytes);
 		NL_SET_ERR_MSG_MOD(extack, "out of memory for the filter");
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	}
 	pl->bytes = bytes;
 	pl->acct = kb_acct_get(acct);

@@ -131,9 +131,11 @@ static int kb_oslice_empty(struct kb_gen *g, struct kb_oslice *o,
 			   const struct kb_stats *st, u64 born,
 			   struct netlink_ext_ack *extack)
 {
-	o->pl = kb_pl_new(g->acct, g->f.bytes, extack);
-	if (!o->pl)
-		return -ENOMEM;
+	struct kb_pl *pl = kb_pl_new(g->acct, g->f.bytes, extack);
+
+	if (IS_ERR(pl))
+		return PTR_ERR(pl);
+	o->pl = pl;
 	if (kb_filter_init_zeroed(&o->f, &g->f.p, o->pl->payload,
 				  g->f.bytes))
 		return -EINVAL;
@@ -186,6 +188,17 @@ int kb_gen_slices_new(struct kb_gen *g, struct netlink_ext_ack *extack)
 		ret = kb_oslice_empty(g, &g->older[i], &st,
 				      now - (i + 1) * kb_window_period_ns(&g->shape),
 				      extack);
+	/*
+	 * A rotation makes its new slice before the dropped one is freed
+	 * (after a grace period): a window that fits the limits only
+	 * without that room would never rotate.  Said now, not then.
+	 */
+	if (!ret && kb_acct_charge(g->acct, g->f.bytes, NULL)) {
+		NL_SET_ERR_MSG_MOD(extack, "a window needs room for slices + 2 slices in the memory limits (a rotation's new one)");
+		ret = -ENOSPC;
+	} else if (!ret) {
+		kb_acct_uncharge(g->acct, g->f.bytes);
+	}
 	return ret;
 }
 
@@ -562,8 +575,11 @@ static void kb_slices_rotate_work(struct work_struct *w)
 	now = ktime_get_boottime_ns();
 	due = div64_u64(now - g->born_ns, kb_window_period_ns(&g->shape));
 	if (due) {
-		/* on failure (memory), again in a second */
+		/* on failure (memory, limits), again in a second */
 		rotated = !kb_slices_rotate(s, g, due, now);
+		if (!rotated)
+			pr_warn_ratelimited("netns %u: a window's rotation failed (memory or its limits): retrying\n",
+					    s->net->ns.inum);
 		g = rcu_dereference_protected(s->gen,
 					      lockdep_is_held(&s->lock));
 	}
