@@ -47,6 +47,10 @@ json_check "-j: window_ms, slices, a slice array, next rotation" "$out" \
 expect 0 "list" $B list w
 like "list: the window in the row" "$out" "window=8s/3"
 
+expect 3 "export of a whole window is refused (one image per slice)" \
+	$B export w -o "$TMP/w.img"
+like "... saying why" "$err" "slice by slice"
+
 # ---- monitor: rotated ----
 $B monitor > "$TMP/mon" 2>&1 &
 mon=$!
