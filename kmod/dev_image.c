@@ -84,8 +84,10 @@ fail:
 static long kb_ioc_upload_slice(struct kb_file *kf, struct kb_ioc_image *a,
 				struct kb_gen *g, u32 *why)
 {
+	struct kb_slice_up *up;
 	struct kb_gen *cur, *ng;
 	struct kb_set *s;
+	u64 seq;
 	long ret;
 
 	if (a->flags & KB_IMAGE_F_TXN) {
@@ -93,10 +95,11 @@ static long kb_ioc_upload_slice(struct kb_file *kf, struct kb_ioc_image *a,
 
 		mutex_lock(&kf->lock);
 		t = kb_file_txn_find(kf, a->name);
-		ret = PTR_ERR_OR_ZERO(t);
-		ng = ret ? ERR_PTR(ret) :
-		     kb_gen_with_slice(t->gen, a->slice, g, a->age_ms, why,
-				       NULL);
+		up = IS_ERR(t) ? ERR_CAST(t) :
+		     kb_slice_up_prep(t->gen, a->slice, g, a->age_ms, why,
+				      NULL);
+		ng = IS_ERR(up) ? ERR_CAST(up) : kb_slice_up_link(up, t->gen,
+								  NULL);
 		ret = PTR_ERR_OR_ZERO(ng);
 		if (!ret)
 			ret = kb_txn_set_gen(t, ng, NULL);
@@ -117,8 +120,30 @@ static long kb_ioc_upload_slice(struct kb_file *kf, struct kb_ioc_image *a,
 		goto out;
 	}
 	cur = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
-	ng = s->dead ? ERR_PTR(-ENOENT) :
-	     kb_gen_with_slice(cur, a->slice, g, a->age_ms, why, NULL);
+	refcount_inc(&cur->ref);	/* its payload, read with no lock */
+	seq = cur->seq;
+	ret = s->dead ? -ENOENT : 0;
+	mutex_unlock(&s->lock);
+	up = ret ? ERR_PTR(ret) :
+	     kb_slice_up_prep(cur, a->slice, g, a->age_ms, why, NULL);
+	ret = PTR_ERR_OR_ZERO(up);
+	if (ret)
+		goto put;
+	if (mutex_lock_killable(&s->lock)) {
+		kb_slice_up_abort(up);
+		ret = -EINTR;
+		goto put;
+	}
+	/* replaced or added to since the copy: the caller retries */
+	if (s->dead || cur != rcu_dereference_protected(s->gen,
+					lockdep_is_held(&s->lock)) ||
+	    cur->seq != seq) {
+		kb_slice_up_abort(up);
+		ret = s->dead ? -ENOENT : -EAGAIN;
+		mutex_unlock(&s->lock);
+		goto put;
+	}
+	ng = kb_slice_up_link(up, cur, NULL);
 	ret = PTR_ERR_OR_ZERO(ng);
 	if (!ret) {
 		/* published as kb_set_replace() does, under the same lock */
@@ -129,9 +154,11 @@ static long kb_ioc_upload_slice(struct kb_file *kf, struct kb_ioc_image *a,
 	mutex_unlock(&s->lock);
 	if (!ret) {
 		kb_map_wake(s);
-		kb_gen_discard(cur);
+		kb_gen_discard(cur);	/* the filter's reference */
 		kb_reg_announce(kf->net, KB_EVENT_REBUILT, a->name, NULL);
 	}
+put:
+	kb_gen_put(cur);
 out:
 	if (ret)
 		kb_gen_discard(g);

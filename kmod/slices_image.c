@@ -123,17 +123,23 @@ static void kb_si_older_fpr(struct kb_gen *g)
 	g->older_fpr_ppb = KB_PPB - none;
 }
 
-struct kb_gen *kb_gen_with_slice(struct kb_gen *cur, u32 n, struct kb_gen *img,
-				 u64 age_ms, u32 *why,
-				 struct netlink_ext_ack *extack)
+/*
+ * Phase one: the checks, the parameters of the slices a growth adds, and
+ * the new generation's newest slice (the image, or a copy of cur's: a
+ * newest slice takes adds and is never shared).  Reads cur's newest
+ * payload without its lock (the caller holds a reference on cur); an add
+ * meanwhile is seen by the caller's check of cur->seq under the lock.
+ */
+struct kb_slice_up *kb_slice_up_prep(struct kb_gen *cur, u32 n,
+				     struct kb_gen *img, u64 age_ms, u32 *why,
+				     struct netlink_ext_ack *extack)
 {
-	struct kb_params q[KB_SLICES_MAX];	/* q[i]: grown i times */
 	const struct kb_shape *sh = &cur->shape;
-	u64 now = ktime_get_boottime_ns(), born, bytes, max;
-	u32 k = cur->nslices, t = k, add, j, i;
+	u64 bytes = 0, max;
 	const struct kb_params *tp;
-	struct kb_gen *g;
-	int ret;
+	struct kb_slice_up *up;
+	u32 k = cur->nslices, i;
+	int ret = -EINVAL;
 
 	*why = 0;
 	if (!sh->window_ms && !sh->grow) {
@@ -145,29 +151,34 @@ struct kb_gen *kb_gen_with_slice(struct kb_gen *cur, u32 n, struct kb_gen *img,
 				       n, k);
 		return ERR_PTR(-EINVAL);
 	}
-	if (sh->grow && n > k)
-		t = n;
-	add = t - k;
-	q[0] = cur->f.p;
-	bytes = 0;
+	up = kzalloc(sizeof(*up), GFP_KERNEL);
+	if (!up)
+		return ERR_PTR(-ENOMEM);
+	up->n = n;
+	up->t = sh->grow && n > k ? n : k;
+	up->add = up->t - k;
+	up->img = img;
+	up->q[0] = cur->f.p;
 	for (i = 0; i < k; i++)
 		bytes += kb_gen_slice(cur, i)->bytes;
 	max = sh->max_bytes ?: READ_ONCE(kb_max_filter_bytes);
-	for (i = 1; i <= add; i++) {
-		ret = kb_si_grow_params(cur, &q[i - 1], &q[i]);
-		bytes += ret ? 0 : kb_params_payload_bytes(&q[i]);
+	for (i = 1; i <= up->add; i++) {
+		ret = kb_si_grow_params(cur, &up->q[i - 1], &up->q[i]);
+		bytes += ret ? 0 : kb_params_payload_bytes(&up->q[i]);
 		if (ret || bytes > max) {
 			NL_SET_ERR_MSG_FMT_MOD(extack,
 					       "growing to %u slices would pass max-bytes (%llu)",
-					       t, max);
-			return ERR_PTR(ret ?: -E2BIG);
+					       up->t, max);
+			ret = ret ?: -E2BIG;
+			goto fail;
 		}
 	}
-	/* slice j of the result: grown ones first, then cur's */
-	tp = n <= add ? &q[add - n + 1] : &kb_gen_slice(cur, n - add - 1)->p;
+	/* slice n of the result: grown ones first, then cur's */
+	tp = n <= up->add ? &up->q[up->add - n + 1] :
+			    &kb_gen_slice(cur, n - up->add - 1)->p;
 	ret = kb_si_fits(&img->f.p, tp, why, extack);
 	if (ret)
-		return ERR_PTR(ret);
+		goto fail;
 	/* past the window's bound: nothing in it may answer any more */
 	if (sh->window_ms && age_ms >= div_u64(sh->window_ms * (sh->slices + 1),
 					       sh->slices)) {
@@ -176,24 +187,44 @@ struct kb_gen *kb_gen_with_slice(struct kb_gen *cur, u32 n, struct kb_gen *img,
 		img->count = 0;
 	}
 	/* boottime never goes below 0: an older age is as old as the boot */
-	born = now - min_t(u64, age_ms * NSEC_PER_MSEC, now);
-	if (n == 1 && !add) {
-		g = img;
-		g->born_ns = born;
-	} else {
-		g = kb_gen_alloc(cur->acct, &q[add], NULL, true, extack);
-		if (IS_ERR(g))
-			return g;
-		if (!add) {
-			/* the newest takes adds: a copy, never shared */
-			memcpy(g->f.payload, cur->f.payload, cur->f.bytes);
-			g->f.p = cur->f.p;
-			kb_gen_fill(g);
-			g->count = cur->count;
-			g->born_ns = cur->born_ns;
-		}
+	up->now = ktime_get_boottime_ns();
+	up->born = up->now - min_t(u64, age_ms * NSEC_PER_MSEC, up->now);
+	if (n == 1 && !up->add) {
+		up->g = img;
+		img->born_ns = up->born;
+		return up;
 	}
-	g->shape = *sh;
+	up->g = kb_gen_alloc(cur->acct, &up->q[up->add], NULL, true, extack);
+	ret = PTR_ERR_OR_ZERO(up->g);
+	if (ret)
+		goto fail;
+	if (!up->add) {
+		memcpy(up->g->f.payload, cur->f.payload, cur->f.bytes);
+		up->g->f.p = cur->f.p;
+		kb_gen_fill(up->g);
+		up->g->count = cur->count;
+		up->g->born_ns = cur->born_ns;
+	}
+	return up;
+fail:
+	kfree(up);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Phase two, with cur's changes serialized (its filter's lock, or the
+ * transaction's): the older slices, shared with cur or empty, and slice
+ * n.  Returns the new generation (img consumed), or an error (img stays
+ * the caller's, up->g is gone); frees up either way.
+ */
+struct kb_gen *kb_slice_up_link(struct kb_slice_up *up, struct kb_gen *cur,
+				struct netlink_ext_ack *extack)
+{
+	struct kb_gen *g = up->g, *img = up->img;
+	u32 n = up->n, t = up->t, add = up->add, j;
+	int ret;
+
+	g->shape = cur->shape;
 	g->older = kcalloc(t - 1, sizeof(*g->older), GFP_KERNEL_ACCOUNT);
 	ret = g->older ? 0 : -ENOMEM;
 	g->nslices = t;
@@ -202,9 +233,10 @@ struct kb_gen *kb_gen_with_slice(struct kb_gen *cur, u32 n, struct kb_gen *img,
 
 		if (j == n) {
 			ret = kb_si_freeze(img, o);
-			o->born_ns = born;
+			o->born_ns = up->born;
 		} else if (j <= add) {
-			ret = kb_si_empty(g, o, &q[add - j + 1], now, extack);
+			ret = kb_si_empty(g, o, &up->q[add - j + 1], up->now,
+					  extack);
 		} else if (j == add + 1) {
 			ret = kb_si_freeze(cur, o);
 		} else {
@@ -213,22 +245,31 @@ struct kb_gen *kb_gen_with_slice(struct kb_gen *cur, u32 n, struct kb_gen *img,
 		}
 	}
 	if (ret) {
-		if (g != img) {
-			kb_gen_discard(g);
-		} else {
-			/* img stays the caller's, a plain generation again */
-			kb_gen_slices_free(img);
-			img->older = NULL;
-			img->nslices = 1;
-			memset(&img->shape, 0, sizeof(img->shape));
-		}
+		kb_slice_up_abort(up);
 		return ERR_PTR(ret);
 	}
 	kb_si_older_fpr(g);
+	kfree(up);
 	/* img's payload lives on in g's slice n, through its kb_pl */
 	if (g != img)
 		kb_gen_discard(img);
 	return g;
+}
+
+void kb_slice_up_abort(struct kb_slice_up *up)
+{
+	struct kb_gen *img = up->img;
+
+	if (up->g != img) {
+		kb_gen_discard(up->g);
+	} else {
+		/* img stays the caller's, a plain generation again */
+		kb_gen_slices_free(img);
+		img->older = NULL;
+		img->nslices = 1;
+		memset(&img->shape, 0, sizeof(img->shape));
+	}
+	kfree(up);
 }
 
 /* slice n (1 = the newest) of g for an export: its filter, count, age */

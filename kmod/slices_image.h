@@ -13,14 +13,29 @@
  * A new generation like cur (a window or growing filter) whose slice n
  * (1 = the newest) holds img's payload (a plain generation from an
  * upload, of that slice's parameters: else EINVAL and *why), aged age_ms;
- * a growing filter with fewer than n slices grows to n first.  cur's
- * changes are serialized by the caller (its filter's lock, or a
- * transaction's staging generation); only its newest payload becomes
- * shared, as a rotation makes it.  Consumes img on success.
+ * a growing filter with fewer than n slices grows to n first.  In two
+ * phases: kb_slice_up_prep() with a reference on cur (it copies cur's
+ * newest payload when that stays the newest: with no lock held), then
+ * kb_slice_up_link() with cur's changes serialized (its filter's lock, or
+ * a transaction's staging generation), which shares cur's older slices
+ * (and its newest, when it becomes an older one, as a rotation does) and
+ * consumes img; or kb_slice_up_abort() (img stays the caller's).
  */
-struct kb_gen *kb_gen_with_slice(struct kb_gen *cur, u32 n, struct kb_gen *img,
-				 u64 age_ms, u32 *why,
-				 struct netlink_ext_ack *extack);
+struct kb_slice_up {
+	u32 n, t, add;			/* slice n; t slices, add of them new */
+	u64 now, born;			/* boottime; slice n's birth */
+	struct kb_gen *img, *g;		/* the image; the new generation */
+	struct kb_params q[KB_SLICES_MAX];	/* q[i]: cur's newest grown
+						 * i times
+						 */
+};
+
+struct kb_slice_up *kb_slice_up_prep(struct kb_gen *cur, u32 n,
+				     struct kb_gen *img, u64 age_ms, u32 *why,
+				     struct netlink_ext_ack *extack);
+struct kb_gen *kb_slice_up_link(struct kb_slice_up *up, struct kb_gen *cur,
+				struct netlink_ext_ack *extack);
+void kb_slice_up_abort(struct kb_slice_up *up);
 /*
  * What an export of slice n of g reads: its filter, keys and age.  n 0:
  * the whole of a plain filter (EOPNOTSUPP for a sliced one); n past the
