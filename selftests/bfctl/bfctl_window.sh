@@ -16,6 +16,8 @@ LIBDIR=$(cd "$(dirname "$B")" && pwd)/libkbloom
 PYDIR=$(pwd)/userspace/bindings/python
 
 $B destroy w > /dev/null 2>&1
+$B destroy w2 > /dev/null 2>&1
+$B destroy p > /dev/null 2>&1
 $B destroy g > /dev/null 2>&1
 $B destroy r > /dev/null 2>&1
 
@@ -28,24 +30,24 @@ expect 2 "create: --slices 16 is a usage error" \
 expect 2 "create: --window on a classic filter is a usage error" \
 	$B create w classic --items 1000 --window 10s
 expect 3 "... and nothing was created" $B list w
-expect 0 "create --window 8s --slices 2" \
-	$B create w blocked --items 1000 --fpr 0.01 --window 8s --slices 2 --key-type str
+expect 0 "create --window 30s --slices 2" \
+	$B create w blocked --items 1000 --fpr 0.01 --window 30s --slices 2 --key-type str
 expect 0 "create -exist of the same window keeps it" \
-	$B create w blocked --items 1000 --fpr 0.01 --window 8s --slices 2 --key-type str -exist
+	$B create w blocked --items 1000 --fpr 0.01 --window 30s --slices 2 --key-type str -exist
 expect 3 "create -exist of another window is refused" \
-	$B create w blocked --items 1000 --fpr 0.01 --window 9s --slices 2 --key-type str -exist
+	$B create w blocked --items 1000 --fpr 0.01 --window 31s --slices 2 --key-type str -exist
 expect 3 "create -exist of another size is refused" \
-	$B create w blocked --items 2000 --fpr 0.01 --window 8s --slices 2 --key-type str -exist
+	$B create w blocked --items 2000 --fpr 0.01 --window 30s --slices 2 --key-type str -exist
 
 expect 0 "info of a window" $B info w
-like "info: window and slices" "$out" "^window: 8s \(3 slices: one retired every 4s\)"
+like "info: window and slices" "$out" "^window: 30s \(3 slices: one retired every 15s\)"
 like "info: next rotation" "$out" "^next rotation in: [0-9]+ ms"
 like "info: a line per slice" "$(printf '%s\n' "$out" | grep -c '^slice ')" "^3$"
 expect 0 "info -j" $B info -j w
 json_check "-j: window_ms, slices, a slice array, next rotation" "$out" \
-	'j["window_ms"] == 8000 and j["slices"] == 3 and len(j["slice"]) == 3 and 0 <= j["next_rotation_ms"] <= 4000 and not j["grow"]'
+	'j["window_ms"] == 30000 and j["slices"] == 3 and len(j["slice"]) == 3 and 0 <= j["next_rotation_ms"] <= 15000 and not j["grow"]'
 expect 0 "list" $B list w
-like "list: the window in the row" "$out" "window=8s/3"
+like "list: the window in the row" "$out" "window=30s/3"
 
 expect 3 "export of a whole window is refused (one image per slice)" \
 	$B export w -o "$TMP/w.img"
@@ -55,8 +57,6 @@ like "... saying why" "$err" "slice by slice"
 $B monitor > "$TMP/mon" 2>&1 &
 mon=$!
 sleep 1
-rotated() { grep -q '^rotated w$' "$TMP/mon"; }
-wait_for "monitor: rotated w" rotated
 
 # ---- save/restore keeps the slices and their ages ----
 k=$(absent_key w win)
@@ -65,11 +65,13 @@ expect 0 "add $k" $B add w "$k"
 gen=$($B info -j w | python3 -c 'import json,sys; print(json.load(sys.stdin)["generation"])')
 newgen() { test "$($B info -j w | python3 -c 'import json,sys; print(json.load(sys.stdin)["generation"])')" != "$gen"; }
 wait_for "a rotation: a new generation" newgen
+rotated() { grep -q '^rotated w$' "$TMP/mon"; }
+wait_for "monitor: rotated w" rotated
 expect 0 "the key is maybe present after the rotation" $B test w "$k"
 expect 0 "save" $B save w -file "$TMP/w.save"
 s=$(cat "$TMP/w.save")
 like "save: the create line with the window" "$s" \
-	"^create w blocked --key-type str .*--items 1000 --fpr 0\.010000000 .*--window 8s --slices 2$"
+	"^create w blocked --key-type str .*--items 1000 --fpr 0\.010000000 .*--window 30s --slices 2$"
 like "save: three slice blocks" "$(grep -c '^slice w index=' "$TMP/w.save")" "^3$"
 age2=$(sed -n 's/^slice w index=2 age-ms=\([0-9]*\) .*/\1/p' "$TMP/w.save")
 expect 0 "destroy" $B destroy w
@@ -78,7 +80,7 @@ expect 0 "the restored window holds the key" $B test w "$k"
 expect 0 "info -j of the restored window" $B info -j w
 # (a rotation due at once makes the saved slice 2 the third)
 json_check "restored: 3 slices, the saved slice 2 as old as saved or older" "$out" \
-	"len(j['slice']) == 3 and j['window_ms'] == 8000 and any($age2 <= s['age_ms'] < $age2 + 60000 for s in j['slice'][1:])"
+	"len(j['slice']) == 3 and j['window_ms'] == 30000 and any($age2 <= s['age_ms'] < $age2 + 60000 for s in j['slice'][1:])"
 
 # an old save: its slices expired while "the host was down"
 python3 - "$TMP/w.save" "$TMP/old.save" <<'EOF'
@@ -92,7 +94,63 @@ expect 0 "restore of a save an hour old" $B restore -file "$TMP/old.save"
 expect 1 "... forgot the key" $B test w "$k"
 expect 0 "info -j" $B info -j w
 json_check "... every slice empty, the window kept" "$out" \
-	"j['window_ms'] == 8000 and all(s['bits_set'] == 0 for s in j['slice'])"
+	"j['window_ms'] == 30000 and all(s['bits_set'] == 0 for s in j['slice'])"
+# the live filter's slices from another's, through the ioctls (no bfctl
+# verb uploads one slice): each slice of w2, restored from the save, into
+# w as the same slice, aged 0
+cat > "$TMP/slices.py" <<'EOF'
+import ctypes, errno, fcntl, os, struct, sys
+UPLOAD, EXPORT = 0xc050bf05, 0xc050bf06	# _IOWR(0xBF, 5/6, 80 bytes)
+fd = os.open("/dev/kbloom", os.O_RDWR)
+def ioc(cmd, name, flags, slice_, buf, age=0):
+    addr = ctypes.addressof(buf) if buf is not None else 0
+    size = len(buf) if buf is not None else 0
+    a = bytearray(struct.pack("<II32sQQIIIIQ", 80, flags, name.encode(),
+                              addr, size, 0, 0, slice_, 0, age))
+    try:
+        fcntl.ioctl(fd, cmd, a)
+        err = 0
+    except OSError as e:
+        err = e.errno
+    return err, struct.unpack("<II32sQQIIIIQ", bytes(a))
+def export(name, n):
+    err, r = ioc(EXPORT, name, 0, n, None)
+    if err != errno.ENOSPC:
+        return err, None
+    buf = ctypes.create_string_buffer(r[4])
+    err, r = ioc(EXPORT, name, 0, n, buf)
+    return err, buf
+src, dst, op = sys.argv[1], sys.argv[2], sys.argv[3]
+if op == "copy":	# every slice of src into dst, aged 0
+    for n in range(1, int(sys.argv[4]) + 1):
+        err, buf = export(src, n)
+        if err:
+            sys.exit("export %s %d: %s" % (src, n, os.strerror(err)))
+        err, r = ioc(UPLOAD, dst, 0, n, buf)
+        if err:
+            sys.exit("upload %s %d: %s (why %d)" % (dst, n, os.strerror(err), r[5]))
+elif op == "whole":	# a whole-filter export of a window: EOPNOTSUPP
+    print(errno.errorcode.get(export(src, 0)[0], "ok"))
+else:			# slice 1 of src into dst: the errno's name
+    err, buf = export(src, 1)
+    print(errno.errorcode.get(ioc(UPLOAD, dst, 0, 1, buf)[0], "ok"))
+EOF
+sed -e 's/^create w /create w2 /' -e 's/^slice w /slice w2 /' "$TMP/w.save" \
+	> "$TMP/w2.save"
+expect 0 "restore the save as w2" $B restore -file "$TMP/w2.save"
+expect 0 "w2 holds the key" $B test w2 "$k"
+g0=$($B info -j w | python3 -c 'import json,sys; print(json.load(sys.stdin)["generation"])')
+expect 0 "upload each slice of w2 into the live w" python3 "$TMP/slices.py" w2 w copy 3
+expect 0 "w holds the key again" $B test w "$k"
+check "... in a new generation" test "$($B info -j w | python3 -c 'import json,sys; print(json.load(sys.stdin)["generation"])')" != "$g0"
+expect 0 "a whole export of the window (ioctl)" python3 "$TMP/slices.py" w w whole
+like "... is EOPNOTSUPP" "$out" "^EOPNOTSUPP$"
+expect 0 "create p (plain)" $B create p blocked --items 10 --key-type str
+expect 0 "a slice upload into a plain filter" python3 "$TMP/slices.py" w p one
+like "... is EINVAL" "$out" "^EINVAL$"
+expect 0 "destroy p" $B destroy p
+$B destroy w2 > /dev/null 2>&1
+
 sed -e 's/^create w /create w2 /' -e 's/^slice w /slice w2 /' \
 	-e 's/^slice w2 index=3 /slice w2 index=4 /' "$TMP/w.save" > "$TMP/bad.save"
 expect 2 "restore: a slice past the window's slices is refused" \
@@ -111,6 +169,8 @@ expect 0 "info" $B info g
 like "info: grow line" "$out" "^grow: yes \($nsl slices, at most 1000000 bytes\)"
 grew() { grep -q '^grew g$' "$TMP/mon"; }
 wait_for "monitor: grew g" grew
+expect 0 "a window's slice into the growing filter" python3 "$TMP/slices.py" w g one
+like "... is EINVAL (not the slice's parameters)" "$out" "^EINVAL$"
 expect 0 "save of the growing filter" $B save g -file "$TMP/g.save"
 like "save: --grow --max-bytes" "$(cat "$TMP/g.save")" "^create g blocked .*--grow --max-bytes 1000000$"
 expect 0 "destroy" $B destroy g
