@@ -14,6 +14,8 @@
  * that the core's image cursor (struct kb_image_cur) writes, CRC trailer
  * included.  So a completed export is one consistent image,
  * byte-identical to KB_IOC_EXPORT's, without copying the filter first.
+ * A window or growing filter is exported slice by slice (KB_A_SLICE_INDEX,
+ * slices_image.c): its chunks carry the index and the slice's age.
  */
 #include <linux/slab.h>
 #include <linux/string.h>
