@@ -256,14 +256,12 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		return -ENOENT;
 	}
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
-	if (unlikely(g->nslices > 1 || g->shape.grow)) {
+	if (unlikely(g->nslices > 1 || g->shape.grow))
 		ret = kb_slices_keys(s, op, keys, n, bitmap, bad, extack);
-		/* a growth published a new generation */
-		g = rcu_dereference_protected(s->gen,
-					      lockdep_is_held(&s->lock));
-	} else {
+	else
 		ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
-	}
+	/* a growth may have published a new generation */
+	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	if (ret >= 0 && op != KB_OP_DEL && over && kb_gen_over(g))
 		*over = true;
 	/* adds may note new prefix lengths (even before a bad key) */

@@ -101,7 +101,7 @@ int kb_shape_check(struct kb_shape *sh, struct kb_spec *sp, int *attr,
 	}
 	/* each slice holds the keys of window / S; S + 1 of them are tested */
 	if (sp->sizing != KB_SIZING_MK)
-		sp->items = DIV_ROUND_UP(sp->items, sh->slices);
+		sp->items = DIV_ROUND_UP_ULL(sp->items, sh->slices);
 	if (sp->sizing == KB_SIZING_FPR)
 		sp->fpr_ppb = max(1U, sp->fpr_ppb / (sh->slices + 1));
 	return 0;
@@ -121,8 +121,8 @@ static void kb_gen_older_fpr(struct kb_gen *g)
 	u32 i;
 
 	for (i = 0; i + 1 < g->nslices; i++)
-		none = none * (KB_PPB - min_t(u64, g->older[i].st.est_fpr_ppb,
-					      KB_PPB)) / KB_PPB;
+		none = div_u64(none * (KB_PPB - min_t(u64,
+				g->older[i].st.est_fpr_ppb, KB_PPB)), KB_PPB);
 	g->older_fpr_ppb = KB_PPB - none;
 }
 
