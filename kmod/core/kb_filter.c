@@ -4,12 +4,15 @@
  */
 #include "kb_internal.h"
 
-/* the kinds' cold operations, by kind; every kind of the ABI has some */
+/*
+ * the kinds' cold operations, by kind: every kind of the ABI has some
+ * (KB_KINDS() holds each once)
+ */
+#define KB_KIND_OPS_ENTRY_(name, NAME, ...)				\
+	[KB_KIND_##NAME] = &kb_##name##_ops,
+
 static const struct kb_kind_ops *const kb_kinds[] = {
-	[KB_KIND_BLOCKED] = &kb_blocked_ops,
-	[KB_KIND_CLASSIC] = &kb_classic_ops,
-	[KB_KIND_COUNTING] = &kb_counting_ops,
-	[KB_KIND_GOZERO] = &kb_gozero_ops,
+	KB_KINDS(KB_KIND_OPS_ENTRY_)
 };
 
 _Static_assert(KB_NELEM(kb_kinds) == KB_KIND_MAX + 1,
