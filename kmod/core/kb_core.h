@@ -183,14 +183,33 @@ struct kb_fill;
 
 /*
  * A kind's cold operations, through this table: statistics, the fill
- * tracker's scan, and delete (counting only; NULL for the others).  The
- * per-key and batched add and test go through kb_filter_test() and the
- * others below, which call the kind's functions directly (see "kind
- * dispatch").
+ * tracker's scan, and delete (counting only; NULL for the others); and
+ * its geometry, which the kind-generic code (sizing, params checks,
+ * binding, fill tracking) reads instead of naming kinds.  The per-key and
+ * batched add and test go through kb_filter_test() and the others below,
+ * which call the kind's functions directly (see "kind dispatch").
  */
 struct kb_kind_ops {
 	const char *name;
 	u32 kind;
+	u32 granule;		/* m is a multiple of it */
+	u32 block_units;	/* bits or counters per 64-byte block (a
+				 * power of two; the block FPR model and fill
+				 * terms), 0: not made of blocks (the classic
+				 * model, fill from bits_set)
+				 */
+	u32 k_min, k_max;	/* k in k_min..k_max (equal: a fixed k) */
+	u64 m_max;		/* largest m */
+	u32 default_hash;	/* kb_kind_default_hash() */
+	u32 hashes;		/* the hashes it takes, 1 << enum kb_hash */
+	bool bytewise;		/* the payload is a byte array: any
+				 * alignment, no word byte order
+				 */
+	bool hashless;		/* no one-hash scheme ("kind dispatch"): single
+				 * keys run as batches of one
+				 */
+	/* payload bytes for m (kb_params_payload_bytes()) */
+	u64 (*payload_bytes)(u64 m);
 	int (*del)(struct kb_filter *f, u64 h);
 	u32 (*del_many)(struct kb_filter *f, const struct kb_key *keys, u32 n,
 			u64 *bitmap);
@@ -314,8 +333,8 @@ _Static_assert((int)KB_KIND_POS_N_ == (int)KB_KIND_MAX + 1,
  *  - add_many, test_many, test_and_add_many: the batched operations, as
  *    kb_filter_add_many() ...
  * The cold operations are in its kb_<name>_ops (struct kb_kind_ops).
- * A kind whose probes do not follow from one 64-bit value (gozero's 14)
- * hashes to 0, answers true (maybe present) to test_hash and adds nothing
+ * A kind whose probes do not follow from one 64-bit value (gozero's 14;
+ * hashless in its ops) hashes to 0, answers true (maybe present) to test_hash and adds nothing
  * in add_hash; its key operations hash each key in full (kb_filter_add()
  * and kb_filter_test_and_add() run a batch of one).
  *

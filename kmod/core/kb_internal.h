@@ -26,7 +26,9 @@ KB_KINDS(KB_KIND_OPS_DECLARE_)
  */
 static inline bool kb_kind_bytewise(u32 kind)
 {
-	return kind == KB_KIND_CLASSIC || kind == KB_KIND_GOZERO;
+	const struct kb_kind_ops *o = kb_kind_ops_get(kind);
+
+	return o && o->bytewise;
 }
 
 /* set bits of a[0..n) (yielding in long runs) */

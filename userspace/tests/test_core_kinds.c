@@ -377,6 +377,20 @@ TEST(kind_ops_table)
 		/* delete is all or nothing */
 		ASSERT_EQ(!ops->del, !ops->del_many);
 		ASSERT_EQ(!ops->del, !ops->del_fill);
+		/* a geometry the generic code can use */
+		ASSERT_NE(NULL, ops->payload_bytes);
+		ASSERT_GE(ops->granule, 1);
+		ASSERT_GE(ops->k_min, 1);
+		ASSERT_LE(ops->k_min, ops->k_max);
+		ASSERT_LE(ops->k_max, KB_K_MAX);
+		ASSERT_GE(ops->m_max, ops->granule);
+		ASSERT_TRUE(kb_kind_hash_ok(kind, ops->default_hash));
+		ASSERT_EQ(0, ops->block_units & (ops->block_units - 1));
+		if (ops->block_units) {
+			ASSERT_EQ(0, ops->granule % ops->block_units);
+			ASSERT_EQ(KB_BLOCK_BYTES, ops->payload_bytes(ops->block_units));
+			ASSERT_FALSE(ops->bytewise);
+		}
 	}
 	ASSERT_STREQ("blocked", kb_kind_ops_get(KB_KIND_BLOCKED)->name);
 	ASSERT_STREQ("classic", kb_kind_ops_get(KB_KIND_CLASSIC)->name);
