@@ -17,6 +17,13 @@
  *    KB_READ_ONCE, so a concurrent reader never sees a set bit go back to 0
  *    (except through counting deletes and kb_filter_clear()).
  *
+ * Kinds: each lives in its own kb_<name>.c (its hot path's inline half,
+ * if any, in kb_<name>.h), with its direct-call functions and its struct
+ * kb_kind_ops (cold operations and geometry).  KB_KINDS(), the kind
+ * table below, names every kind once; the compiler checks it against the
+ * ABI and it generates the rest (prototypes, dispatch, ops table, names),
+ * so a new kind is its file and one line there (HACKING.md).
+ *
  * Errors are negative errno values:
  *   -EINVAL      nonsense parameters (unknown kind/hash/key type, p outside
  *                (0, 1), n = 0 with p, k out of range, m = 0 or not a
