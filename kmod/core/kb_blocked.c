@@ -161,9 +161,22 @@ static u32 blk_probes(const struct kb_filter *f, const void *key, u32 len,
 	return f->p.k;
 }
 
+static u64 blk_payload_bytes(u64 m)
+{
+	return m / 8;
+}
+
 const struct kb_kind_ops kb_blocked_ops = {
 	.name = "blocked",
 	.kind = KB_KIND_BLOCKED,
+	.granule = KB_BLOCK_BITS,
+	.block_units = KB_BLOCK_BITS,
+	.k_min = 1,
+	.k_max = KB_K_MAX,
+	.m_max = KB_M_MAX,
+	.default_hash = KB_HASH_XXH64,
+	.hashes = (1U << KB_HASH_XXH64) | (1U << KB_HASH_SIPHASH),
+	.payload_bytes = blk_payload_bytes,
 	.del = NULL,
 	.del_many = NULL,
 	.bits_set = blk_bits_set,

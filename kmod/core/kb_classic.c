@@ -207,9 +207,23 @@ static u32 cls_probes(const struct kb_filter *f, const void *key, u32 len,
 	return f->p.k;
 }
 
+/* LevelDB's bytes, then the k byte */
+static u64 cls_payload_bytes(u64 m)
+{
+	return m / 8 + 1;
+}
+
 const struct kb_kind_ops kb_classic_ops = {
 	.name = "classic",
 	.kind = KB_KIND_CLASSIC,
+	.granule = 8,
+	.k_min = 1,
+	.k_max = KB_CLASSIC_K_MAX,
+	.m_max = KB_M_MAX,
+	.default_hash = KB_HASH_LEVELDB,
+	.hashes = 1U << KB_HASH_LEVELDB,
+	.bytewise = true,
+	.payload_bytes = cls_payload_bytes,
 	.del = NULL,
 	.del_many = NULL,
 	.bits_set = cls_bits_set,

@@ -17,6 +17,13 @@
  *    KB_READ_ONCE, so a concurrent reader never sees a set bit go back to 0
  *    (except through counting deletes and kb_filter_clear()).
  *
+ * Kinds: each lives in its own kb_<name>.c (its hot path's inline half,
+ * if any, in kb_<name>.h), with its direct-call functions and its struct
+ * kb_kind_ops (cold operations and geometry).  KB_KINDS(), the kind
+ * table below, names every kind once; the compiler checks it against the
+ * ABI and it generates the rest (prototypes, dispatch, ops table, names),
+ * so a new kind is its file and one line there (HACKING.md).
+ *
  * Errors are negative errno values:
  *   -EINVAL      nonsense parameters (unknown kind/hash/key type, p outside
  *                (0, 1), n = 0 with p, k out of range, m = 0 or not a
@@ -183,14 +190,33 @@ struct kb_fill;
 
 /*
  * A kind's cold operations, through this table: statistics, the fill
- * tracker's scan, and delete (counting only; NULL for the others).  The
- * per-key and batched add and test go through kb_filter_test() and the
- * others below, which call the kind's functions directly (see "kind
- * dispatch").
+ * tracker's scan, and delete (counting only; NULL for the others); and
+ * its geometry, which the kind-generic code (sizing, params checks,
+ * binding, fill tracking) reads instead of naming kinds.  The per-key and
+ * batched add and test go through kb_filter_test() and the others below,
+ * which call the kind's functions directly (see "kind dispatch").
  */
 struct kb_kind_ops {
 	const char *name;
 	u32 kind;
+	u32 granule;		/* m is a multiple of it */
+	u32 block_units;	/* bits or counters per 64-byte block (a
+				 * power of two; the block FPR model and fill
+				 * terms), 0: not made of blocks (the classic
+				 * model, fill from bits_set)
+				 */
+	u32 k_min, k_max;	/* k in k_min..k_max (equal: a fixed k) */
+	u64 m_max;		/* largest m */
+	u32 default_hash;	/* kb_kind_default_hash() */
+	u32 hashes;		/* the hashes it takes, 1 << enum kb_hash */
+	bool bytewise;		/* the payload is a byte array: any
+				 * alignment, no word byte order
+				 */
+	bool hashless;		/* no one-hash scheme ("kind dispatch"): single
+				 * keys run as batches of one
+				 */
+	/* payload bytes for m (kb_params_payload_bytes()) */
+	u64 (*payload_bytes)(u64 m);
 	int (*del)(struct kb_filter *f, u64 h);
 	u32 (*del_many)(struct kb_filter *f, const struct kb_key *keys, u32 n,
 			u64 *bitmap);
@@ -262,17 +288,62 @@ int kb_filter_init_zeroed(struct kb_filter *f, const struct kb_params *p,
 void kb_filter_clear(struct kb_filter *f);
 
 /*
+ * The kind table: every kind of uapi/linux/kbloom.h, once, in the ABI's
+ * order, as X(name, NAME, ...).  A kind's value is KB_KIND_<NAME>, its
+ * name the string "name", its functions kb_<name>_*() and its cold
+ * operations kb_<name>_ops, all defined in kmod/core/kb_<name>.c.  The
+ * table generates the prototypes below, the dispatch (KB_KIND_CALL()),
+ * the table of ops (kb_kind_ops_get()) and the names (kb_kind_name(),
+ * kb_kind_from_name()); the build fails unless it holds every value
+ * 0..KB_KIND_MAX, each once, in order.  A new kind is its value in the
+ * ABI, one line here, its kb_<name>.c and its object in kmod/Kbuild
+ * (HACKING.md, "Adding a kind").  The dispatch compares in this order:
+ * blocked, the kind of the per-packet path, first.
+ *
+ * X gets the rest of KB_KINDS()'s arguments after the two names (none:
+ * KB_KINDS(X)).  KB_EXPAND_() only makes the body one expression to
+ * checkpatch.
+ */
+#define KB_EXPAND_(...)	__VA_ARGS__
+#define KB_KINDS(X, ...) KB_EXPAND_(					\
+	X(blocked, BLOCKED, __VA_ARGS__)				\
+	X(classic, CLASSIC, __VA_ARGS__)				\
+	X(counting, COUNTING, __VA_ARGS__)				\
+	X(gozero, GOZERO, __VA_ARGS__))
+
+/*
+ * Each line's position (a repeated name is a repeated enumerator), which
+ * must be its value; as many lines as values
+ */
+#define KB_KIND_POS_(name, NAME, ...)	KB_KIND_POS_##name,
+enum { KB_KINDS(KB_KIND_POS_) KB_KIND_POS_N_ };
+#define KB_KIND_AT_(name, NAME, ...)	KB_EXPAND_(			\
+	_Static_assert((int)KB_KIND_POS_##name == (int)KB_KIND_##NAME,	\
+		       "KB_KINDS(): " #name " is not in the ABI's order");)
+KB_KINDS(KB_KIND_AT_)
+_Static_assert((int)KB_KIND_POS_N_ == (int)KB_KIND_MAX + 1,
+	       "KB_KINDS() lacks a kind of uapi/linux/kbloom.h");
+
+/*
  * Kind dispatch.  Per-key and batched add and test (the per-packet path of
  * xt_bloom and of BPF programs) call the kind's function directly, chosen
  * by comparing f->p.kind, not through a table of function pointers: in a
  * kernel built with retpolines (Debian's) each indirect call is a thunk of
  * tens of cycles, next to a probe that costs one cached line.
  *
- * KB_KIND_CALL() is the dispatch, one line per kind; each kind defines
- * the functions declared below with its prefix (kb_blocked_test() ...) and
- * its kb_kind_ops for the cold paths (kb_filter.c lists those; the build
- * fails if the list is shorter than the ABI's kinds, and test_core_kinds
- * checks that every kind has ops and dispatches).
+ * KB_KIND_CALL(f, op, args, bad) is the dispatch: one comparison per line
+ * of KB_KINDS(), then a call of kb_<name>_<op> args.  Each kind defines
+ * the functions KB_KIND_DECLARE_() declares (test_core_kinds checks that
+ * every kind has ops and dispatches):
+ *  - hash: the key's hash; test: a test of the key; test_hash: the same
+ *    from a hash; add_hash: an add of a hash (fill tracked);
+ *  - add_many, test_many, test_and_add_many: the batched operations, as
+ *    kb_filter_add_many() ...
+ * The cold operations are in its kb_<name>_ops (struct kb_kind_ops).
+ * A kind whose probes do not follow from one 64-bit value (gozero's 14;
+ * hashless in its ops) hashes to 0, answers true (maybe present) to test_hash and adds nothing
+ * in add_hash; its key operations hash each key in full (kb_filter_add()
+ * and kb_filter_test_and_add() run a batch of one).
  *
  * An unknown kind never reaches the dispatch: kb_filter_init() and its
  * siblings bind only kinds that have ops, and a bound filter's params are
@@ -282,68 +353,26 @@ void kb_filter_clear(struct kb_filter *f);
  * the one answer a Bloom filter may always give (no false negatives: a
  * blocklist then blocks rather than lets through), and adds nothing.
  */
+#define KB_KIND_COND_(name, NAME, f, op, args)				\
+	(f)->p.kind == KB_KIND_##NAME ? kb_##name##_##op args :
 #define KB_KIND_CALL(f, op, args, bad)					\
-	((f)->p.kind == KB_KIND_BLOCKED ? kb_blocked_##op args :	\
-	 (f)->p.kind == KB_KIND_CLASSIC ? kb_classic_##op args :	\
-	 (f)->p.kind == KB_KIND_COUNTING ? kb_counting_##op args :	\
-	 (f)->p.kind == KB_KIND_GOZERO ? kb_gozero_##op args :		\
-	 (bad))
+	(KB_KINDS(KB_KIND_COND_, f, op, args) (bad))
 
-/* key's hash; a test of it; the same from a hash; an add (fill tracked) */
-u64 kb_blocked_hash(const struct kb_filter *f, const void *key, u32 len);
-bool kb_blocked_test(const struct kb_filter *f, const void *key, u32 len);
-bool kb_blocked_test_hash(const struct kb_filter *f, u64 h);
-void kb_blocked_add_hash(struct kb_filter *f, u64 h);
-/* the batched operations, as kb_filter_add_many() ... */
-void kb_blocked_add_many(struct kb_filter *f, const struct kb_key *keys,
-			 u32 n);
-u32 kb_blocked_test_many(const struct kb_filter *f, const struct kb_key *keys,
-			 u32 n, u64 *bitmap);
-u32 kb_blocked_test_and_add_many(struct kb_filter *f,
-				 const struct kb_key *keys, u32 n,
-				 u64 *bitmap);
+#define KB_KIND_DECLARE_(name, NAME, ...)	KB_EXPAND_(		\
+u64 kb_##name##_hash(const struct kb_filter *f, const void *key, u32 len); \
+bool kb_##name##_test(const struct kb_filter *f, const void *key,	\
+		      u32 len);						\
+bool kb_##name##_test_hash(const struct kb_filter *f, u64 h);		\
+void kb_##name##_add_hash(struct kb_filter *f, u64 h);			\
+void kb_##name##_add_many(struct kb_filter *f, const struct kb_key *keys, \
+			  u32 n);					\
+u32 kb_##name##_test_many(const struct kb_filter *f,			\
+			  const struct kb_key *keys, u32 n, u64 *bitmap); \
+u32 kb_##name##_test_and_add_many(struct kb_filter *f,			\
+				  const struct kb_key *keys, u32 n,	\
+				  u64 *bitmap);)
 
-u64 kb_classic_hash(const struct kb_filter *f, const void *key, u32 len);
-bool kb_classic_test(const struct kb_filter *f, const void *key, u32 len);
-bool kb_classic_test_hash(const struct kb_filter *f, u64 h);
-void kb_classic_add_hash(struct kb_filter *f, u64 h);
-void kb_classic_add_many(struct kb_filter *f, const struct kb_key *keys,
-			 u32 n);
-u32 kb_classic_test_many(const struct kb_filter *f, const struct kb_key *keys,
-			 u32 n, u64 *bitmap);
-u32 kb_classic_test_and_add_many(struct kb_filter *f,
-				 const struct kb_key *keys, u32 n,
-				 u64 *bitmap);
-
-u64 kb_counting_hash(const struct kb_filter *f, const void *key, u32 len);
-bool kb_counting_test(const struct kb_filter *f, const void *key, u32 len);
-bool kb_counting_test_hash(const struct kb_filter *f, u64 h);
-void kb_counting_add_hash(struct kb_filter *f, u64 h);
-void kb_counting_add_many(struct kb_filter *f, const struct kb_key *keys,
-			  u32 n);
-u32 kb_counting_test_many(const struct kb_filter *f,
-			  const struct kb_key *keys, u32 n, u64 *bitmap);
-u32 kb_counting_test_and_add_many(struct kb_filter *f,
-				  const struct kb_key *keys, u32 n,
-				  u64 *bitmap);
-
-/*
- * gozero's 14 probes do not follow from one 64-bit value: its hash is 0,
- * test_hash answers true (maybe present) and add_hash adds nothing; its
- * key operations hash each key in full (kb_filter_add() and
- * kb_filter_test_and_add() run a batch of one).
- */
-u64 kb_gozero_hash(const struct kb_filter *f, const void *key, u32 len);
-bool kb_gozero_test(const struct kb_filter *f, const void *key, u32 len);
-bool kb_gozero_test_hash(const struct kb_filter *f, u64 h);
-void kb_gozero_add_hash(struct kb_filter *f, u64 h);
-void kb_gozero_add_many(struct kb_filter *f, const struct kb_key *keys,
-			u32 n);
-u32 kb_gozero_test_many(const struct kb_filter *f, const struct kb_key *keys,
-			u32 n, u64 *bitmap);
-u32 kb_gozero_test_and_add_many(struct kb_filter *f,
-				const struct kb_key *keys, u32 n,
-				u64 *bitmap);
+KB_KINDS(KB_KIND_DECLARE_)
 
 /* the fallbacks of an unknown kind (never reached, see above) */
 bool kb_kind_bad(const struct kb_filter *f);

@@ -168,9 +168,23 @@ static u32 cnt_probes(const struct kb_filter *f, const void *key, u32 len,
 	return f->p.k;
 }
 
+/* 4-bit counters */
+static u64 cnt_payload_bytes(u64 m)
+{
+	return m / 2;
+}
+
 const struct kb_kind_ops kb_counting_ops = {
 	.name = "counting",
 	.kind = KB_KIND_COUNTING,
+	.granule = KB_CBLOCK_COUNTERS,
+	.block_units = KB_CBLOCK_COUNTERS,
+	.k_min = 1,
+	.k_max = KB_K_MAX,
+	.m_max = KB_M_MAX,
+	.default_hash = KB_HASH_XXH64,
+	.hashes = (1U << KB_HASH_XXH64) | (1U << KB_HASH_SIPHASH),
+	.payload_bytes = cnt_payload_bytes,
 	.del = cnt_del,
 	.del_many = cnt_del_many,
 	.bits_set = cnt_bits_set,

@@ -4,12 +4,15 @@
  */
 #include "kb_internal.h"
 
-/* the kinds' cold operations, by kind; every kind of the ABI has some */
+/*
+ * the kinds' cold operations, by kind: every kind of the ABI has some
+ * (KB_KINDS() holds each once)
+ */
+#define KB_KIND_OPS_ENTRY_(name, NAME, ...)				\
+	[KB_KIND_##NAME] = &kb_##name##_ops,
+
 static const struct kb_kind_ops *const kb_kinds[] = {
-	[KB_KIND_BLOCKED] = &kb_blocked_ops,
-	[KB_KIND_CLASSIC] = &kb_classic_ops,
-	[KB_KIND_COUNTING] = &kb_counting_ops,
-	[KB_KIND_GOZERO] = &kb_gozero_ops,
+	KB_KINDS(KB_KIND_OPS_ENTRY_)
 };
 
 _Static_assert(KB_NELEM(kb_kinds) == KB_KIND_MAX + 1,
@@ -103,10 +106,8 @@ static int kb_filter_bind(struct kb_filter *f, const struct kb_params *p,
 	f->ops = ops;
 	f->payload = payload;
 	f->bytes = payload_len;
-	if (p->kind == KB_KIND_BLOCKED)
-		f->nblocks = p->m / KB_BLOCK_BITS;
-	else if (p->kind == KB_KIND_COUNTING)
-		f->nblocks = p->m / KB_CBLOCK_COUNTERS;
+	if (ops->block_units)
+		f->nblocks = kb_div64(p->m, ops->block_units);
 	else
 		f->cbits = p->m <= U32_MAX ? (u32)p->m : 0;
 	return 0;
@@ -201,25 +202,26 @@ void kb_filter_clear(struct kb_filter *f)
 	}
 }
 
+/* a term per count of a block, 0..B; none for kinds not made of blocks */
 u64 kb_fill_bytes(const struct kb_params *p)
 {
-	u64 n = 0;
+	const struct kb_kind_ops *o = kb_kind_ops_get(p->kind);
+	u64 n = o && o->block_units ? o->block_units + 1 : 0;
 
-	if (p->kind == KB_KIND_BLOCKED)
-		n = KB_BLOCK_BITS + 1;
-	else if (p->kind == KB_KIND_COUNTING)
-		n = KB_CBLOCK_COUNTERS + 1;
 	return sizeof(struct kb_fill) + n * sizeof(u64);
 }
 
 /*
  * Zero counters and term[u] = (u / B)^k in Q62 for u = 0..B, the per-block
- * term of KB_DEFINE_BLOCK_STATS (2^shift = 2^62 / B); none for classic.
+ * term of KB_DEFINE_BLOCK_STATS (2^shift = 2^62 / B, B a power of two);
+ * none for classic.
  */
 static void kb_fill_reset(struct kb_fill *fl, const struct kb_filter *f)
 {
-	u32 u, shift = f->p.kind == KB_KIND_BLOCKED ? 53 : 55;
+	u32 u, shift = 62, b;
 
+	for (b = 1; b < f->ops->block_units; b *= 2)
+		shift--;
 	memset(fl, 0, sizeof(*fl));
 	fl->nterms = (u32)((kb_fill_bytes(&f->p) - sizeof(*fl)) / sizeof(u64));
 	for (u = 0; u < fl->nterms; u++)
@@ -244,8 +246,8 @@ void kb_filter_add(struct kb_filter *f, const void *key, u32 len)
 	struct kb_key k = { key, len };
 
 	/* no one-hash scheme (kb_core.h): a batch of one */
-	if (f->p.kind == KB_KIND_GOZERO)
-		kb_gozero_add_many(f, &k, 1);
+	if (f->ops->hashless)
+		kb_filter_add_many(f, &k, 1);
 	else
 		kb_filter_add_hash(f, kb_filter_hash(f, key, len));
 }
@@ -256,8 +258,8 @@ bool kb_filter_test_and_add(struct kb_filter *f, const void *key, u32 len)
 	u64 h, r;
 	bool was;
 
-	if (f->p.kind == KB_KIND_GOZERO)
-		return kb_gozero_test_and_add_many(f, &key1, 1, &r);
+	if (f->ops->hashless)
+		return kb_filter_test_and_add_many(f, &key1, 1, &r);
 	h = kb_filter_hash(f, key, len);
 	was = kb_filter_test_hash(f, h);
 

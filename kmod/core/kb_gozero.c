@@ -310,9 +310,24 @@ static u64 gz_est_fpr_q62(const struct kb_filter *f)
 	return kb_q62_pow(kb_muldiv(x, KB_Q62_ONE, f->p.m), f->p.k);
 }
 
+/* the Redis value: any number of bits */
+static u64 gz_payload_bytes(u64 m)
+{
+	return (m + 7) / 8;
+}
+
 const struct kb_kind_ops kb_gozero_ops = {
 	.name = "gozero",
 	.kind = KB_KIND_GOZERO,
+	.granule = 1,
+	.k_min = KB_GOZERO_K,
+	.k_max = KB_GOZERO_K,
+	.m_max = KB_GOZERO_BITS_MAX,
+	.default_hash = KB_HASH_MURMUR3,
+	.hashes = 1U << KB_HASH_MURMUR3,
+	.bytewise = true,
+	.hashless = true,
+	.payload_bytes = gz_payload_bytes,
 	.bits_set = gz_bits_set,
 	.est_fpr_q62 = gz_est_fpr_q62,
 	.fill_scan = gz_fill_scan,

@@ -14,10 +14,11 @@
 /* 64-bit odd multiplier (golden ratio) used to derive probe positions */
 #define KB_PROBE_MUL	0x9e3779b97f4a7c15ULL
 
-extern const struct kb_kind_ops kb_blocked_ops;
-extern const struct kb_kind_ops kb_classic_ops;
-extern const struct kb_kind_ops kb_counting_ops;
-extern const struct kb_kind_ops kb_gozero_ops;
+/* each kind's cold operations (kb_core.h, "the kind table") */
+#define KB_KIND_OPS_DECLARE_(name, NAME, ...)	KB_EXPAND_(		\
+	extern const struct kb_kind_ops kb_##name##_ops;)
+
+KB_KINDS(KB_KIND_OPS_DECLARE_)
 
 /*
  * Kinds whose payload is a byte array (classic, gozero): any alignment, no
@@ -25,7 +26,9 @@ extern const struct kb_kind_ops kb_gozero_ops;
  */
 static inline bool kb_kind_bytewise(u32 kind)
 {
-	return kind == KB_KIND_CLASSIC || kind == KB_KIND_GOZERO;
+	const struct kb_kind_ops *o = kb_kind_ops_get(kind);
+
+	return o && o->bytewise;
 }
 
 /* set bits of a[0..n) (yielding in long runs) */

@@ -123,11 +123,12 @@ bool kb_params_has_prefix(const struct kb_params *p, u32 family, u32 plen)
 	return false;
 }
 
+/* the kinds' names: KB_KINDS()'s lower-case column */
+#define KB_KIND_NAME_(name, NAME, ...)					\
+	[KB_KIND_##NAME] = #name,
+
 static const char * const kb_kind_names[] = {
-	[KB_KIND_BLOCKED] = "blocked",
-	[KB_KIND_CLASSIC] = "classic",
-	[KB_KIND_COUNTING] = "counting",
-	[KB_KIND_GOZERO] = "gozero",
+	KB_KINDS(KB_KIND_NAME_)
 };
 
 static const char * const kb_hash_names[] = {

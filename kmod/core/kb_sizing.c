@@ -15,56 +15,45 @@
 #define KB_LN_1E9_Q32		0x14b927f32cLL	/* ln(10^9) */
 #define KB_ITEMS_MAX		KB_M_MAX
 
+/*
+ * The kind's geometry, from its ops (kb_core.h).  An unknown kind gets
+ * what these answered for one before they were read from the ops; the
+ * callers reject it anyway (kb_params_check(), the sizers).
+ */
 static u32 kb_kind_kmax(u32 kind)
 {
-	switch (kind) {
-	case KB_KIND_CLASSIC:
-		return KB_CLASSIC_K_MAX;
-	case KB_KIND_GOZERO:
-		return KB_GOZERO_K;
-	default:
-		return KB_K_MAX;
-	}
+	const struct kb_kind_ops *o = kb_kind_ops_get(kind);
+
+	return o ? o->k_max : KB_K_MAX;
 }
 
-/* k must be at least this (gozero: exactly its 14) */
 static u32 kb_kind_kmin(u32 kind)
 {
-	return kind == KB_KIND_GOZERO ? KB_GOZERO_K : 1;
+	const struct kb_kind_ops *o = kb_kind_ops_get(kind);
+
+	return o ? o->k_min : 1;
 }
 
 /* largest m of the kind */
 static u64 kb_kind_mmax(u32 kind)
 {
-	return kind == KB_KIND_GOZERO ? KB_GOZERO_BITS_MAX : KB_M_MAX;
+	const struct kb_kind_ops *o = kb_kind_ops_get(kind);
+
+	return o ? o->m_max : KB_M_MAX;
 }
 
 static u64 kb_kind_granule(u32 kind)
 {
-	switch (kind) {
-	case KB_KIND_BLOCKED:
-		return KB_BLOCK_BITS;
-	case KB_KIND_COUNTING:
-		return KB_CBLOCK_COUNTERS;
-	case KB_KIND_GOZERO:
-		return 1;
-	default:
-		return 8;
-	}
+	const struct kb_kind_ops *o = kb_kind_ops_get(kind);
+
+	return o ? o->granule : 8;
 }
 
 static u64 kb_bytes_for(u32 kind, u64 m)
 {
-	switch (kind) {
-	case KB_KIND_BLOCKED:
-		return m / 8;
-	case KB_KIND_COUNTING:
-		return m / 2;
-	case KB_KIND_GOZERO:
-		return (m + 7) / 8;
-	default:
-		return m / 8 + 1;
-	}
+	const struct kb_kind_ops *o = kb_kind_ops_get(kind);
+
+	return o ? o->payload_bytes(m) : m / 8 + 1;
 }
 
 int kb_params_init(struct kb_params *p, u32 kind)
@@ -80,25 +69,18 @@ int kb_params_init(struct kb_params *p, u32 kind)
 
 u32 kb_kind_default_hash(u32 kind)
 {
-	switch (kind) {
-	case KB_KIND_CLASSIC:
-		return KB_HASH_LEVELDB;
-	case KB_KIND_GOZERO:
-		return KB_HASH_MURMUR3;
-	default:
-		return KB_HASH_XXH64;
-	}
+	const struct kb_kind_ops *o = kb_kind_ops_get(kind);
+
+	return o ? o->default_hash : KB_HASH_XXH64;
 }
 
 bool kb_kind_hash_ok(u32 kind, u32 hash)
 {
-	switch (kind) {
-	case KB_KIND_CLASSIC:
-	case KB_KIND_GOZERO:
-		return hash == kb_kind_default_hash(kind);
-	default:
+	const struct kb_kind_ops *o = kb_kind_ops_get(kind);
+
+	if (!o)
 		return hash == KB_HASH_XXH64 || hash == KB_HASH_SIPHASH;
-	}
+	return hash < 32 && ((o->hashes >> hash) & 1);
 }
 
 u64 kb_params_payload_bytes(const struct kb_params *p)
@@ -217,8 +199,11 @@ static u64 kb_model_block(u64 nblocks, u32 bpb, u32 k, u64 n)
 	return sum > KB_Q62_ONE ? KB_Q62_ONE : sum;
 }
 
+/* kinds made of blocks: the block model; the others: the classic one */
 u64 kb_model_fpr_q62(u32 kind, u64 m, u32 k, u64 n)
 {
+	const struct kb_kind_ops *o = kb_kind_ops_get(kind);
+	u32 b;
 	u64 x;
 
 	if (!n)
@@ -227,25 +212,18 @@ u64 kb_model_fpr_q62(u32 kind, u64 m, u32 k, u64 n)
 		return KB_Q62_ONE;
 	if (n > (1ULL << 56))
 		n = 1ULL << 56;
-	switch (kind) {
-	case KB_KIND_BLOCKED:
-		if (m < KB_BLOCK_BITS)
-			return KB_Q62_ONE;
-		return kb_model_block(m / KB_BLOCK_BITS, KB_BLOCK_BITS, k, n);
-	case KB_KIND_COUNTING:
-		if (m < KB_CBLOCK_COUNTERS)
-			return KB_Q62_ONE;
-		return kb_model_block(m / KB_CBLOCK_COUNTERS,
-				      KB_CBLOCK_COUNTERS, k, n);
-	case KB_KIND_CLASSIC:
-	case KB_KIND_GOZERO:
-		x = kb_muldiv((u64)k * n, 1ULL << 32, m);
-		if (x >= (1ULL << 40))
-			return KB_Q62_ONE;
-		return kb_q62_pow(KB_Q62_ONE - kb_fx_exp_q62(-(s64)x), k);
-	default:
+	if (!o)
 		return KB_Q62_ONE;
+	b = o->block_units;
+	if (b) {
+		if (m < b)
+			return KB_Q62_ONE;
+		return kb_model_block(kb_div64(m, b), b, k, n);
 	}
+	x = kb_muldiv((u64)k * n, 1ULL << 32, m);
+	if (x >= (1ULL << 40))
+		return KB_Q62_ONE;
+	return kb_q62_pow(KB_Q62_ONE - kb_fx_exp_q62(-(s64)x), k);
 }
 
 u32 kb_model_fpr_ppb(u32 kind, u64 m, u32 k, u64 n)
