@@ -56,6 +56,8 @@ bool kb_set_test_rcu(struct kb_set *s, const void *key, u32 len)
 
 	g = rcu_dereference_check(s->gen, rcu_read_lock_any_held());
 	hit = kb_filter_test(&g->f, key, len);
+	if (unlikely(g->nslices > 1) && !hit)
+		hit = kb_gen_test_older(g, key, len);
 	if (unlikely(hit)) {
 		const struct kb_exc *e;
 

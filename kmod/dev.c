@@ -353,17 +353,17 @@ static long kb_ioc_txn_begin(struct file *file, struct kb_file *kf,
 {
 	struct kb_ioc_create a;
 	struct kb_params p;
+	struct kb_shape sh;
 	struct kb_spec s;
 	struct kb_txn *t;
 	u32 usize;
-	int ret;
+	int ret, attr;
 
 	ret = kb_copy_in(&a, sizeof(a), KB_IOC_CREATE_SIZE_VER0, u, &usize);
 	if (ret)
 		return ret;
-	if ((a.flags & ~KB_CREATE_F_SEED) ||
-	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
-	    a.window_ms || a.max_bytes || a.slices || a.max_fpr_ppb ||
+	if ((a.flags & ~(KB_CREATE_F_SEED | KB_CREATE_F_GROW)) ||
+	    !kb_zero(a.reserved, sizeof(a.reserved)) || a.max_fpr_ppb ||
 	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	s = (struct kb_spec) {
@@ -373,6 +373,14 @@ static long kb_ioc_txn_begin(struct file *file, struct kb_file *kf,
 		.prefixes = a.prefixes, .has_seed = a.flags & KB_CREATE_F_SEED,
 		.seed = { a.seed[0], a.seed[1] },
 	};
+	/* VER1: the shape (the same checks as KB_CMD_CREATE's) */
+	sh = (struct kb_shape) {
+		.window_ms = a.window_ms, .max_bytes = a.max_bytes,
+		.slices = a.slices, .grow = a.flags & KB_CREATE_F_GROW,
+	};
+	ret = kb_shape_check(&sh, &s, &attr, NULL);
+	if (ret)
+		return ret;
 	ret = kb_params_from_spec(&p, &s, NULL);
 	if (ret)
 		return ret;
@@ -380,7 +388,7 @@ static long kb_ioc_txn_begin(struct file *file, struct kb_file *kf,
 	if (kf->txn || kf->busy) {
 		ret = -EBUSY;
 	} else {
-		t = kb_txn_begin(kf->net, a.name, &p, NULL);
+		t = kb_txn_begin(kf->net, a.name, &p, &sh, NULL);
 		if (IS_ERR(t))
 			ret = PTR_ERR(t);
 		else

@@ -62,6 +62,40 @@ static struct kb_map_hdr *kb_hdr(struct page *page)
 	return page_address(page);
 }
 
+/*
+ * Slice i of g in a mapping: at the page after the one before it (the
+ * newest at KB_MAP_PAYLOAD_OFFSET), pages of each back to back.
+ */
+static u64 kb_map_slice_offset(const struct kb_gen *g, u32 i)
+{
+	u64 off = KB_MAP_PAYLOAD_OFFSET;
+	u32 j;
+
+	for (j = 0; j < i; j++)
+		off += PAGE_ALIGN(kb_gen_slice(g, j)->bytes);
+	return off;
+}
+
+/* the slice table of page 0 (uapi struct kb_map_slice), newest first */
+static void kb_map_fill_slices(struct kb_map_hdr *h, const struct kb_gen *g)
+{
+	struct kb_map_slice *t = (void *)((u8 *)h + KB_MAP_SLICES_OFFSET);
+	u32 i;
+
+	BUILD_BUG_ON(sizeof(*h) > KB_MAP_SLICES_OFFSET);
+	BUILD_BUG_ON(KB_MAP_SLICES_OFFSET + KB_SLICES_MAX * sizeof(*t) >
+		     KB_MAP_PAYLOAD_OFFSET);
+	for (i = 0; i < g->nslices; i++) {
+		const struct kb_filter *f = kb_gen_slice(g, i);
+
+		t[i] = (struct kb_map_slice) {
+			.offset = kb_map_slice_offset(g, i),
+			.bytes = f->bytes, .m = f->p.m, .items = f->p.items,
+			.k = f->p.k, .fpr_ppb = f->p.fpr_ppb,
+		};
+	}
+}
+
 /* as page 0 of a mapping of g made now (s->lock held) */
 static void kb_map_fill(struct kb_map_hdr *h, struct kb_set *s,
 			struct kb_gen *g, bool write)
@@ -71,7 +105,8 @@ static void kb_map_fill(struct kb_map_hdr *h, struct kb_set *s,
 	lockdep_assert_held(&s->lock);
 	h->size = sizeof(*h);
 	h->magic = KB_MAP_MAGIC;
-	h->version = KB_MAP_VERSION;
+	/* a reader of one payload refuses what it would half read */
+	h->version = g->nslices > 1 ? KB_MAP_VERSION_SLICES : KB_MAP_VERSION;
 	h->state = KB_MAP_LIVE;
 	h->generation = g->id;
 	h->id = s->id;
@@ -88,10 +123,15 @@ static void kb_map_fill(struct kb_map_hdr *h, struct kb_set *s,
 	h->plen4 = p->plen4;
 	memcpy(h->plen6, p->plen6, sizeof(h->plen6));
 	h->payload_offset = KB_MAP_PAYLOAD_OFFSET;
-	h->payload_bytes = g->f.bytes;
-	h->map_bytes = KB_MAP_PAYLOAD_OFFSET + PAGE_ALIGN(g->f.bytes);
+	/* sliced: from the newest's first byte to the oldest's last */
+	h->payload_bytes = kb_map_slice_offset(g, g->nslices - 1) +
+			   kb_gen_slice(g, g->nslices - 1)->bytes -
+			   KB_MAP_PAYLOAD_OFFSET;
+	h->map_bytes = kb_map_slice_offset(g, g->nslices);
 	h->exceptions = kb_exc_count(s);
 	h->flags = write ? KB_OPEN_F_WRITE : 0;
+	h->nslices = g->nslices;
+	h->slices_offset = KB_MAP_SLICES_OFFSET;
 }
 
 void kb_map_retire(struct kb_gen *g, u32 state)
@@ -181,6 +221,7 @@ static int kb_map_take(struct kb_ffile *ff, struct kb_gen **gp,
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	if (!g->hdr[ff->write]) {
 		kb_map_fill(kb_hdr(spare), s, g, ff->write);
+		kb_map_fill_slices(kb_hdr(spare), g);
 		g->hdr[ff->write] = spare;
 		spare = NULL;
 	}
@@ -231,10 +272,27 @@ static void kb_vmap_close(struct vm_area_struct *vma)
 	kfree(m);
 }
 
+/* the payload byte at page pgoff (>= 1) of a mapping of g */
+static void *kb_vmap_payload(const struct kb_gen *g, unsigned long pgoff)
+{
+	u64 off = (u64)(pgoff - 1) << PAGE_SHIFT;
+	u32 i;
+
+	for (i = 0; i < g->nslices; i++) {
+		const struct kb_filter *f = kb_gen_slice(g, i);
+
+		if (off < PAGE_ALIGN(f->bytes))
+			return (u8 *)f->payload + off;
+		off -= PAGE_ALIGN(f->bytes);
+	}
+	return NULL;
+}
+
 /*
  * One page at a time, as relay does: the header, or the payload page
- * (direct map or vmalloc, kb_payload_alloc()) under it.  The generation
- * cannot go while the vma holds it.  Past map_bytes: SIGBUS.
+ * (direct map or vmalloc, kb_payload_alloc()) under it, of whichever
+ * slice it is in.  The generation (and so its slices) cannot go while the
+ * vma holds it.  Past map_bytes: SIGBUS.
  */
 static vm_fault_t kb_vmap_fault(struct vm_fault *vmf)
 {
@@ -247,7 +305,9 @@ static vm_fault_t kb_vmap_fault(struct vm_fault *vmf)
 	if (!vmf->pgoff) {
 		page = m->hdr;
 	} else {
-		p = (u8 *)m->g->f.payload + ((vmf->pgoff - 1) << PAGE_SHIFT);
+		p = kb_vmap_payload(m->g, vmf->pgoff);
+		if (WARN_ON_ONCE(!p))
+			return VM_FAULT_SIGBUS;
 		page = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
 					    virt_to_page(p);
 		if (WARN_ON_ONCE(!page))
@@ -290,7 +350,7 @@ static int kb_ffile_mmap(struct file *file, struct vm_area_struct *vma)
 		return ret;
 	}
 	refcount_set(&m->ref, 1);
-	m->pages = 1 + (PAGE_ALIGN(m->g->f.bytes) >> PAGE_SHIFT);
+	m->pages = kb_map_slice_offset(m->g, m->g->nslices) >> PAGE_SHIFT;
 	/* never writable nor executable, never grown, nor dumped */
 	kb_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	kb_vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);

@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "dev.h"
+#include "slices_image.h"
 
 #define KB_IMG_CHUNK	(1U << 20)	/* image bytes per step */
 
@@ -45,7 +46,7 @@ static struct kb_gen *kb_image_read(struct net *net, const u8 __user *src,
 		if (ret)
 			break;
 		if (kb_image_cur_wants_payload(&c)) {
-			g = kb_gen_new(net, &c.p, false, NULL);
+			g = kb_gen_new(net, &c.p, NULL, false, NULL);
 			if (IS_ERR(g)) {
 				*why = c.why;
 				return g;
@@ -74,6 +75,97 @@ fail:
 	return ERR_PTR(ret);
 }
 
+/*
+ * Slice a->slice of a window or growing filter from g (a plain generation
+ * of the image): in this file's transaction (the staging generation is
+ * this file's alone) or in the live filter (under its lock, published as
+ * a rotation is).  Consumes g.
+ */
+static long kb_ioc_upload_slice(struct kb_file *kf, struct kb_ioc_image *a,
+				struct kb_gen *g, u32 *why)
+{
+	struct kb_slice_up *up;
+	struct kb_gen *cur, *ng;
+	struct kb_set *s;
+	u64 seq;
+	long ret;
+
+	if (a->flags & KB_IMAGE_F_TXN) {
+		struct kb_txn *t;
+
+		mutex_lock(&kf->lock);
+		t = kb_file_txn_find(kf, a->name);
+		up = IS_ERR(t) ? ERR_CAST(t) :
+		     kb_slice_up_prep(t->gen, a->slice, g, a->age_ms, why,
+				      NULL);
+		ng = IS_ERR(up) ? ERR_CAST(up) : kb_slice_up_link(up, t->gen,
+								  NULL);
+		ret = PTR_ERR_OR_ZERO(ng);
+		if (!ret)
+			ret = kb_txn_set_gen(t, ng, NULL);
+		mutex_unlock(&kf->lock);
+		if (IS_ERR(ng))
+			kb_gen_discard(g);
+		else if (ret)
+			kb_gen_discard(ng);
+		return ret;
+	}
+	s = kb_set_find(kf->net, a->name, false);
+	if (IS_ERR(s)) {
+		kb_gen_discard(g);
+		return PTR_ERR(s);
+	}
+	if (mutex_lock_killable(&s->lock)) {
+		ret = -EINTR;
+		goto out;
+	}
+	cur = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
+	refcount_inc(&cur->ref);	/* its payload, read with no lock */
+	seq = cur->seq;
+	ret = s->dead ? -ENOENT : 0;
+	mutex_unlock(&s->lock);
+	up = ret ? ERR_PTR(ret) :
+	     kb_slice_up_prep(cur, a->slice, g, a->age_ms, why, NULL);
+	ret = PTR_ERR_OR_ZERO(up);
+	if (ret)
+		goto put;
+	if (mutex_lock_killable(&s->lock)) {
+		kb_slice_up_abort(up);
+		ret = -EINTR;
+		goto put;
+	}
+	/* replaced or added to since the copy: the caller retries */
+	if (s->dead || cur != rcu_dereference_protected(s->gen,
+					lockdep_is_held(&s->lock)) ||
+	    cur->seq != seq) {
+		kb_slice_up_abort(up);
+		ret = s->dead ? -ENOENT : -EAGAIN;
+		mutex_unlock(&s->lock);
+		goto put;
+	}
+	ng = kb_slice_up_link(up, cur, NULL);
+	ret = PTR_ERR_OR_ZERO(ng);
+	if (!ret) {
+		/* published as kb_set_replace() does, under the same lock */
+		rcu_assign_pointer(s->gen, ng);
+		kb_slices_arm(s);
+		kb_map_retire(cur, KB_MAP_REPLACED);
+	}
+	mutex_unlock(&s->lock);
+	if (!ret) {
+		kb_map_wake(s);
+		kb_gen_discard(cur);	/* the filter's reference */
+		kb_reg_announce(kf->net, KB_EVENT_REBUILT, a->name, NULL);
+	}
+put:
+	kb_gen_put(cur);
+out:
+	if (ret)
+		kb_gen_discard(g);
+	kb_set_put(s);
+	return ret;
+}
+
 long kb_ioc_upload(struct file *file, struct kb_file *kf, void __user *u)
 {
 	struct kb_ioc_image a;
@@ -88,8 +180,9 @@ long kb_ioc_upload(struct file *file, struct kb_file *kf, void __user *u)
 	if ((a.flags & ~(KB_IMAGE_F_CREATE | KB_IMAGE_F_TXN)) ||
 	    (a.flags & KB_IMAGE_F_CREATE && a.flags & KB_IMAGE_F_TXN) ||
 	    (a.flags & KB_IMAGE_F_TXN && a.max_fpr_ppb) ||
-	    a.slice || a.reserved0 || a.age_ms ||
-	    !kb_ioc_name_ok(a.name))
+	    (a.slice && (a.flags & KB_IMAGE_F_CREATE || a.max_fpr_ppb)) ||
+	    a.slice > KB_SLICES_MAX || (!a.slice && a.age_ms) ||
+	    a.reserved0 || !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	g = kb_image_read(kf->net, u64_to_user_ptr(a.image), a.image_len,
 			  &why);
@@ -99,6 +192,15 @@ long kb_ioc_upload(struct file *file, struct kb_file *kf, void __user *u)
 		if (kb_copy_out(u, &a, sizeof(a), usize))
 			return -EFAULT;
 		return ret;
+	}
+	if (a.slice) {
+		ret = kb_ioc_upload_slice(kf, &a, g, &why);
+		if (ret && why) {
+			a.why = why;
+			if (kb_copy_out(u, &a, sizeof(a), usize))
+				ret = -EFAULT;
+		}
+		return ret;	/* g consumed either way */
 	}
 	if (a.flags & KB_IMAGE_F_TXN) {
 		struct kb_txn *t;
@@ -141,6 +243,7 @@ long kb_ioc_upload(struct file *file, struct kb_file *kf, void __user *u)
  */
 struct kb_out {
 	struct kb_file *kf;
+	u32 slice;			/* 0: the whole filter */
 	u64 set_id;
 	struct kb_set *s;		/* between lock and unlock */
 	bool bound;			/* the fields below are set */
@@ -161,10 +264,14 @@ static void kb_out_unlock(struct kb_out *o)
 	}
 }
 
-/* lock the source; *gp: its generation, unchanged since the first call */
+/*
+ * lock the source; *fp: its filter (the slice o->slice of its generation),
+ * unchanged since the first call; *count, *age_ms its keys and age
+ */
 static int kb_out_lock(struct kb_out *o, const char *name,
-		       struct kb_gen **gp)
+		       const struct kb_filter **fp, u64 *count, u64 *age_ms)
 {
+	const struct kb_filter *f;
 	struct kb_gen *g;
 	int ret = 0;
 
@@ -195,10 +302,12 @@ static int kb_out_lock(struct kb_out *o, const char *name,
 		else
 			g = t->gen;
 	}
+	if (!ret)
+		ret = kb_gen_slice_out(g, o->slice, &f, count, age_ms, NULL);
 	if (!ret && o->bound &&
 	    (g->id != o->gen_id || g->seq != o->seq ||
-	     g->f.p.plen4 != o->plen4 ||
-	     memcmp(g->f.p.plen6, o->plen6, sizeof(o->plen6))))
+	     f->p.plen4 != o->plen4 ||
+	     memcmp(f->p.plen6, o->plen6, sizeof(o->plen6))))
 		ret = -EAGAIN;
 	if (ret) {
 		kb_out_unlock(o);
@@ -208,10 +317,10 @@ static int kb_out_lock(struct kb_out *o, const char *name,
 		o->bound = true;
 		o->gen_id = g->id;
 		o->seq = g->seq;
-		o->plen4 = g->f.p.plen4;
-		memcpy(o->plen6, g->f.p.plen6, sizeof(o->plen6));
+		o->plen4 = f->p.plen4;
+		memcpy(o->plen6, f->p.plen6, sizeof(o->plen6));
 	}
-	*gp = g;
+	*fp = f;
 	return 0;
 }
 
@@ -219,16 +328,16 @@ static int kb_out_lock(struct kb_out *o, const char *name,
 static long kb_image_out(struct kb_out *o, struct kb_ioc_image *a)
 {
 	u8 __user *dst = u64_to_user_ptr(a->image);
+	const struct kb_filter *f;
 	struct kb_image_cur c;
-	struct kb_gen *g;
-	u64 off, n;
+	u64 off, n, count, age;
 	u8 *bounce;
 	long ret;
 
-	ret = kb_out_lock(o, a->name, &g);
+	ret = kb_out_lock(o, a->name, &f, &count, &a->age_ms);
 	if (ret)
 		return ret;
-	kb_image_cur_write_begin(&c, &g->f.p, g->count);
+	kb_image_cur_write_begin(&c, &f->p, count);
 	kb_out_unlock(o);
 	if (a->image_len < c.total) {
 		a->image_len = c.total;
@@ -241,14 +350,14 @@ static long kb_image_out(struct kb_out *o, struct kb_ioc_image *a)
 	for (off = 0; off < c.total; off += n) {
 		n = min_t(u64, c.total - off, KB_IMG_CHUNK);
 		/* the filter's lock only for pieces that hold payload */
-		g = NULL;
+		f = NULL;
 		if (kb_image_cur_wants_filter(&c, n)) {
-			ret = kb_out_lock(o, a->name, &g);
+			ret = kb_out_lock(o, a->name, &f, &count, &age);
 			if (ret)
 				goto out;
 		}
-		kb_image_cur_produce(&c, g ? &g->f : NULL, bounce, n);
-		if (g)
+		kb_image_cur_produce(&c, f, bounce, n);
+		if (f)
 			kb_out_unlock(o);
 		if (copy_to_user(dst + off, bounce, n)) {
 			ret = -EFAULT;
@@ -278,10 +387,11 @@ long kb_ioc_export(struct file *file, struct kb_file *kf, void __user *u)
 	if (ret)
 		return ret;
 	if ((a.flags & ~KB_IMAGE_F_TXN) || a.max_fpr_ppb ||
-	    a.slice || a.reserved0 || a.age_ms ||
+	    a.slice > KB_SLICES_MAX || a.reserved0 || a.age_ms ||
 	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	a.why = 0;
+	o.slice = a.slice;
 	if (!(a.flags & KB_IMAGE_F_TXN)) {
 		s = kb_set_find(kf->net, a.name, false);
 		if (IS_ERR(s))

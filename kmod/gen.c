@@ -162,13 +162,63 @@ static void kb_payload_free(void *p, u64 bytes)
 		free_pages_exact(p, PAGE_ALIGN(bytes));
 }
 
+/*
+ * A zeroed payload of its own for an older slice (a window's empty ones),
+ * charged to acct until its last holder goes.  ERR_PTR: -ENOSPC (over a
+ * limit), -ENOMEM.
+ */
+struct kb_pl *kb_pl_new(struct kb_acct *acct, u64 bytes,
+			struct netlink_ext_ack *extack)
+{
+	struct kb_pl *pl;
+	int ret;
+
+	ret = kb_acct_charge(acct, bytes, extack);
+	if (ret)
+		return ERR_PTR(ret);
+	pl = kzalloc(sizeof(*pl), GFP_KERNEL_ACCOUNT);
+	if (pl)
+		pl->payload = kb_payload_alloc(bytes, GFP_KERNEL_ACCOUNT |
+					       __GFP_NOWARN | __GFP_ZERO);
+	if (!pl || !pl->payload) {
+		kfree(pl);
+		kb_acct_uncharge(acct, bytes);
+		NL_SET_ERR_MSG_MOD(extack, "out of memory for the filter");
+		return ERR_PTR(-ENOMEM);
+	}
+	pl->bytes = bytes;
+	pl->acct = kb_acct_get(acct);
+	refcount_set(&pl->ref, 1);
+	return pl;
+}
+
+/*
+ * The last generation holding pl is being freed, after its grace period
+ * and its mappings: no reader can reach the payload any more.
+ */
+void kb_pl_put(struct kb_pl *pl)
+{
+	if (!pl || !refcount_dec_and_test(&pl->ref))
+		return;
+	kb_acct_uncharge(pl->acct, pl->bytes);
+	kb_acct_put(pl->acct);
+	kb_payload_free(pl->payload, pl->bytes);
+	kfree(pl);
+}
+
 /* the final free of a generation: its payload is uncharged only now */
 static void kb_gen_release(struct kb_gen *g)
 {
 	kb_map_release(g);
-	kb_acct_uncharge(g->acct, g->f.bytes);
+	kb_gen_slices_free(g);
+	if (g->pl) {
+		/* shared as a later generation's older slice */
+		kb_pl_put(g->pl);
+	} else {
+		kb_acct_uncharge(g->acct, g->f.bytes);
+		kb_payload_free(g->f.payload, g->f.bytes);
+	}
 	kb_acct_put(g->acct);
-	kb_payload_free(g->f.payload, g->f.bytes);
 	kfree(g->fill);
 	kfree(g);
 }
@@ -184,12 +234,21 @@ static void kb_gen_free_rcu(struct rcu_head *head)
  * memset); else the caller fills g->f.payload (g->f.bytes long), binds it
  * with kb_filter_attach(&g->f, ...) and counts it with kb_gen_fill().  The
  * fill tracker (~4 KiB) is not charged to the namespace: it is not payload.
+ * sh (NULL: plain): a window also gets its older slices, empty (slices.c).
  */
 struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
-			  bool clear, struct netlink_ext_ack *extack)
+			  const struct kb_shape *sh, bool clear,
+			  struct netlink_ext_ack *extack)
+{
+	return kb_gen_alloc(kb_net(net)->acct, p, sh, clear, extack);
+}
+
+/* the same charged to acct (a rotation or growth, from a worker) */
+struct kb_gen *kb_gen_alloc(struct kb_acct *acct, const struct kb_params *p,
+			    const struct kb_shape *sh, bool clear,
+			    struct netlink_ext_ack *extack)
 {
 	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
-	struct kb_acct *acct = kb_net(net)->acct;
 	u64 bytes = kb_params_payload_bytes(p);
 	struct kb_fill *fill;
 	struct kb_gen *g;
@@ -228,6 +287,9 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 	g->f.p = *p;
 	g->fill = fill;
 	g->id = atomic64_inc_return(&kb_gen_seq);
+	g->nslices = 1;
+	if (sh)
+		g->shape = *sh;
 	if (clear) {
 		ret = kb_filter_init_zeroed(&g->f, p, payload, bytes);
 		if (ret) {
@@ -236,6 +298,11 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 			return ERR_PTR(ret);
 		}
 		kb_fill_init_empty(g->fill, &g->f);
+	}
+	ret = kb_gen_slices_new(g, extack);
+	if (ret) {
+		kb_gen_discard(g);
+		return ERR_PTR(ret);
 	}
 	return g;
 }
@@ -381,6 +448,9 @@ int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
 		 */
 		u32 hits = kb_filter_lookup_many(&g->f, keys, good, bitmap);
 
+		/* windows, growing filters: a key is in any of the slices */
+		if (unlikely(g->nslices > 1))
+			hits += kb_gen_test_older_many(g, keys, good, bitmap);
 		ret = ret ?: hits;
 		break;
 	}

@@ -50,6 +50,7 @@
 #include <linux/cred.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
@@ -114,6 +115,55 @@ struct kb_net {
 					 */
 };
 
+/*
+ * How a filter's generation is laid out beyond its params (KB_A_WINDOW_MS,
+ * KB_A_SLICES, KB_A_GROW, KB_A_MAX_BYTES, KB_A_MAX_FPR_PPB): given at
+ * create and rebuild, kept by a generation (kb_gen.shape) and by every
+ * generation a rotation or a growth makes from it.  All zero: a plain
+ * filter of one slice, the packet path's cap at its default.
+ */
+struct kb_shape {
+	u64 window_ms;			/* 0: no window */
+	u64 max_bytes;			/* grow: bound on all slices */
+	u32 slices;			/* window: S (S + 1 slices held) */
+	u32 max_fpr_ppb;		/* the packet path's cap, 0: default */
+	u32 prefixes;			/* grow: the sizing's prefix lengths
+					 * (KB_A_PREFIXES, 0: 1), for the
+					 * slices it adds
+					 */
+	bool grow;
+};
+
+/*
+ * A payload shared by the generations that hold it as a slice (slices.c):
+ * a rotation or a growth makes a new generation whose older slices are the
+ * previous one's, each a reference on its payload, not on the generation
+ * (so no generation keeps another alive).  Charged to acct until the last
+ * generation holding it is freed (after its grace period and mappings).
+ */
+struct kb_pl {
+	void *payload;
+	u64 bytes;
+	struct kb_acct *acct;
+	refcount_t ref;
+};
+
+/*
+ * An older slice of a generation: read-only (its filter has no fill
+ * tracker; bits may still be set by a packet-path add that raced its
+ * retirement, never cleared but by a flush), with the statistics it had
+ * when it stopped taking adds.
+ */
+struct kb_oslice {
+	struct kb_filter f;		/* f.payload = pl->payload */
+	struct kb_pl *pl;		/* a reference */
+	u64 born_ns;			/* boottime it began taking adds */
+	u64 count;			/* keys added (slow path) */
+	struct kb_stats st;		/* frozen when it was retired */
+};
+
+
+
 struct kb_gen {
 	struct kb_filter f;		/* f.fill = fill once bound */
 	struct kb_fill *fill;		/* statistics without a payload scan */
@@ -128,6 +178,22 @@ struct kb_gen {
 					 * (writers only; a flush resets)
 					 */
 	refcount_t ref;			/* owner + mappings (kb_gen_put()) */
+	/*
+	 * Slices (slices.c): f is the newest, which takes the adds; older[]
+	 * the nslices - 1 read-only ones, newest first (NULL for plain
+	 * filters: nslices 1).  Tests OR them all.  pl: f's payload once a
+	 * later generation holds it as an older slice (it then owns and
+	 * frees it), else NULL (g owns f.payload).
+	 */
+	struct kb_shape shape;
+	u32 nslices;
+	bool grow_stop;			/* growth refused (max_bytes, caps):
+					 * over-capacity from now on
+					 */
+	u32 older_fpr_ppb;		/* est. FPR of the older slices */
+	u64 born_ns;			/* boottime f began taking adds */
+	struct kb_oslice *older;
+	struct kb_pl *pl;
 	/*
 	 * The header pages (struct kb_map_hdr) of its mappings, made at the
 	 * first mmap, open or MAP_INFO: [0] for read-only files, [1] for
@@ -203,6 +269,15 @@ struct kb_set {
 					 * the generation is replaced,
 					 * flushed or the filter destroyed
 					 */
+	/*
+	 * slices.c: a window's rotation and a growing filter's growth, each
+	 * holding a reference on s while queued; cancelled when s is
+	 * unlinked (kb_slices_stop()), so that they never run with net gone.
+	 * net: s's namespace, no reference (valid while s is linked).
+	 */
+	struct net *net;
+	struct delayed_work rotate;
+	struct work_struct grow;
 	struct rcu_head rcu;
 };
 
@@ -220,21 +295,6 @@ struct kb_spec {
 	u32 prefixes;			/* net types' lookups, 0: 1 */
 	bool has_seed;
 	u64 seed[2];
-};
-
-/*
- * How a filter's generation is laid out beyond its params (KB_A_WINDOW_MS,
- * KB_A_SLICES, KB_A_GROW, KB_A_MAX_BYTES, KB_A_MAX_FPR_PPB): given at
- * create and rebuild, kept by a generation (kb_gen.shape) and by every
- * generation a rotation or a growth makes from it.  All zero: a plain
- * filter of one slice, the packet path's cap at its default.
- */
-struct kb_shape {
-	u64 window_ms;			/* 0: no window */
-	u64 max_bytes;			/* grow: bound on all slices */
-	u32 slices;			/* window: S (S + 1 slices held) */
-	u32 max_fpr_ppb;		/* the packet path's cap, 0: default */
-	bool grow;
 };
 
 struct kb_info {
@@ -312,8 +372,17 @@ void kb_acct_uncharge(struct kb_acct *a, u64 bytes);
 int kb_spec_unused(const struct kb_spec *s, struct netlink_ext_ack *extack);
 int kb_params_from_spec(struct kb_params *p, const struct kb_spec *s,
 			struct netlink_ext_ack *extack);
+/* sh: the shape (NULL: a plain filter of one slice) */
 struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
-			  bool clear, struct netlink_ext_ack *extack);
+			  const struct kb_shape *sh, bool clear,
+			  struct netlink_ext_ack *extack);
+struct kb_gen *kb_gen_alloc(struct kb_acct *acct, const struct kb_params *p,
+			    const struct kb_shape *sh, bool clear,
+			    struct netlink_ext_ack *extack);
+/* a zeroed payload for an older slice, charged to acct */
+struct kb_pl *kb_pl_new(struct kb_acct *acct, u64 bytes,
+			struct netlink_ext_ack *extack);
+void kb_pl_put(struct kb_pl *pl);
 void kb_gen_fill(struct kb_gen *g);
 /* writers: g just went over its capacity (true once until a flush) */
 bool kb_gen_over(struct kb_gen *g);
@@ -372,8 +441,8 @@ int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
 int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 		   struct netlink_ext_ack *extack);
 int kb_reg_create(struct net *net, const char *name,
-		  const struct kb_params *p, const struct kb_grant *gr,
-		  struct netlink_ext_ack *extack);
+		  const struct kb_params *p, const struct kb_shape *sh,
+		  const struct kb_grant *gr, struct netlink_ext_ack *extack);
 /* set the groups gr flags; event KB_EVENT_GRANTED */
 int kb_reg_grant(struct net *net, const char *name, const struct kb_grant *gr,
 		 struct netlink_ext_ack *extack);
@@ -412,7 +481,7 @@ int kb_reg_walk(struct net *net, unsigned long *pos, u64 *reg_gen,
 
 /* txn.c */
 struct kb_txn *kb_txn_begin(struct net *net, const char *name,
-			    const struct kb_params *p,
+			    const struct kb_params *p, const struct kb_shape *sh,
 			    struct netlink_ext_ack *extack);
 int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
 		   struct netlink_ext_ack *extack);
@@ -457,6 +526,73 @@ int kb_exc_flush(struct kb_set *s, struct netlink_ext_ack *extack);
 int kb_exc_walk(struct kb_set *s, u32 *pos, u64 *ver,
 		int (*fn)(const void *key, u32 len, void *arg), void *arg);
 void kb_exc_release(struct kb_exc *e);
+
+/*
+ * slices.c: windows and growing filters, a layer over the kinds.
+ *
+ * kb_shape_check(): whether sh fits sp (windows and growth: blocked
+ * filters; not both; growth sized by items + FPR), else -EINVAL with an
+ * extack, *attr = the attribute to blame; then adjusts sp so that each
+ * slice is sized as the shape says (window: items / S at fpr / (S + 1);
+ * grow: the first at fpr / 2).
+ */
+int kb_shape_check(struct kb_shape *sh, struct kb_spec *sp, int *attr,
+		   struct netlink_ext_ack *extack);
+/* g's older slices for its shape (kb_gen_alloc()), and their release */
+int kb_gen_slices_new(struct kb_gen *g, struct netlink_ext_ack *extack);
+void kb_gen_slices_free(struct kb_gen *g);
+/* slice i of g (0: the newest, g->f) */
+const struct kb_filter *kb_gen_slice(const struct kb_gen *g, u32 i);
+/*
+ * For the packet path (RCU held): the older slices' answer for a key
+ * (kb_filter_test()) or an address (lookup.h's kb_filter_test_addr());
+ * the older slices' frozen estimated FPR (ppb, 0: none)
+ */
+bool kb_gen_test_older(const struct kb_gen *g, const void *key, u32 len);
+bool kb_gen_test_older_addr(const struct kb_gen *g, int family,
+			    const void *addr);
+u32 kb_gen_older_fpr_ppb(const struct kb_gen *g);
+/* OR the older slices into a TEST batch's answers; returns hits added */
+u32 kb_gen_test_older_many(const struct kb_gen *g, const struct kb_key *keys,
+			   u32 n, u64 *bitmap);
+/* a growing filter's newest slice may be full: grow (any context) */
+void kb_set_grow_kick(struct kb_set *s);
+/*
+ * kb_set_keys() of adds on a sliced generation (s->lock held): keys that
+ * fill the newest slice make it grow on the spot
+ */
+int kb_slices_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
+		   u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack);
+/* s's generation was published (s->lock held): arm its rotation */
+void kb_slices_arm(struct kb_set *s);
+/* s is unlinked (dead): cancel its work, no lock held that it takes */
+void kb_slices_stop(struct kb_set *s);
+void kb_slices_init_set(struct kb_set *s, struct net *net);
+/* a flush: clear every slice of g (s->lock held) */
+void kb_slices_flush(struct kb_gen *g);
+/* a consistent snapshot of s's slices for KB_CMD_GET (netlink_slices.c) */
+struct kb_slice_info {
+	u64 age_ms;
+	u64 m;
+	u64 items;
+	u64 bytes;
+	u64 bits_set;
+	u32 k;
+	u32 fpr_ppb;
+	u32 est_fpr_ppb;
+};
+
+struct kb_slices_info {
+	struct kb_shape shape;
+	u32 nslices;
+	u64 max_bytes;			/* grow: the bound in force */
+	u64 next_rotation_ms;		/* window */
+	struct kb_slice_info sl[KB_SLICES_MAX];
+};
+
+int kb_set_slices_info(struct kb_set *s, struct kb_slices_info *si);
+int kb_slices_init(void);
+void kb_slices_exit(void);
 
 /* bpf.c: registers the kfuncs, or says why not; never fails */
 void kb_bpf_init(void);

@@ -126,6 +126,9 @@ static __always_inline bool kb_set_test_addr(struct kb_set *s, int family,
 		return false;
 	g = rcu_dereference_check(s->gen, rcu_read_lock_any_held());
 	hit = kb_filter_test_addr(&g->f, family, addr);
+	/* windows, growing filters: the older slices, out of line */
+	if (unlikely(g->nslices > 1) && !hit)
+		hit = kb_gen_test_older_addr(g, family, addr);
 	if (unlikely(hit))
 		hit = !kb_set_excepted_addr(s, family, addr);
 	kb_set_count_lookup(s, hit);

@@ -29,24 +29,30 @@ static int __init kb_module_init(void)
 	int ret;
 
 	kb_limits_init();
-	ret = register_pernet_subsys(&kb_net_ops);
+	ret = kb_slices_init();
 	if (ret)
 		return ret;
-	ret = kb_nl_init();
+	ret = register_pernet_subsys(&kb_net_ops);
 	if (ret) {
-		unregister_pernet_subsys(&kb_net_ops);
+		kb_slices_exit();
 		return ret;
 	}
+	ret = kb_nl_init();
+	if (ret)
+		goto out_pernet;
 	ret = kb_dev_init();
 	if (ret) {
 		kb_nl_exit();
-		unregister_pernet_subsys(&kb_net_ops);
-		return ret;
+		goto out_pernet;
 	}
 	/* last: registered kfuncs cannot be unregistered on a later failure */
 	kb_bpf_init();
 	pr_info("version %s loaded\n", KBLOOM_VERSION);
 	return 0;
+out_pernet:
+	unregister_pernet_subsys(&kb_net_ops);
+	kb_slices_exit();
+	return ret;
 }
 
 static void __exit kb_module_exit(void)
@@ -54,6 +60,8 @@ static void __exit kb_module_exit(void)
 	kb_dev_exit();
 	kb_nl_exit();
 	unregister_pernet_subsys(&kb_net_ops);
+	/* rotations and growths still queued drop their filters */
+	kb_slices_exit();
 	/* generations and filters are freed by RCU callbacks */
 	rcu_barrier();
 	pr_info("unloaded\n");

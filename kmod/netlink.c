@@ -118,7 +118,7 @@ static int kb_nl_fill_info(struct sk_buff *skb, struct kb_set *s,
 	    nla_put_u32(skb, KB_A_PREFIXES, i.st.nplens) ||
 	    nla_put_u32(skb, KB_A_EXCEPT_COUNT, i.exceptions))
 		return -EMSGSIZE;
-	return kb_nl_grant_put(skb, ns, &i);
+	return kb_nl_grant_put(skb, ns, &i) ?: kb_nl_slices_put(skb, s);
 }
 
 /* ---- create --------------------------------------------------------------- */
@@ -129,6 +129,7 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **tb = info->attrs;
 	char name[KB_NAME_MAX];
 	struct kb_spec sp = {};
+	struct kb_shape sh;
 	struct kb_grant gr;
 	struct kb_params p;
 	struct nlattr *mode;
@@ -186,6 +187,9 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 		sp.k = nla_get_u32(tb[KB_A_K]);
 	if (tb[KB_A_PREFIXES])
 		sp.prefixes = nla_get_u32(tb[KB_A_PREFIXES]);
+	ret = kb_nl_shape_parse(info, &sp, &sh);
+	if (ret)
+		return ret;
 	ret = kb_params_from_spec(&p, &sp, extack);
 	unused = ret == -EINVAL ? kb_spec_unused(&sp, NULL) : 0;
 	if (unused) {
@@ -204,7 +208,7 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 		ret = kb_nl_grant_parse(info, &gr);
 	if (ret)
 		return ret;
-	ret = kb_reg_create(genl_info_net(info), name, &p, &gr, extack);
+	ret = kb_reg_create(genl_info_net(info), name, &p, &sh, &gr, extack);
 	kb_nl_blame(extack, ret, tb[KB_A_NAME]);
 	return ret;
 }

@@ -59,4 +59,14 @@ int kb_nl_grant_put(struct sk_buff *skb, struct user_namespace *ns,
 		    const struct kb_info *i);
 int kb_nl_grant(struct sk_buff *skb, struct genl_info *info);
 
+/*
+ * Slices (netlink_slices.c): kb_nl_shape_parse() reads a create's
+ * KB_A_WINDOW_MS, _SLICES, _GROW, _MAX_BYTES into sh and sizes sp's
+ * slices (-EINVAL with an extack naming the attribute); kb_nl_slices_put()
+ * puts a filter's slices for KB_CMD_GET
+ */
+int kb_nl_shape_parse(struct genl_info *info, struct kb_spec *sp,
+		      struct kb_shape *sh);
+int kb_nl_slices_put(struct sk_buff *skb, struct kb_set *s);
+
 #endif /* _KB_KMOD_NETLINK_H */

@@ -14,6 +14,8 @@
  * that the core's image cursor (struct kb_image_cur) writes, CRC trailer
  * included.  So a completed export is one consistent image,
  * byte-identical to KB_IOC_EXPORT's, without copying the filter first.
+ * A window or growing filter is exported slice by slice (KB_A_SLICE_INDEX,
+ * slices_image.c): its chunks carry the index and the slice's age.
  */
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -21,9 +23,12 @@
 #include <net/sock.h>
 
 #include "netlink.h"
+#include "slices_image.h"
 
 struct kb_export {
 	u64 set_id;			/* kb_set.id; 0: start failed */
+	u32 slice;			/* KB_A_SLICE_INDEX, 0: the filter */
+	u64 age_ms;			/* the slice's, at the start */
 	u64 gen_id;
 	u64 seq;
 	u64 plen4;
@@ -41,8 +46,10 @@ static int kb_nl_export_begin(struct netlink_callback *cb,
 {
 	struct net *net = sock_net(cb->skb->sk);
 	struct nlattr *tb[ARRAY_SIZE(kbloom_export_nl_policy)];
+	const struct kb_filter *f;
 	struct kb_set *s;
 	struct kb_gen *g;
+	u64 count;
 	int ret;
 
 	/* validated by the core already: this only finds the attributes */
@@ -66,14 +73,23 @@ static int kb_nl_export_begin(struct netlink_callback *cb,
 		NL_SET_ERR_MSG_ATTR(extack, tb[KB_A_NAME], "kbloom: no such filter");
 		return PTR_ERR(s);
 	}
+	if (tb[KB_A_SLICE_INDEX])
+		x->slice = nla_get_u32(tb[KB_A_SLICE_INDEX]);
 	mutex_lock(&s->lock);
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
+	ret = kb_gen_slice_out(g, x->slice, &f, &count, &x->age_ms, extack);
+	if (ret) {
+		mutex_unlock(&s->lock);
+		kb_set_put(s);
+		NL_SET_BAD_ATTR(extack, tb[KB_A_SLICE_INDEX]);
+		return ret;
+	}
 	x->set_id = s->id;
 	x->gen_id = g->id;
 	x->seq = g->seq;
-	x->plen4 = g->f.p.plen4;
-	memcpy(x->plen6, g->f.p.plen6, sizeof(x->plen6));
-	kb_image_cur_write_begin(&x->cur, &g->f.p, g->count);
+	x->plen4 = f->p.plen4;
+	memcpy(x->plen6, f->p.plen6, sizeof(x->plen6));
+	kb_image_cur_write_begin(&x->cur, &f->p, count);
 	mutex_unlock(&s->lock);
 	kb_set_put(s);
 	return 0;
@@ -116,9 +132,11 @@ int kb_nl_export_done(struct netlink_callback *cb)
 int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct kb_export *x = (struct kb_export *)cb->args[0];
+	const struct kb_filter *f = NULL;
 	struct nlattr *chunk;
 	struct kb_set *s;
 	struct kb_gen *g;
+	u64 count, age;
 	int ret = 0, room;
 	void *hdr;
 	u32 len;
@@ -145,8 +163,9 @@ int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		NL_SET_ERR_MSG(cb->extack,
 			       "kbloom: filter destroyed during export");
 	} else if (g->id != x->gen_id || g->seq != x->seq ||
-		   g->f.p.plen4 != x->plen4 ||
-		   memcmp(g->f.p.plen6, x->plen6, sizeof(x->plen6))) {
+		   kb_gen_slice_out(g, x->slice, &f, &count, &age, NULL) ||
+		   f->p.plen4 != x->plen4 ||
+		   memcmp(f->p.plen6, x->plen6, sizeof(x->plen6))) {
 		ret = -EAGAIN;
 		NL_SET_ERR_MSG(cb->extack,
 			       "kbloom: filter changed during export, retry");
@@ -164,7 +183,10 @@ int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 		if (nla_put_string(skb, KB_A_NAME, x->name) ||
 		    kb_nl_put_u64(skb, KB_A_IMAGE_SIZE, x->cur.total) ||
-		    kb_nl_put_u64(skb, KB_A_OFFSET, x->cur.off)) {
+		    kb_nl_put_u64(skb, KB_A_OFFSET, x->cur.off) ||
+		    (x->slice &&
+		     (nla_put_u32(skb, KB_A_SLICE_INDEX, x->slice) ||
+		      kb_nl_put_u64(skb, KB_A_AGE_MS, x->age_ms)))) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
@@ -180,7 +202,7 @@ int kb_nl_export_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
-		kb_image_cur_produce(&x->cur, &g->f, nla_data(chunk), len);
+		kb_image_cur_produce(&x->cur, f, nla_data(chunk), len);
 		genlmsg_end(skb, hdr);
 	}
 	mutex_unlock(&s->lock);

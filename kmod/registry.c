@@ -31,8 +31,6 @@ bool kb_name_ok(const char *name, struct netlink_ext_ack *extack)
 	return false;
 }
 
-/* ---- filters ------------------------------------------------------------ */
-
 /* ---- the index (internal.h: struct kb_name) ---------------------------- */
 
 /*
@@ -258,7 +256,12 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		return -ENOENT;
 	}
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
-	ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
+	if (unlikely(g->nslices > 1 || g->shape.grow))
+		ret = kb_slices_keys(s, op, keys, n, bitmap, bad, extack);
+	else
+		ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
+	/* a growth may have published a new generation */
+	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	if (ret >= 0 && op != KB_OP_DEL && over && kb_gen_over(g))
 		*over = true;
 	/* adds may note new prefix lengths (even before a bad key) */
@@ -356,7 +359,9 @@ int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
 	mutex_init(&s->lock);
 	init_waitqueue_head(&s->wq);
 	refcount_set(&s->ref, 1);
+	kb_slices_init_set(s, net);
 	RCU_INIT_POINTER(s->gen, g);
+	kb_slices_arm(s);
 	list_add_tail(&s->node, &kn->sets);
 	/* published last: lockless readers find a complete filter */
 	hlist_add_head_rcu(&s->id_node, kb_id_chain(kn, s->id));
@@ -379,6 +384,8 @@ static const char * const kb_event_what[KB_EVENT_MAX + 1] = {
 	[KB_EVENT_REFUSED] =
 		"refused a saturated payload: the old contents serve on",
 	[KB_EVENT_GRANTED] = "had its grants changed",
+	[KB_EVENT_ROTATED] = "rotated",
+	[KB_EVENT_GREW] = "grew a slice",
 };
 
 void kb_reg_announce(struct net *net, enum kb_nl_event ev, const char *name,
@@ -393,7 +400,7 @@ void kb_reg_announce(struct net *net, enum kb_nl_event ev, const char *name,
 	if (ev == KB_EVENT_OVER_CAPACITY || ev == KB_EVENT_REFUSED)
 		pr_warn_ratelimited("netns %u: filter %s %s\n", net->ns.inum,
 				    name, kb_event_what[ev]);
-	else
+	else if (ev != KB_EVENT_ROTATED)	/* every window / S: pr_debug */
 		pr_info_ratelimited("netns %u: filter %s %s%s%s\n",
 				    net->ns.inum, name, kb_event_what[ev],
 				    name2 ? " " : "", name2 ? name2 : "");
@@ -401,8 +408,8 @@ void kb_reg_announce(struct net *net, enum kb_nl_event ev, const char *name,
 }
 
 int kb_reg_create(struct net *net, const char *name,
-		  const struct kb_params *p, const struct kb_grant *gr,
-		  struct netlink_ext_ack *extack)
+		  const struct kb_params *p, const struct kb_shape *sh,
+		  const struct kb_grant *gr, struct netlink_ext_ack *extack)
 {
 	struct kb_net *kn = kb_net(net);
 	struct kb_gen *g;
@@ -422,7 +429,7 @@ int kb_reg_create(struct net *net, const char *name,
 			NL_SET_ERR_MSG_MOD(extack, "namespace has max_filters filters");
 		return ret;
 	}
-	g = kb_gen_new(net, p, true, extack);
+	g = kb_gen_new(net, p, sh, true, extack);
 	if (IS_ERR(g))
 		return PTR_ERR(g);
 	ret = mutex_lock_killable(&kn->lock);
@@ -455,6 +462,7 @@ int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 	}
 	old = rcu_replace_pointer(s->gen, g, lockdep_is_held(&s->lock));
 	WRITE_ONCE(s->bpf.kind, g->f.p.kind);
+	kb_slices_arm(s);
 	kb_map_retire(old, KB_MAP_REPLACED);
 	mutex_unlock(&s->lock);
 	kb_map_wake(s);
@@ -498,6 +506,7 @@ static void kb_set_unlink(struct net *net, struct kb_set *s)
 						lockdep_is_held(&s->lock)),
 		      KB_MAP_DESTROYED);
 	mutex_unlock(&s->lock);
+	kb_slices_stop(s);
 	kb_map_wake(s);
 	/* s->nm stays for readers that hold s; freed with s */
 	hlist_del_rcu(&rcu_dereference_protected(s->nm,
@@ -566,6 +575,7 @@ int kb_reg_flush(struct net *net, const char *name,
 	kb_map_retire(g, KB_MAP_REPLACED);
 	kb_gen_renew(g);
 	kb_filter_clear(&g->f);
+	kb_slices_flush(g);
 	WRITE_ONCE(g->f.p.plen4, 0);
 	for (i = 0; i < ARRAY_SIZE(g->f.p.plen6); i++)
 		WRITE_ONCE(g->f.p.plen6[i], 0);
@@ -649,6 +659,8 @@ int kb_reg_swap(struct net *net, const char *a, const char *b,
 	rcu_assign_pointer(sb->gen, ga);
 	WRITE_ONCE(sa->bpf.kind, gb->f.p.kind);
 	WRITE_ONCE(sb->bpf.kind, ga->f.p.kind);
+	kb_slices_arm(sa);
+	kb_slices_arm(sb);
 	/* each now serves the other filter: new headers (id, exceptions) */
 	kb_map_retire(ga, KB_MAP_REPLACED);
 	kb_map_retire(gb, KB_MAP_REPLACED);

@@ -12,7 +12,7 @@
 #include "internal.h"
 
 struct kb_txn *kb_txn_begin(struct net *net, const char *name,
-			    const struct kb_params *p,
+			    const struct kb_params *p, const struct kb_shape *sh,
 			    struct netlink_ext_ack *extack)
 {
 	struct kb_set *s = kb_set_find(net, name, false);
@@ -35,7 +35,7 @@ struct kb_txn *kb_txn_begin(struct net *net, const char *name,
 	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	if (!t)
 		return ERR_PTR(-ENOMEM);
-	g = kb_gen_new(net, p, true, extack);
+	g = kb_gen_new(net, p, sh, true, extack);
 	if (IS_ERR(g)) {
 		kfree(t);
 		return ERR_CAST(g);

@@ -16,7 +16,7 @@ $(addprefix $(ST_BUILD)/,$(ST_PROGS)): selftests/kb_test.h selftests/kb_nl.h \
 		uapi/linux/kbloom.h
 
 # the generic netlink family (raw AF_NETLINK, selftests/kb_nl.h)
-KB_GENL_PROGS := kbloom_genl kbloom_genl_dump kbloom_priv kbloom_spec \
+KB_GENL_PROGS := kbloom_genl kbloom_genl_dump kbloom_priv kbloom_spec kbloom_window \
 	kbloom_except
 VM_TEST_PROGS += $(addprefix $(ST_BUILD)/,$(KB_GENL_PROGS))
 $(ST_BUILD)/kbloom_limits: selftests/kb_nl.h

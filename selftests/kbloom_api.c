@@ -88,6 +88,23 @@ static __u64 nl_id(int fd, const char *name)
 	return id;
 }
 
+/* KB_A_GENERATION of a netlink get, 0 if none */
+static __u64 nl_gen(int fd, const char *name)
+{
+	struct nlattr *tb[KB_A_MAX + 1];
+	struct kbtn *n = kbt_nl(fd);
+	__u64 gen = 0;
+
+	if (!n)
+		return 0;
+	if (!kbtn_name_cmd(n, KB_CMD_GET, name) && n->reply_len) {
+		kbtn_parse((struct nlmsghdr *)n->reply, tb, KB_A_MAX);
+		gen = kbt_nla_u64(tb, KB_A_GENERATION);
+	}
+	kbt_nl_put(fd, n);
+	return gen;
+}
+
 static int add_addr(int fd, const char *name, int family, const char *a,
 		    int plen)
 {
@@ -197,6 +214,41 @@ TEST(prefix_aware_test)
 	ASSERT_EQ(0, cmd("put"));
 	EXPECT_EQ(0, kbt_destroy(fd, "c.net"));
 	EXPECT_EQ(0, kbt_destroy(fd, "c.ip"));
+	close(fd);
+}
+
+/*
+ * A window's older slices answer consumers too: kbloom_test_addr() (the
+ * lookup xt_bloom and the kfuncs inline), prefix lengths included, and
+ * kbloom_test(), once a rotation has moved the keys out of the newest
+ */
+TEST(window_older_slices)
+{
+	struct kb_ioc_create c = kbt_spec("c.win", KB_KIND_BLOCKED,
+					  KB_KEY_NET4, 100, 1000000);
+	int fd = kbt_open(), i;
+	__u64 g0;
+
+	ASSERT_LE(0, fd);
+	/* made by a rebuild (TXN_BEGIN VER1) of a filter not there yet */
+	c.window_ms = 2000;
+	c.slices = 1;
+	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c));
+	ASSERT_EQ(0, kbt_txn(fd, KB_IOC_TXN_COMMIT));
+	ASSERT_EQ(0, add_addr(fd, "c.win", AF_INET, "10.1.0.0", 16));
+	ASSERT_EQ(0, add_addr(fd, "c.win", AF_INET, "10.2.0.1", 32));
+	ASSERT_EQ(0, cmd("get c.win"));
+	g0 = nl_gen(fd, "c.win");
+	for (i = 0; i < 400 && nl_gen(fd, "c.win") == g0; i++)
+		usleep(10000);
+	ASSERT_NE(g0, nl_gen(fd, "c.win"));
+	/* the older slice holds them until the next rotation, 2 s on */
+	EXPECT_EQ(1, query("addr4 10.1.2.3"));
+	EXPECT_EQ(1, query("addr4 10.2.0.1"));
+	EXPECT_EQ(1, query("test 0a02000120"));
+	EXPECT_EQ(0, query("addr4 10.3.0.1"));
+	ASSERT_EQ(0, cmd("put"));
+	EXPECT_EQ(0, kbt_destroy(fd, "c.win"));
 	close(fd);
 }
 

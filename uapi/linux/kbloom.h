@@ -321,6 +321,22 @@ struct kb_ioc_create {
 #define KB_IOC_CREATE_SIZE_VER1	144
 
 /*
+ * One slice of a window or a growing filter in struct kb_ioc_info (the
+ * KB_SA_* of a KB_A_SLICE nest), newest first.
+ */
+struct kb_ioc_info_slice {
+	__aligned_u64	age_ms;		/* since it began taking adds */
+	__aligned_u64	m;
+	__aligned_u64	items;
+	__aligned_u64	bytes;
+	__aligned_u64	bits_set;
+	__u32		k;
+	__u32		fpr_ppb;
+	__u32		est_fpr_ppb;
+	__u32		reserved;
+};
+
+/*
  * A filter's description: what KB_CMD_GET's attributes say (section 4),
  * as one struct for userspace (bfctl and the selftests decode replies into
  * it).  No ioctl takes it.
@@ -358,6 +374,19 @@ struct kb_ioc_info {
 	__u32		prefixes;	/* prefix lengths a lookup tests */
 	__u32		reserved0;
 	__aligned_u64	reserved[2];
+	/* windows and growing filters (KB_A_WINDOW_MS ... KB_A_SLICE) */
+	__aligned_u64	window_ms;	/* 0: no window */
+	__aligned_u64	next_rotation_ms;
+	__aligned_u64	max_bytes;	/* grow: the bound of all slices */
+	__u32		grow;		/* 1: a growing filter */
+	__u32		nslices;	/* slices held (KB_A_SLICES); 1 for
+					 * a plain filter
+					 */
+	__u32		nslice;		/* entries of slice[] filled (the
+					 * KB_A_SLICE nests, at most 16)
+					 */
+	__u32		reserved1;
+	struct kb_ioc_info_slice slice[16];	/* KB_SLICES_MAX */
 };
 
 /*

@@ -273,4 +273,29 @@ void bfctl_spec_opts_init(struct bfctl_spec_opts *s);
 int bfctl_spec_opt(struct bfctl_spec_opts *s, const char *name,
 		   const char *val, char *msg, size_t len);
 
+/*
+ * Windows and growing filters (slices.c): the options of a create, one
+ * parser for `bfctl create` and restore's create lines
+ */
+struct bfctl_shape_opts {
+	u64 window_ms;		/* --window, 0: not given */
+	u64 max_bytes;		/* --max-bytes, 0: not given */
+	u32 slices;		/* --slices, 0: not given */
+	bool grow;		/* --grow */
+};
+
+/*
+ * Option name (without dashes) with value val: 0 taken, -1 a bad value
+ * (msg says why)
+ */
+int bfctl_shape_opt(struct bfctl_shape_opts *o, const char *name,
+		    const char *val, char *msg, size_t len);
+/* a duration: 500ms, 10s, 10m, 1h, 2d (a plain number: seconds) */
+int bfctl_parse_duration_ms(const char *s, u64 *ms);
+/* ms as the shortest exact duration ("10m", "1500ms") into buf */
+const char *bfctl_duration_text(u64 ms, char *buf, size_t len);
+/* info's window or growth: text lines of info, members of -j */
+void bfctl_slices_print(const struct kb_ioc_info *i);
+void bfctl_slices_json(const struct kb_ioc_info *i);
+
 #endif /* _BFCTL_H */

@@ -47,6 +47,9 @@ $(UBUILD)/tests/test-install: selftests/bfctl/test-install
 NATIVE_TESTS += $(UBUILD)/tests/test-install
 # the completion offers exactly the options bfctl takes
 NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-completion
+# windows and growing filters: create's usage errors, restore -check of
+# slice blocks (no kernel)
+NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-slices
 # bfctl redis against a private redis-server (pull/watch with -o: no kernel)
 NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis
 
@@ -60,8 +63,10 @@ VM_TEST_PROGS += $(UBUILD)/bfctl
 KB_FUZZ_SRCS_fuzz_savefmt += userspace/bfctl/restore.c userspace/bfctl/kargs.c \
 	userspace/bfctl/keys.c userspace/bfctl/capacity.c \
 	userspace/bfctl/restore_bad.c userspace/bfctl/savefmt_attach.c \
-	userspace/bfctl/grant.c
+	userspace/bfctl/grant.c userspace/bfctl/savefmt_slices.c \
+	userspace/bfctl/slices.c userspace/bfctl/json.c
 $(UBUILD)/fuzz/fuzz_savefmt: userspace/bfctl/restore.c userspace/bfctl/savefmt_attach.c userspace/bfctl/kargs.c \
+	userspace/bfctl/savefmt_slices.c userspace/bfctl/slices.c \
 	userspace/bfctl/grant.c \
 	userspace/bfctl/restore_bad.c \
 	userspace/bfctl/keys.c userspace/bfctl/capacity.c \

@@ -41,8 +41,12 @@ int bfctl_cap_check(const struct kb_ioc_info *i, u64 more, bool force,
 {
 	u64 limit = i->items * BFCTL_CAP_HARD_X;
 
-	/* sized by --bits/--hashes (no capacity), or within the limit */
-	if (force || !i->items || i->count + more <= limit ||
+	/*
+	 * sized by --bits/--hashes (no capacity), a growing filter (its
+	 * capacity grows with its keys, up to --max-bytes), or within the
+	 * limit
+	 */
+	if (force || !i->items || i->grow || i->count + more <= limit ||
 	    i->items > U64_MAX / BFCTL_CAP_HARD_X)
 		return BFCTL_OK;
 	return bfctl_fail(BFCTL_ERR, what,

@@ -15,7 +15,7 @@ enum {
 	OPT_EXIST = 256, OPT_FILE, OPT_ITEMS, OPT_FPR, OPT_BPK, OPT_BITS,
 	OPT_HASHES, OPT_KEYTYPE, OPT_HASH, OPT_SEED, OPT_KIND, OPT_FORCE,
 	OPT_KEYFMT, OPT_MAX_FPR, OPT_PREFIXES, OPT_READERS, OPT_WRITERS,
-	OPT_NONE,
+	OPT_NONE, OPT_WINDOW, OPT_SLICES, OPT_GROW, OPT_MAX_BYTES,
 };
 
 static const struct option kopts[] = {
@@ -38,6 +38,10 @@ static const struct option kopts[] = {
 	{ "readers", required_argument, NULL, OPT_READERS },
 	{ "writers", required_argument, NULL, OPT_WRITERS },
 	{ "none", no_argument, NULL, OPT_NONE },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "slices", required_argument, NULL, OPT_SLICES },
+	{ "grow", no_argument, NULL, OPT_GROW },
+	{ "max-bytes", required_argument, NULL, OPT_MAX_BYTES },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "terse", no_argument, NULL, 't' },
@@ -95,6 +99,11 @@ static u32 opt_class(int c)
 		return KO_GRANT;
 	case 'q':
 		return KO_GLOBAL;
+	case OPT_WINDOW:
+	case OPT_SLICES:
+	case OPT_GROW:
+	case OPT_MAX_BYTES:
+		return KO_SHAPE;
 	case OPT_ITEMS:
 	case OPT_FPR:
 	case OPT_BPK:
@@ -145,6 +154,13 @@ int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a, u32 allowed)
 					"unknown hash '%s' (xxh64 or siphash)",
 					optarg);
 			if (ret < 0)
+				return bfctl_usage(a->verb, "%s", msg);
+			continue;
+		}
+		if (class == KO_SHAPE) {
+			ret = bfctl_shape_opt(&a->sh, kopts[idx].name, optarg,
+					      msg, sizeof(msg));
+			if (ret)
 				return bfctl_usage(a->verb, "%s", msg);
 			continue;
 		}
@@ -309,7 +325,7 @@ int bfctl_create_request(struct bfctl_kargs *a, struct kb_ioc_create *c)
 {
 	int ret, kind;
 
-	ret = bfctl_want_pos(a, 1, 2, "create NAME [KIND] [--items N --fpr P [--prefixes L] | --bits-per-key B | --bits M --hashes K] [--key-type T] [--hash H] [--seed S] [--readers GROUP] [--writers GROUP] [-exist]");
+	ret = bfctl_want_pos(a, 1, 2, "create NAME [KIND] [--items N --fpr P [--prefixes L] | --bits-per-key B | --bits M --hashes K] [--key-type T] [--hash H] [--seed S] [--window DUR [--slices S] | --grow [--max-bytes SIZE]] [--readers GROUP] [--writers GROUP] [-exist]");
 	if (!ret)
 		ret = bfctl_check_name(a, a->pos[0]);
 	if (ret)
@@ -325,7 +341,7 @@ int bfctl_create_request(struct bfctl_kargs *a, struct kb_ioc_create *c)
 	c->kind = (u32)kind;
 	c->key_type = a->s.key_type >= 0 ? (u32)a->s.key_type : KB_KEY_BYTES;
 	c->hash = KB_HASH_XXH64;
-	return bfctl_fill_spec(a, c);
+	return bfctl_fill_spec(a, c) ?: bfctl_shape_fill(a, c);
 }
 
 int bfctl_create_params(const struct kb_ioc_create *c, struct kb_params *p,
@@ -372,6 +388,11 @@ bool bfctl_create_matches(const struct kb_ioc_create *c,
 	if (c->sizing == KB_SIZING_FPR && info->items == c->items &&
 	    info->fpr_ppb == c->fpr_ppb)
 		same_size = true;
+	if (!bfctl_shape_matches(c, info))
+		return false;
+	/* a window's or growing filter's size is its slices' */
+	if (c->window_ms || c->flags & KB_CREATE_F_GROW)
+		same_size = bfctl_shape_size_matches(c, info);
 	return info->kind == p->kind && info->key_type == p->key_type &&
 	       info->hash == p->hash && same_size &&
 	       (!(c->flags & KB_CREATE_F_SEED) ||

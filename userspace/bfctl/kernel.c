@@ -281,6 +281,7 @@ static void json_info(const struct kb_ioc_info *i, enum bfctl_kf kf,
 	bfctl_json_u64("adds", i->adds);
 	bfctl_json_u64("generation", i->generation);
 	bfctl_json_u64("refs", i->refs);
+	bfctl_slices_json(i);
 	if (exc >= 0)
 		bfctl_json_u64("exceptions", (u64)exc);
 	bfctl_grants_json(grants[0], grants[1]);
@@ -316,6 +317,12 @@ static void table_row(const struct kb_ioc_info *i, const u32 *grants)
 	       (unsigned long long)i->items, ppb(i->fpr_ppb),
 	       i->fill_ppm / 1e4, est_text(i->est_items, est, sizeof(est)),
 	       ppb(i->est_fpr_ppb), i->over_capacity ? " OVER" : "");
+	if (i->window_ms)
+		printf(" window=%s/%u", bfctl_duration_text(i->window_ms, est,
+							    sizeof(est)),
+		       i->nslices);
+	else if (i->grow)
+		printf(" grow=%u", i->nslices);
 	bfctl_grants_row(grants[0], grants[1]);
 	printf("\n");
 }
@@ -444,6 +451,7 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 	       (unsigned long long)i.lookups, (unsigned long long)i.hits,
 	       (unsigned long long)i.adds, (unsigned long long)i.generation,
 	       i.refs);
+	bfctl_slices_print(&i);
 	if (exc >= 0)
 		printf("exceptions: %lld\n", (long long)exc);
 	if (g[0] != KB_GID_NONE)
@@ -518,7 +526,7 @@ static const struct {
 	int (*fn)(struct kbconn *conn, struct bfctl_kargs *a);
 	u32 opts;	/* the option classes it takes besides KO_GLOBAL */
 } kverbs[] = {
-	{ "create", do_create, KO_SPEC | KO_EXIST | KO_GRANT },
+	{ "create", do_create, KO_SPEC | KO_EXIST | KO_GRANT | KO_SHAPE },
 	{ "destroy", do_names, KO_FORCE },
 	{ "flush", do_names, 0 },
 	{ "swap", do_names, 0 },

@@ -25,6 +25,7 @@ struct bfctl_kargs {
 	int key_fmt;			/* --key-format (KBU_FMT_*), -1: not
 					 * given (bfctl_key_format())
 					 */
+	struct bfctl_shape_opts sh;	/* --window --slices --grow --max-bytes */
 	char **pos;		/* positional arguments */
 	int npos;
 };
@@ -47,6 +48,9 @@ enum {
 	KO_JSON		= 1 << 9,	/* -j: the verbs with JSON output */
 	KO_MAXFPR	= 1 << 10,	/* --max-fpr (upload) */
 	KO_GRANT	= 1 << 11,	/* --readers, --writers, --none */
+	KO_SHAPE	= 1 << 12,	/* --window, --slices, --grow,
+					 * --max-bytes (create)
+					 */
 };
 /* argv (argv[0] the verb) -> a; an option outside allowed is a usage error */
 int bfctl_kargs_parse(int argc, char **argv, struct bfctl_kargs *a,
@@ -72,6 +76,17 @@ int bfctl_create_params(const struct kb_ioc_create *c, struct kb_params *p,
 bool bfctl_create_matches(const struct kb_ioc_create *c,
 			  const struct kb_params *p,
 			  const struct kb_ioc_info *info);
+
+/*
+ * Windows and growing filters (slices.c): --window/--slices and
+ * --grow/--max-bytes of a create into c (checked: usage errors), whether
+ * an existing filter has the shape c asks for (create -exist)
+ */
+int bfctl_shape_fill(const struct bfctl_kargs *a, struct kb_ioc_create *c);
+bool bfctl_shape_matches(const struct kb_ioc_create *c,
+			 const struct kb_ioc_info *info);
+bool bfctl_shape_size_matches(const struct kb_ioc_create *c,
+			      const struct kb_ioc_info *info);
 
 /*
  * The guards of a live blocklist (capacity.c).  An add that would take a

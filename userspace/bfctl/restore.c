@@ -18,7 +18,7 @@
 u64 bfctl_restore_max_bytes;
 
 
-static struct rfilter *find(struct bfctl_restore *rs, const char *name)
+struct rfilter *bfctl_restore_find(struct bfctl_restore *rs, const char *name)
 {
 	size_t i;
 
@@ -97,7 +97,7 @@ int bfctl_restore_known(struct bfctl_restore *rs, const char *name)
 {
 	struct kb_ioc_info info;
 
-	return find(rs, name) ? 0 : kinfo(rs, name, &info);
+	return bfctl_restore_find(rs, name) ? 0 : kinfo(rs, name, &info);
 }
 
 /* what the kernel would make of a create request (kb_params_from_spec) */
@@ -113,7 +113,7 @@ static int new_keys(struct bfctl_restore *rs, struct rfilter *rf)
 static int define(struct bfctl_restore *rs, const char *name, bool *live,
 		  struct kb_ioc_info *info)
 {
-	struct rfilter *old = find(rs, name);
+	struct rfilter *old = bfctl_restore_find(rs, name);
 	int ret;
 
 	if (old)
@@ -200,8 +200,8 @@ static int line_create(struct bfctl_restore *rs, char *s)
 		return argc;
 	/* the parser of `bfctl create`, its messages captured */
 	bfctl_usage_capture(msg, sizeof(msg));
-	ret = bfctl_kargs_parse(argc, argv, &a,
-				KO_SPEC) ?: bfctl_create_request(&a, &c);
+	ret = bfctl_kargs_parse(argc, argv, &a, KO_SPEC | KO_SHAPE) ?:
+	      bfctl_create_request(&a, &c);
 	bfctl_usage_capture(NULL, 0);
 	if (ret)
 		return bfctl_lines_fail(&rs->r, BFCTL_USAGE, "%s", msg);
@@ -250,6 +250,7 @@ static int line_create(struct bfctl_restore *rs, char *s)
 		rf->held = info;
 	else
 		bfctl_held_from_params(&rf->held, &p, 0);
+	rf->held.grow = !!(c.flags & KB_CREATE_F_GROW);
 	return new_keys(rs, rf);
 }
 
@@ -301,7 +302,7 @@ static int line_add(struct bfctl_restore *rs, char *s, bool exc)
 	if (!kb_name_valid(name, (u32)strlen(name)))
 		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
 					"bad filter name '%.40s'", name);
-	rf = find(rs, name);
+	rf = bfctl_restore_find(rs, name);
 	if (!rf && rs->sync)
 		return bfctl_lines_fail(&rs->r, BFCTL_USAGE,
 			       "filter %s is not defined above (a sync file defines each filter it keeps with a filter block or a create line)",
@@ -385,7 +386,8 @@ static int parse_all(struct bfctl_restore *rs)
 		if (s[0] == '#' || s[0] == ';')	/* as in key files */
 			continue;
 		/* restore --only without filters: their lines are not read */
-		if ((rs->skip & RS_SKIP_FILTERS) && !strncmp(s, "filter ", 7)) {
+		if ((rs->skip & RS_SKIP_FILTERS) && (!strncmp(s, "filter ", 7) ||
+						     !strncmp(s, "slice ", 6))) {
 			rs->r.in_block = true;
 			bfctl_lines_skip_block(&rs->r);
 			continue;
@@ -401,6 +403,8 @@ static int parse_all(struct bfctl_restore *rs)
 			ret = line_add(rs, s, true);
 		else if (!strncmp(s, "filter ", 7))
 			ret = line_filter(rs, s);
+		else if (!strncmp(s, "slice ", 6))
+			ret = bfctl_restore_slice_line(rs, s);
 		else if (!strncmp(s, "create ", 7) || !strncmp(s, "create\t", 7))
 			ret = line_create(rs, s);
 		else if (!strncmp(s, "grant ", 6) || !strncmp(s, "grant\t", 6))
@@ -580,6 +584,7 @@ void bfctl_restore_free(struct bfctl_restore *rs)
 	kbconn_close(&rs->conn);
 	for (i = 0; i < rs->n; i++) {
 		free(rs->v[i].img);
+		bfctl_restore_slices_free(&rs->v[i]);
 		bfctl_batch_free(&rs->v[i].keys);
 		bfctl_batch_free(&rs->v[i].exc);
 	}
@@ -652,6 +657,8 @@ int bfctl_restore_load(struct kbconn *conn, const char *verb,
 	if (rf->how == RF_IMAGE)
 		ret = kbdev_upload(conn->dev, KB_IMAGE_F_TXN, rf->name, rf->img,
 				   rf->img_len, &why);
+	else if (rf->nsl)	/* a window's or growing filter's slices */
+		ret = bfctl_restore_slices(conn, rf, &why);
 	if (!ret)
 		ret = send_keys(conn, rf, KB_KEYS_F_TXN);
 	if (!ret)

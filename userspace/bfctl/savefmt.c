@@ -210,15 +210,87 @@ struct save_state {
 	int ret;
 };
 
-static int save_one(struct save_state *st, const char *name)
+/*
+ * One block: "filter NAME ..." (slice 0), or "slice NAME index=N
+ * age-ms=A saved-ms=T ..." (slice N of a window or growing filter, with
+ * its age and the wall-clock time of its export), then its payload and
+ * "end".  0, -EAGAIN (the filter changed: the caller retries), or the
+ * error printed (BFCTL_ERR) as a positive code.
+ */
+static int save_block(struct save_state *st, const char *name, u32 slice,
+		      const char *what)
 {
 	struct save_pass one, two;
 	struct kb_params p;
 	enum kb_img_err why;
-	u64 plen, count;
+	u64 plen, count, age = 0;
+	int ret;
+
+	memset(&one, 0, sizeof(one));
+	ret = kbconn_export_slice(st->conn, name, slice, save_chunk, &one,
+				  &age);
+	if (ret)
+		return ret;
+	if (kb_image_parse_header(one.hdr, sizeof(one.hdr), one.total,
+				  0, &p, &plen, &count, &why))
+		return bfctl_fail(BFCTL_ERR, what,
+				  "kernel exported a bad image: %s",
+				  kb_image_strerror(why));
+	/* the age as of the first pass, and the clock to add to it later */
+	if (slice)
+		fprintf(st->f, "slice %s index=%u age-ms=%llu saved-ms=%llu",
+			name, slice, (unsigned long long)age,
+			(unsigned long long)bfctl_wall_ms());
+	else
+		fprintf(st->f, "filter %s", name);
+	fprintf(st->f, " kind=%s key-type=%s hash=%s m=%llu k=%u items=%llu fpr-ppb=%u seed=0x%llx,0x%llx plen4=0x%llx plen6=0x%llx,0x%llx,0x%llx count=%llu bytes=%llu crc32c=0x%08x\n",
+		kb_kind_name(p.kind),
+		kb_key_type_name(p.key_type), kb_hash_name(p.hash),
+		(unsigned long long)p.m, p.k,
+		(unsigned long long)p.items, p.fpr_ppb,
+		(unsigned long long)p.seed[0],
+		(unsigned long long)p.seed[1],
+		(unsigned long long)p.plen4,
+		(unsigned long long)p.plen6[0],
+		(unsigned long long)p.plen6[1],
+		(unsigned long long)p.plen6[2],
+		(unsigned long long)count, (unsigned long long)plen,
+		one.trailer[0] | one.trailer[1] << 8 |
+		one.trailer[2] << 16 | (u32)one.trailer[3] << 24);
+	memset(&two, 0, sizeof(two));
+	two.f = st->f;
+	two.plen = plen;
+	two.crc = kb_image_crc_init();
+	ret = kbconn_export_slice(st->conn, name, slice, save_chunk, &two,
+				  NULL);
+	/* changed between the passes: the line is not this data's */
+	if (!ret && (two.total != one.total ||
+		     memcmp(two.hdr, one.hdr, sizeof(one.hdr)) ||
+		     memcmp(two.trailer, one.trailer, sizeof(one.trailer))))
+		ret = -EAGAIN;
+	if (!ret && kb_image_crc_check(two.crc, two.trailer, &why))
+		return bfctl_fail(BFCTL_ERR, what,
+				  "kernel exported a bad image: %s",
+				  kb_image_strerror(why));
+	if (ret)
+		return ret;
+	if (two.n)
+		save_line(&two);
+	if (two.zeros)
+		fprintf(st->f, "*%llu\n", (unsigned long long)two.zeros);
+	fprintf(st->f, "end\n");
+	return 0;
+}
+
+/* info: the filter as a list found it, or NULL (saved by name) */
+static int save_one(struct save_state *st, const char *name,
+		    const struct kb_ioc_info *info)
+{
+	struct kb_ioc_info before, after;
 	long mark = -1;
 	char what[64];
 	int ret = -EAGAIN, tries;
+	u32 n;
 
 	snprintf(what, sizeof(what), "save %s", name);
 	if (st->rewind) {
@@ -228,54 +300,34 @@ static int save_one(struct save_state *st, const char *name)
 					  strerror(errno));
 	}
 	for (tries = 0; tries < KBDEV_EXPORT_TRIES && ret == -EAGAIN; tries++) {
-		memset(&one, 0, sizeof(one));
-		ret = kbconn_export(st->conn, name, save_chunk, &one);
-		if (ret)
-			continue;
-		if (kb_image_parse_header(one.hdr, sizeof(one.hdr), one.total,
-					  0, &p, &plen, &count, &why))
-			return bfctl_fail(BFCTL_ERR, what,
-					  "kernel exported a bad image: %s",
-					  kb_image_strerror(why));
-		fprintf(st->f, "filter %s kind=%s key-type=%s hash=%s m=%llu k=%u items=%llu fpr-ppb=%u seed=0x%llx,0x%llx plen4=0x%llx plen6=0x%llx,0x%llx,0x%llx count=%llu bytes=%llu crc32c=0x%08x\n",
-			name, kb_kind_name(p.kind),
-			kb_key_type_name(p.key_type), kb_hash_name(p.hash),
-			(unsigned long long)p.m, p.k,
-			(unsigned long long)p.items, p.fpr_ppb,
-			(unsigned long long)p.seed[0],
-			(unsigned long long)p.seed[1],
-			(unsigned long long)p.plen4,
-			(unsigned long long)p.plen6[0],
-			(unsigned long long)p.plen6[1],
-			(unsigned long long)p.plen6[2],
-			(unsigned long long)count, (unsigned long long)plen,
-			one.trailer[0] | one.trailer[1] << 8 |
-			one.trailer[2] << 16 | (u32)one.trailer[3] << 24);
-		memset(&two, 0, sizeof(two));
-		two.f = st->f;
-		two.plen = plen;
-		two.crc = kb_image_crc_init();
-		ret = kbconn_export(st->conn, name, save_chunk, &two);
-		/* changed between the passes: the line is not this data's */
-		if (!ret && (two.total != one.total ||
-			     memcmp(two.hdr, one.hdr, sizeof(one.hdr)) ||
-			     memcmp(two.trailer, one.trailer, sizeof(one.trailer))))
-			ret = -EAGAIN;
-		if (!ret && kb_image_crc_check(two.crc, two.trailer, &why))
-			return bfctl_fail(BFCTL_ERR, what,
-					  "kernel exported a bad image: %s",
-					  kb_image_strerror(why));
-		if (!ret) {
-			if (two.n)
-				save_line(&two);
-			if (two.zeros)
-				fprintf(st->f, "*%llu\n",
-					(unsigned long long)two.zeros);
-			fprintf(st->f, "end\n");
-			return bfctl_save_exc(st->conn, st->f, name,
-					      p.key_type) ?:
-			       bfctl_save_grant(st->conn, st->f, name);
+		ret = 0;
+		if (info && !tries)
+			before = *info;
+		else if (!info || info->window_ms || info->grow)
+			ret = kbconn_info(st->conn, name, &before);
+		if (!ret && !before.window_ms && !before.grow) {
+			ret = save_block(st, name, 0, what);
+		} else if (!ret) {
+			/*
+			 * A window or a growing filter: its create line, then
+			 * each slice with its age; a rotation or growth
+			 * between two slices (a new generation) makes it
+			 * start over, so that the slices are of one moment
+			 */
+			bfctl_save_create_line(st->f, &before);
+			for (n = 1; !ret && n <= before.nslices; n++)
+				ret = save_block(st, name, n, what);
+			if (!ret)
+				ret = kbconn_info(st->conn, name, &after);
+			if (!ret && after.generation != before.generation)
+				ret = -EAGAIN;
 		}
+		if (!ret)
+			return bfctl_save_exc(st->conn, st->f, name,
+					      before.key_type) ?:
+			       bfctl_save_grant(st->conn, st->f, name);
+		if (ret > 0)
+			return ret;
 		if (ret == -EAGAIN && mark < 0)
 			return bfctl_fail(BFCTL_ERR, what,
 					  "the filter changed while it was written out; try again (a save to a file is retried)");
@@ -294,7 +346,7 @@ static int save_cb(const struct kb_ioc_info *i, void *arg)
 {
 	struct save_state *st = arg;
 
-	st->ret = save_one(st, i->name);
+	st->ret = save_one(st, i->name, i);
 	return st->ret;
 }
 
@@ -345,7 +397,7 @@ int bfctl_save_main(int argc, char **argv)
 	kbconn_init(&conn);
 	fprintf(st.f, "%s\n", SAVE_MAGIC);
 	if (name) {
-		ret = save_one(&st, name);
+		ret = save_one(&st, name, NULL);
 	} else {
 		ret = kbconn_list(&conn, save_cb, &st);
 		if (ret < 0)
@@ -540,6 +592,14 @@ static int parse_filter_line(struct bfctl_lines *r, char *s, struct rfilter *rf,
 			ret = parse_u64_list(val_s, p->plen6, 3);
 		} else if (!strcmp(key, "count")) {
 			ret = bfctl_parse_u64(val_s, count);
+		} else if (rf->slice_line && !strcmp(key, "index")) {
+			ret = bfctl_parse_u64(val_s, &v) ?:
+			      (!v || v > KB_SLICES_MAX ? -EINVAL : 0);
+			rf->sl1.index = (u32)v;
+		} else if (rf->slice_line && !strcmp(key, "age-ms")) {
+			ret = bfctl_parse_u64(val_s, &rf->sl1.age_ms);
+		} else if (rf->slice_line && !strcmp(key, "saved-ms")) {
+			ret = bfctl_parse_u64(val_s, &rf->sl1.saved_ms);
 		} else {
 			type_after(rf, &save);
 			return bfctl_lines_fail(r, BFCTL_USAGE,
@@ -553,6 +613,8 @@ static int parse_filter_line(struct bfctl_lines *r, char *s, struct rfilter *rf,
 	}
 	if (seen != 127)
 		return BAD("filter line needs kind, key-type, hash, m, k, bytes and crc32c");
+	if (rf->slice_line && !rf->sl1.index)
+		return BAD("slice line needs index=N (1..16)");
 	if (kb_params_validate(p, 0))
 		return BAD("inconsistent filter parameters");
 	if (*bytes != kb_params_payload_bytes(p))

@@ -58,6 +58,19 @@ bool bfctl_lines_begins(const char *s);
 /* the rest of a filter block after an error (r->in_block), if any */
 void bfctl_lines_skip_block(struct bfctl_lines *r);
 
+/*
+ * A slice block of a window or a growing filter ("slice NAME index=N
+ * age-ms=A saved-ms=T ..."; savefmt_slices.c): its image, uploaded into
+ * the filter's transaction as slice N with age A plus the time since T
+ */
+struct rslice {
+	u32 index;
+	u64 age_ms, saved_ms;
+	u64 line;
+	u8 *img;
+	u64 img_len;
+};
+
 /* one filter of a restore */
 enum rf_how {
 	RF_IMAGE,	/* a "filter" block: upload its image in a txn */
@@ -97,6 +110,12 @@ struct rfilter {
 	char why[sizeof(((struct bfctl_lines *)0)->err)];
 	u32 max_fpr_ppb;	/* RF_IMAGE: the commit's saturation guard */
 	struct bfctl_grant grant;	/* its grant line (grant.c) */
+	/* a "slice" block being read (savefmt.c): its index= age-ms= ... */
+	bool slice_line;
+	struct rslice sl1;
+	/* a create line's window or growing filter: its slice blocks */
+	struct rslice *sl;
+	u32 nsl;
 };
 
 /*
@@ -226,6 +245,23 @@ int bfctl_restore_check_count(struct bfctl_restore *rs, const char *verb,
 int bfctl_save_parse_block(struct bfctl_lines *r, char *fline,
 			   struct rfilter *rf, u64 max_bytes, u64 budget);
 
+/* ---- windows and growing filters (savefmt_slices.c) ---- */
+
+/* milliseconds since the epoch (the save's saved-ms=) */
+u64 bfctl_wall_ms(void);
+/* save: the create line that makes a filter of info's shape again */
+void bfctl_save_create_line(FILE *f, const struct kb_ioc_info *info);
+/* restore: a "slice NAME ..." block, after its filter's create line */
+int bfctl_restore_slice_line(struct bfctl_restore *rs, char *s);
+/* upload rf's slice blocks into its transaction (oldest first): 0/-errno */
+int bfctl_restore_slices(struct kbconn *conn, struct rfilter *rf, u32 *why);
+void bfctl_restore_slices_free(struct rfilter *rf);
+/*
+ * A slice's age at restore: saved age + (now - saved), the clock's
+ * going backwards adding nothing; saturates instead of wrapping
+ */
+u64 bfctl_slice_age(u64 age_ms, u64 saved_ms, u64 now_ms);
+
 /* ---- attachments: save lines (savefmt_attach.c) ---- */
 
 /* "attach ..." (s, modified) into a: 0, or -EINVAL with err set */
@@ -236,6 +272,8 @@ int bfctl_attach_list_add(struct rattach *a, const char *x, char *err,
 void bfctl_attach_free(struct rattach *a);
 /* an "attach" line (and an LSM one's list block) of a restore */
 int bfctl_restore_attach_line(struct bfctl_restore *rs, char *s);
+/* the filter the file defined above under name, or NULL (restore.c) */
+struct rfilter *bfctl_restore_find(struct bfctl_restore *rs, const char *name);
 /* name: defined by the file or in the kernel (restore.c): 0, -ENOENT, err */
 int bfctl_restore_known(struct bfctl_restore *rs, const char *name);
 /* "filters,lsm,xdp" -> rs->skip (what is not in it): 0 or -EINVAL */

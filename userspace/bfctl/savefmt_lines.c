@@ -89,7 +89,8 @@ void bfctl_lines_unread(struct bfctl_lines *r)
 
 bool bfctl_lines_begins(const char *s)
 {
-	return !strncmp(s, "filter ", 7) || !strncmp(s, "create ", 7) ||
+	return !strncmp(s, "filter ", 7) || !strncmp(s, "slice ", 6) ||
+	       !strncmp(s, "create ", 7) ||
 	       !strncmp(s, "create\t", 7) || !strncmp(s, "add ", 4) ||
 	       !strncmp(s, "add\t", 4) || !strncmp(s, "attach ", 7) ||
 	       !strcmp(s, SAVE_END);

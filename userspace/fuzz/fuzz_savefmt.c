@@ -361,15 +361,16 @@ int kbdev_keys(int fd, unsigned long cmd, u32 flags, const char *name,
 }
 
 /* the image in pieces of every size, across header, payload and trailer */
-int kbconn_export(struct kbconn *c, const char *name, kbnl_chunk_cb cb,
-		  void *arg)
+int kbconn_export_slice(struct kbconn *c, const char *name, u32 slice,
+			kbnl_chunk_cb cb, void *arg, u64 *age_ms)
 {
 	static const u64 piece[] = { 1, 7, 57, 3, 4096, 100, 32768 };
 	u64 off, n;
 	size_t i, j;
 	int ret;
 
-	FUZZ_CHECK(name_ok(name));
+	/* the fake kernel holds no windows or growing filters: no slices */
+	FUZZ_CHECK(name_ok(name) && !slice);
 	for (i = 0; i < K.n; i++)
 		if (!strcmp(K.f[i].name, name)) {
 			bool cut = K.churn && ++K.exports % 3 == 2;
@@ -396,14 +397,28 @@ int kbconn_export(struct kbconn *c, const char *name, kbnl_chunk_cb cb,
 int kbdev_txn_begin(int fd, const struct kb_ioc_create *c)
 {
 	FUZZ_CHECK(fd == 1000 && !K.txn && name_ok(c->name));
+	/* restore checked the create line's shape as bfctl create does */
+	FUZZ_CHECK(!(c->window_ms && c->flags & KB_CREATE_F_GROW));
+	FUZZ_CHECK(!c->slices || c->window_ms);
 	if (write_fails())
 		return -ENOMEM;
+	/* windows and growing filters: a kernel of before them */
+	if (c->window_ms || c->flags & KB_CREATE_F_GROW)
+		return -EINVAL;
 	K.txn = true;
 	K.uploaded = false;
 	K.c = *c;
 	empty_image(c, &K.staged);
 	memcpy(K.staged.name, c->name, KB_NAME_MAX);
 	return 0;
+}
+
+/* never reached: the fake kernel refuses to begin a sliced filter */
+int kbdev_upload_slice(int fd, u32 flags, const char *name, const void *img,
+		       u64 len, u32 slice, u64 age_ms, u32 *why)
+{
+	FUZZ_CHECK(0);
+	return -EINVAL;
 }
 
 int kbdev_upload(int fd, u32 flags, const char *name, const void *img,

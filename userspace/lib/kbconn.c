@@ -147,18 +147,24 @@ int kbconn_list(struct kbconn *c,
 int kbconn_export(struct kbconn *c, const char *name, kbnl_chunk_cb cb,
 		  void *arg)
 {
+	return kbconn_export_slice(c, name, 0, cb, arg, NULL);
+}
+
+int kbconn_export_slice(struct kbconn *c, const char *name, u32 slice,
+			kbnl_chunk_cb cb, void *arg, u64 *age_ms)
+{
 	u8 *img;
 	u64 len;
 	int ret;
 
 	c->extack[0] = 0;
 	if (c->nl)
-		return kbnl_export(c->nl, name, cb, arg, c->extack,
-				   sizeof(c->extack));
+		return kbnl_export_slice(c->nl, name, slice, cb, arg, age_ms,
+					 c->extack, sizeof(c->extack));
 	ret = kbconn_dev(c);
 	if (ret < 0)
 		return ret;
-	ret = kbdev_export(c->dev, 0, name, &img, &len);
+	ret = kbdev_export_slice(c->dev, 0, name, slice, &img, &len, age_ms);
 	if (ret)
 		return ret;
 	ret = cb(img, len, 0, len, arg);

@@ -47,6 +47,9 @@ int kbconn_list(struct kbconn *c,
  */
 int kbconn_export(struct kbconn *c, const char *name, kbnl_chunk_cb cb,
 		  void *arg);
+/* the same of slice n (1 = the newest) of a window or growing filter */
+int kbconn_export_slice(struct kbconn *c, const char *name, u32 slice,
+			kbnl_chunk_cb cb, void *arg, u64 *age_ms);
 /*
  * one batch of packed keys (cmd: KB_IOC_ADD/TEST/DEL/TEST_ADD), over
  * netlink when it is there, see kbdev_keys()

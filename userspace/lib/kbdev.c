@@ -93,7 +93,34 @@ int kbdev_upload_guarded(int fd, u32 flags, const char *name,
 	return ret;
 }
 
+int kbdev_upload_slice(int fd, u32 flags, const char *name, const void *img,
+		       u64 len, u32 slice, u64 age_ms, u32 *why)
+{
+	struct kb_ioc_image a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = flags;
+	a.slice = slice;
+	a.age_ms = age_ms;
+	if (kbdev_set_name(a.name, name))
+		return -EINVAL;
+	a.image = (u64)(uintptr_t)img;
+	a.image_len = len;
+	ret = ioc(fd, KB_IOC_UPLOAD, &a);
+	if (why)
+		*why = a.why;
+	return ret;
+}
+
 int kbdev_export(int fd, u32 flags, const char *name, u8 **img, u64 *len)
+{
+	return kbdev_export_slice(fd, flags, name, 0, img, len, NULL);
+}
+
+int kbdev_export_slice(int fd, u32 flags, const char *name, u32 slice,
+		       u8 **img, u64 *len, u64 *age_ms)
 {
 	struct kb_ioc_image a;
 	u8 *buf = NULL;
@@ -102,6 +129,7 @@ int kbdev_export(int fd, u32 flags, const char *name, u8 **img, u64 *len)
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.flags = flags;
+	a.slice = slice;
 	if (kbdev_set_name(a.name, name))
 		return -EINVAL;
 	/*
@@ -127,6 +155,8 @@ int kbdev_export(int fd, u32 flags, const char *name, u8 **img, u64 *len)
 	}
 	*img = buf;
 	*len = a.image_len;
+	if (age_ms)
+		*age_ms = a.age_ms;
 	return 0;
 }
 

@@ -35,6 +35,14 @@ int kbdev_upload(int fd, u32 flags, const char *name, const void *img,
  */
 int kbdev_upload_guarded(int fd, u32 flags, const char *name,
 			 const void *img, u64 len, u32 max_fpr_ppb, u32 *why);
+/*
+ * Windows and growing filters: slice n (1 = the newest) of name, its
+ * image and its age in milliseconds (uapi struct kb_ioc_image)
+ */
+int kbdev_upload_slice(int fd, u32 flags, const char *name, const void *img,
+		       u64 len, u32 slice, u64 age_ms, u32 *why);
+int kbdev_export_slice(int fd, u32 flags, const char *name, u32 slice,
+		       u8 **img, u64 *len, u64 *age_ms);
 /* export the image of name (flags KB_IMAGE_F_TXN: the staging one) */
 /* -EAGAIN: the filter changed during each of KBDEV_EXPORT_TRIES tries */
 #define KBDEV_EXPORT_TRIES	8

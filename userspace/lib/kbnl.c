@@ -132,6 +132,12 @@ static int kbnl_on_finish(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
+/*
+ * The message being parsed, for the attributes that repeat (KB_A_SLICE
+ * nests), which genlmsg_parse()'s table holds only the last of
+ */
+static __thread struct nlmsghdr *kbnl_cur;
+
 static int kbnl_on_valid(struct nl_msg *msg, void *arg)
 {
 	struct kbnl_req *r = arg;
@@ -144,7 +150,9 @@ static int kbnl_on_valid(struct nl_msg *msg, void *arg)
 		return NL_OK;
 	if (genlmsg_parse(h, 0, tb, KB_A_MAX, NULL))
 		return NL_OK;
+	kbnl_cur = h;
 	r->cb_ret = r->parse(tb, r->arg);
+	kbnl_cur = NULL;
 	return NL_OK;
 }
 
@@ -243,6 +251,15 @@ int kbnl_create_grant(struct kbnl *nl, const struct kb_ioc_create *a,
 	}
 	if (a->flags & KB_CREATE_F_SEED)
 		bad |= nla_put(msg, KB_A_SEED, sizeof(a->seed), a->seed);
+	/* windows and growing filters (issue 27): only when asked for */
+	if (a->window_ms)
+		bad |= nla_put_u64(msg, KB_A_WINDOW_MS, a->window_ms);
+	if (a->window_ms && a->slices)
+		bad |= nla_put_u32(msg, KB_A_SLICES, a->slices);
+	if (a->flags & KB_CREATE_F_GROW)
+		bad |= nla_put_flag(msg, KB_A_GROW);
+	if (a->max_bytes)
+		bad |= nla_put_u64(msg, KB_A_MAX_BYTES, a->max_bytes);
 	if (readers)
 		bad |= nla_put_u32(msg, KB_A_READERS, *readers);
 	if (writers)
@@ -286,6 +303,32 @@ static u32 kbnl_u32(struct nlattr **tb, int a)
 }
 
 /* a GET reply -> the ioctl's info struct, so both transports look alike */
+/* a GET reply's KB_A_SLICE nests, newest first, into i->slice[] */
+static void kbnl_to_slices(struct kb_ioc_info *i)
+{
+	struct nlattr *a, *sb[KB_SA_MAX + 1];
+	struct kb_ioc_info_slice *sl;
+	int rem;
+
+	if (!kbnl_cur)
+		return;
+	nlmsg_for_each_attr(a, kbnl_cur, GENL_HDRLEN, rem) {
+		if (nla_type(a) != KB_A_SLICE ||
+		    i->nslice == sizeof(i->slice) / sizeof(i->slice[0]) ||
+		    nla_parse_nested(sb, KB_SA_MAX, a, NULL))
+			continue;
+		sl = &i->slice[i->nslice++];
+		sl->age_ms = kbnl_u64(sb, KB_SA_AGE_MS);
+		sl->m = kbnl_u64(sb, KB_SA_M);
+		sl->k = kbnl_u32(sb, KB_SA_K);
+		sl->items = kbnl_u64(sb, KB_SA_ITEMS);
+		sl->fpr_ppb = kbnl_u32(sb, KB_SA_FPR_PPB);
+		sl->bytes = kbnl_u64(sb, KB_SA_BYTES);
+		sl->bits_set = kbnl_u64(sb, KB_SA_BITS_SET);
+		sl->est_fpr_ppb = kbnl_u32(sb, KB_SA_EST_FPR_PPB);
+	}
+}
+
 static void kbnl_to_info(struct nlattr **tb, struct kb_ioc_info *i)
 {
 	memset(i, 0, sizeof(*i));
@@ -320,6 +363,13 @@ static void kbnl_to_info(struct nlattr **tb, struct kb_ioc_info *i)
 	i->generation = kbnl_u64(tb, KB_A_GENERATION);
 	i->id = kbnl_u64(tb, KB_A_ID);
 	i->prefixes = kbnl_u32(tb, KB_A_PREFIXES);
+	i->window_ms = kbnl_u64(tb, KB_A_WINDOW_MS);
+	i->next_rotation_ms = kbnl_u64(tb, KB_A_NEXT_ROTATION_MS);
+	i->max_bytes = kbnl_u64(tb, KB_A_MAX_BYTES);
+	i->grow = !!tb[KB_A_GROW];
+	/* a module before windows: one slice */
+	i->nslices = tb[KB_A_SLICES] ? nla_get_u32(tb[KB_A_SLICES]) : 1;
+	kbnl_to_slices(i);
 }
 
 static int kbnl_parse_one(struct nlattr **tb, void *arg)
@@ -342,6 +392,7 @@ struct kbnl_export {
 	kbnl_chunk_cb cb;
 	void *arg;
 	u64 off, total;		/* the next chunk's offset; the image's length */
+	u64 age_ms;		/* a slice's (KB_A_AGE_MS of its chunks) */
 };
 
 static int kbnl_parse_chunk(struct nlattr **tb, void *arg)
@@ -349,6 +400,8 @@ static int kbnl_parse_chunk(struct nlattr **tb, void *arg)
 	struct kbnl_export *x = arg;
 	u64 len, total;
 
+	if (tb[KB_A_AGE_MS])
+		x->age_ms = nla_get_u64(tb[KB_A_AGE_MS]);
 	if (!tb[KB_A_CHUNK] || !tb[KB_A_OFFSET] || !tb[KB_A_IMAGE_SIZE])
 		return -EIO;
 	len = (u64)nla_len(tb[KB_A_CHUNK]);
@@ -367,19 +420,37 @@ static int kbnl_parse_chunk(struct nlattr **tb, void *arg)
 int kbnl_export(struct kbnl *nl, const char *name, kbnl_chunk_cb cb,
 		void *arg, char *ext, size_t extlen)
 {
+	return kbnl_export_slice(nl, name, 0, cb, arg, NULL, ext, extlen);
+}
+
+int kbnl_export_slice(struct kbnl *nl, const char *name, u32 slice,
+		      kbnl_chunk_cb cb, void *arg, u64 *age_ms, char *ext,
+		      size_t extlen)
+{
 	struct kbnl_req r = KBNL_REQ(ext, extlen);
 	struct kbnl_export x = { .cb = cb, .arg = arg };
+	struct nl_msg *msg;
 	int ret;
 
 	/* a dump's messages hold up to KB_NL_CHUNK_MAX bytes: peek their size */
 	nl_socket_enable_msg_peek(nl->sk);
 	r.parse = kbnl_parse_chunk;
 	r.arg = &x;
-	ret = kbnl_talk_name(nl, KB_CMD_EXPORT, NLM_F_DUMP, name, &r);
+	msg = kbnl_msg(nl, KB_CMD_EXPORT, NLM_F_DUMP);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_string(msg, KB_A_NAME, name) ||
+	    (slice && nla_put_u32(msg, KB_A_SLICE_INDEX, slice))) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	ret = kbnl_talk(nl, msg, &r);
 	if (!ret)
 		ret = r.cb_ret;
 	if (!ret && (!x.total || x.off != x.total))
 		ret = -EIO;
+	if (!ret && age_ms)
+		*age_ms = x.age_ms;
 	return ret;
 }
 
@@ -684,6 +755,7 @@ static const char *const kbnl_event_names[] = {
 	[KB_EVENT_OVER_CAPACITY] = "over-capacity",
 	[KB_EVENT_REFUSED] = "refused",
 	[KB_EVENT_GRANTED] = "granted",
+	[KB_EVENT_ROTATED] = "rotated", [KB_EVENT_GREW] = "grew",
 };
 
 struct kbnl_mon {

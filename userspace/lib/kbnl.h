@@ -51,6 +51,10 @@ typedef int (*kbnl_chunk_cb)(const void *data, u64 len, u64 off, u64 total,
 			     void *arg);
 int kbnl_export(struct kbnl *nl, const char *name, kbnl_chunk_cb cb,
 		void *arg, char *ext, size_t extlen);
+/* slice n (1 = the newest) of a window or growing filter, and its age */
+int kbnl_export_slice(struct kbnl *nl, const char *name, u32 slice,
+		      kbnl_chunk_cb cb, void *arg, u64 *age_ms, char *ext,
+		      size_t extlen);
 
 /*
  * Key batches over netlink (small: up to KB_NL_KEYS_MAX keys a message).

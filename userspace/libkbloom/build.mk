@@ -131,6 +131,13 @@ $(UBUILD)/tsan/test_libkbloom_fake-tsan: $(KBL_SAN_SRCS) $(KSFT_DIR)/.stamp \
 NATIVE_TESTS += $(UBUILD)/tests/test_libkbloom_fake \
 	$(UBUILD)/asan/test_libkbloom_fake-asan $(UBUILD)/tsan/test_libkbloom_fake-tsan
 
+# sliced mappings (windows, growing filters) through the same hook
+$(UBUILD)/tests/test_libkbloom_slices: userspace/tests/test_libkbloom_slices.c \
+		$(KBL_INT_A) $(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(KBL_TEST_CFLAGS) -o $@ $< $(KBL_INT_A) $(KBL_LIBS) -lm
+NATIVE_TESTS += $(UBUILD)/tests/test_libkbloom_slices
+
 # the .so's exports against libkbloom.map, the header alone in C99 and C++
 NATIVE_TESTS += $(CURDIR)/$(KBL_DIR)/tests/test-abi
 

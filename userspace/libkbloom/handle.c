@@ -41,16 +41,81 @@ KBL_API const char *kbloom_errmsg(void)
 	return kbl_msg;
 }
 
+/*
+ * The older slices of a sliced mapping (m->f, the newest, bound already
+ * from the header): each from its slice table entry, with the header's
+ * kind, hash, key type, seed and prefix lengths (p) and its own m, k,
+ * items and FPR, over its payload inside the header's payload span.
+ * The table's offsets count from the start of the mapping, which is
+ * where m->payload lies payload_offset bytes into.
+ */
+static int kbl_map_bind_slices(struct kbl_map *m, const struct kb_params *p0)
+{
+	const struct kb_map_hdr *h = m->hdr;
+	const struct kb_map_slice *t;
+	const u8 *start = (const u8 *)m->payload - h->payload_offset;
+	u64 lo = h->payload_offset, hi = lo + h->payload_bytes;
+	struct kb_params p;
+	u32 i;
+	int ret;
+
+	t = (const struct kb_map_slice *)((const u8 *)h + h->slices_offset);
+	m->older = calloc(h->nslices - 1, sizeof(*m->older));
+	if (!m->older)
+		return kbl_err(-ENOMEM, "out of memory");
+	for (i = 1; i < h->nslices; i++) {
+		if (t[i].offset < lo || t[i].offset > hi ||
+		    t[i].bytes > hi - t[i].offset)
+			return kbl_err(-EPROTO, "slice %u lies outside the mapping's payload",
+				       i + 1);
+		p = *p0;
+		p.m = t[i].m;
+		p.k = t[i].k;
+		p.items = t[i].items;
+		p.fpr_ppb = t[i].fpr_ppb;
+		ret = kb_filter_attach_ro(&m->older[i - 1], &p,
+					  start + t[i].offset, t[i].bytes);
+		if (ret)
+			return kbl_err(ret, "slice %u's parameters are invalid (m=%llu k=%u)",
+				       i + 1, (unsigned long long)p.m, p.k);
+	}
+	m->nslices = h->nslices;
+	return 0;
+}
+
+/* the header's version and slice table: 0 or -EPROTO */
+static int kbl_map_check(const struct kb_map_hdr *h)
+{
+	u64 end;
+
+	if (h->magic != KB_MAP_MAGIC || h->size < KB_MAP_HDR_SIZE_VER0 ||
+	    (h->version != KB_MAP_VERSION &&
+	     h->version != KB_MAP_VERSION_SLICES))
+		return kbl_err(-EPROTO, "not a kbloom mapping (magic %#x version %u)",
+			       h->magic, h->version);
+	if (h->version == KB_MAP_VERSION)
+		return 0;
+	end = (u64)h->slices_offset +
+	      (u64)h->nslices * sizeof(struct kb_map_slice);
+	if (h->nslices < 2 || h->nslices > KB_SLICES_MAX ||
+	    h->slices_offset < KB_MAP_HDR_SIZE_VER0 || h->slices_offset % 8 ||
+	    end > h->payload_offset || end > 4096)
+		return kbl_err(-EPROTO, "bad slice table (%u slices at %u)",
+			       h->nslices, h->slices_offset);
+	return 0;
+}
+
 int kbl_map_bind(struct kbl_map *m, size_t map_len)
 {
 	const struct kb_map_hdr *h = m->hdr;
+	const void *payload;
 	struct kb_params p;
+	u64 bytes;
 	int ret;
 
-	if (h->magic != KB_MAP_MAGIC || h->version != KB_MAP_VERSION ||
-	    h->size < KB_MAP_HDR_SIZE_VER0)
-		return kbl_err(-EPROTO, "not a kbloom mapping (magic %#x version %u)",
-			       h->magic, h->version);
+	ret = kbl_map_check(h);
+	if (ret)
+		return ret;
 	if (h->payload_offset < KB_MAP_HDR_SIZE_VER0 ||
 	    h->payload_offset > map_len ||
 	    h->payload_bytes > map_len - h->payload_offset)
@@ -70,12 +135,39 @@ int kbl_map_bind(struct kbl_map *m, size_t map_len)
 	p.plen6[0] = __atomic_load_n(&h->plen6[0], __ATOMIC_RELAXED);
 	p.plen6[1] = __atomic_load_n(&h->plen6[1], __ATOMIC_RELAXED);
 	p.plen6[2] = __atomic_load_n(&h->plen6[2], __ATOMIC_RELAXED);
-	ret = kb_filter_attach_ro(&m->f, &p, m->payload, h->payload_bytes);
+	payload = m->payload;
+	bytes = h->payload_bytes;
+	if (h->version == KB_MAP_VERSION_SLICES) {
+		/* the header's payload spans all: the newest is entry 0 */
+		const struct kb_map_slice *t0 = (const void *)((const u8 *)h +
+							      h->slices_offset);
+
+		if (t0->m != h->m || t0->k != h->k ||
+		    t0->offset < h->payload_offset ||
+		    t0->offset - h->payload_offset > h->payload_bytes ||
+		    t0->bytes > h->payload_bytes -
+				(t0->offset - h->payload_offset))
+			return kbl_err(-EPROTO, "the mapping's newest slice is not the header's");
+		payload = (const u8 *)m->payload +
+			  (t0->offset - h->payload_offset);
+		bytes = t0->bytes;
+	}
+	ret = kb_filter_attach_ro(&m->f, &p, payload, bytes);
 	if (ret)
 		return kbl_err(ret, "the mapping's filter parameters are invalid (%s %s m=%llu k=%u)",
 			       kb_kind_name(p.kind), kb_key_type_name(p.key_type),
 			       (unsigned long long)p.m, p.k);
+	m->nslices = 1;
+	if (h->version == KB_MAP_VERSION_SLICES)
+		return kbl_map_bind_slices(m, &p);
 	return 0;
+}
+
+void kbl_map_free(struct kbloom *h, struct kbl_map *m)
+{
+	h->ops->unmap(h, m);
+	free(m->older);
+	free(m);
 }
 
 /* a new mapping from h's source, bound; -errno */
@@ -90,13 +182,17 @@ static int kbl_map_new(struct kbloom *h, struct kbl_map **out)
 	/* an image's map() binds m->f itself: it has no header */
 	if (!ret && m->hdr) {
 		ret = kbl_map_bind(m, m->len);
-		if (ret)
-			h->ops->unmap(h, m);
+		if (ret) {
+			kbl_map_free(h, m);
+			return ret;
+		}
 	}
 	if (ret) {
 		free(m);
 		return ret;
 	}
+	if (!m->nslices)
+		m->nslices = 1;
 	*out = m;
 	return 0;
 }
@@ -190,15 +286,13 @@ int kbl_remap(struct kbloom *h, struct kbl_map *seen)
 	}
 	if (m->f.p.key_type != h->key_type) {
 		/* the kernel refuses that; a fake source could do it */
-		h->ops->unmap(h, m);
-		free(m);
+		kbl_map_free(h, m);
 		pthread_mutex_unlock(&h->lock);
 		return kbl_err(-EPROTO, "the filter's key type changed");
 	}
 	__atomic_store_n(&h->cur, m, __ATOMIC_SEQ_CST);
 	kbl_synchronize(h);
-	h->ops->unmap(h, old);
-	free(old);
+	kbl_map_free(h, old);
 	h->remaps++;
 	pthread_mutex_unlock(&h->lock);
 	return 1;
@@ -248,8 +342,7 @@ KBL_API void kbloom_close(struct kbloom *h)
 {
 	if (!h)
 		return;
-	h->ops->unmap(h, h->cur);
-	free(h->cur);
+	kbl_map_free(h, h->cur);
 	if (h->fd >= 0)
 		close(h->fd);
 	pthread_mutex_destroy(&h->lock);
@@ -300,7 +393,8 @@ KBL_API int kbloom_info(struct kbloom *h, struct kbloom_info *info)
 	info->k = m->f.p.k;
 	info->m = m->f.p.m;
 	info->items = m->f.p.items;
-	info->payload_bytes = m->f.bytes;
+	/* a sliced filter's: all its slices' */
+	info->payload_bytes = m->hdr ? m->hdr->payload_bytes : m->f.bytes;
 	info->fpr_ppb = m->f.p.fpr_ppb;
 	if (m->hdr) {
 		info->generation = m->hdr->generation;

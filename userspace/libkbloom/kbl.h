@@ -25,7 +25,18 @@ struct kbl_map {
 	size_t len;
 	void *cookie;
 	void *copy;			/* big-endian image: the swapped copy */
+	/*
+	 * Windows and growing filters (KB_MAP_VERSION_SLICES): f is the
+	 * newest slice, older[0..nslices - 1) the others, newest first,
+	 * each bound read-only over its own payload with its own m and k;
+	 * a key is maybe present if any says so.  nslices 1: no older.
+	 */
+	u32 nslices;
+	struct kb_filter *older;
 };
+
+/* unmap m (the source's unmap) and free it */
+void kbl_map_free(struct kbloom *h, struct kbl_map *m);
 
 struct kbloom;
 

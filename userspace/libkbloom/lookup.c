@@ -33,6 +33,71 @@ static inline const struct kb_filter *kbl_filter(const struct kbl_map *m,
 	return tmp;
 }
 
+/*
+ * Windows and growing filters: the older slices of m (the newest is
+ * m->f), each tested with its own m and k by the core and the header's
+ * prefix lengths, as the kernel ORs them.  Out of line: a filter of one
+ * slice pays one compare for them.
+ */
+static const struct kb_filter *kbl_older(const struct kbl_map *m, u32 i,
+					 struct kb_filter *tmp)
+{
+	const struct kb_map_hdr *h = m->hdr;
+
+	if (!kb_key_type_is_net(m->f.p.key_type))
+		return &m->older[i];
+	/* the net types: the prefix lengths the header holds now */
+	*tmp = m->older[i];
+	tmp->p.plen4 = __atomic_load_n(&h->plen4, __ATOMIC_RELAXED);
+	tmp->p.plen6[0] = __atomic_load_n(&h->plen6[0], __ATOMIC_RELAXED);
+	tmp->p.plen6[1] = __atomic_load_n(&h->plen6[1], __ATOMIC_RELAXED);
+	tmp->p.plen6[2] = __atomic_load_n(&h->plen6[2], __ATOMIC_RELAXED);
+	return tmp;
+}
+
+/* one key absent from the newest slice: maybe in an older one? */
+static __attribute__((noinline)) int kbl_test_older(const struct kbl_map *m,
+						    const struct kb_key *k)
+{
+	const struct kb_filter *f;
+	struct kb_filter tmp;
+	u64 bm = 0;
+	u32 i;
+
+	for (i = 0; i + 1 < m->nslices; i++) {
+		f = kbl_older(m, i, &tmp);
+		if (kb_key_type_is_net(f->p.key_type) ?
+		    kb_filter_lookup_many(f, k, 1, &bm) :
+		    kb_filter_test(f, k->data, k->len))
+			return 1;
+	}
+	return 0;
+}
+
+/* keys[0..c) of a chunk, out its newest slice's answers: OR the older */
+static __attribute__((noinline)) long kbl_many_older(const struct kbl_map *m,
+						     const struct kb_key *k,
+						     u32 c, u64 *out)
+{
+	u64 bm[KBL_CHUNK / 64];
+	const struct kb_filter *f;
+	struct kb_filter tmp;
+	u32 i, w, words = (c + 63) / 64;
+	long hits = 0;
+
+	for (i = 0; i + 1 < m->nslices; i++) {
+		f = kbl_older(m, i, &tmp);
+		kb_filter_lookup_many(f, k, c, bm);
+		for (w = 0; w < words; w++)
+			out[w] |= bm[w];
+	}
+	if (c % 64)
+		out[words - 1] &= (1ULL << (c % 64)) - 1;
+	for (w = 0; w < words; w++)
+		hits += __builtin_popcountll(out[w]);
+	return hits;
+}
+
 /* maybes of keys[0..n) in bm confirmed against the exceptions, if any */
 static long kbl_except(struct kbloom *h, const struct kbl_map *m,
 		       const struct kb_key *keys, u32 n, u64 *bm, u32 hits)
@@ -83,6 +148,8 @@ static int kbl_test1(struct kbloom *h, const void *key, u32 len)
 		ret = kb_filter_lookup_many(f, &k, 1, &bm);
 	else
 		ret = kb_filter_test(f, key, len);
+	if (!ret && unlikely(m->nslices > 1))
+		ret = kbl_test_older(m, &k);
 	if (ret) {
 		bm = 1;
 		ret = kbl_except(h, m, &k, 1, &bm, 1);
@@ -287,6 +354,8 @@ KBL_API long kbloom_test_many(struct kbloom *h, const struct kbloom_key *keys,
 		 */
 		out = bitmap ? bitmap + off / 64 : bm;
 		ret = kb_filter_lookup_many(f, ck, c, out);
+		if (unlikely(m->nslices > 1))
+			ret = kbl_many_older(m, ck, c, out);
 		ret = kbl_except(h, m, ck, c, out, (u32)ret);
 		if (ret < 0)
 			break;

@@ -32,6 +32,30 @@ int bfctl_parse_max_fpr(const char *s, u32 *ppb)
 	return -1;
 }
 
+int bfctl_shape_opt(struct bfctl_shape_opts *o, const char *name,
+		    const char *val, char *msg, size_t len)
+{
+	snprintf(msg, len, "no shape options here");
+	return -1;
+}
+
+int bfctl_shape_fill(const struct bfctl_kargs *a, struct kb_ioc_create *c)
+{
+	return BFCTL_OK;
+}
+
+bool bfctl_shape_matches(const struct kb_ioc_create *c,
+			 const struct kb_ioc_info *info)
+{
+	return true;
+}
+
+bool bfctl_shape_size_matches(const struct kb_ioc_create *c,
+			      const struct kb_ioc_info *info)
+{
+	return true;
+}
+
 int bfctl_fail_err(struct kbconn *c, const char *what, int err)
 {
 	return BFCTL_ERR;

@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloom slices: time windows and growing filters, a layer over the kinds
+ * (no kind knows of it).  A generation holds nslices filters of one kind,
+ * hash, key type and seed: g->f, the newest, takes the adds as a plain
+ * filter's does; g->older[] are read-only, newest first.  A test ORs them
+ * all; a plain filter has one slice and its packet path one more
+ * (unlikely) branch.
+ *
+ * A window (KB_A_WINDOW_MS, S = KB_A_SLICES) holds S + 1 slices, each
+ * sized for items / S keys at fpr / (S + 1), so that the OR of all stays
+ * within the filter's FPR.  Every window / S a delayed work (timed on
+ * CLOCK_BOOTTIME, which counts suspend) publishes a new generation: a
+ * fresh newest slice, the previous newest as the first older one, the
+ * oldest dropped.  A key added at t is in a slice that stops taking adds
+ * at t or later and is dropped S rotations after that, each at least
+ * window / S after the one before: it answers maybe until t + window at
+ * least, and is dropped at the latest (S + 1) * window / S after t, plus
+ * however late the work runs.  A work that finds several rotations due
+ * (after a suspend or a stall) makes them at once: it drops that many of
+ * the oldest slices (their keys are past their time) but keeps the newest
+ * as the first older slice (it may hold keys added just now), unless the
+ * whole window and one more slice has passed: then everything is gone.
+ *
+ * A growing filter (KB_A_GROW) starts with one slice sized for fpr / 2;
+ * when the newest holds its items, a slice of twice the items at half
+ * the FPR is added (the series sums to under fpr), up to KB_SLICES_MAX
+ * slices and max_bytes for all of them; past that, or past the memory
+ * caps, it stays as it is and goes over capacity as a fixed filter does.
+ * Slow-path adds grow it on the spot; packet-path adds kick a work.
+ *
+ * A rotation or a growth is a new generation (a new id: mappings see
+ * REPLACED and map again), published under kb_set.lock as a rebuild is.
+ * Its older slices share the previous generation's payloads through
+ * refcounted struct kb_pl, not the generation: no generation keeps
+ * another alive, and a payload is freed (and uncharged) only when the
+ * last generation holding it is, after its grace period and mappings.
+ */
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+
+#include "internal.h"
+#include "lookup.h"
+
+#define KB_WINDOW_SLICES_DEFAULT	4
+#define KB_PPB				1000000000ULL
+
+static struct workqueue_struct *kb_slices_wq;
+
+/* ---- the shape ---------------------------------------------------------- */
+
+/* a shape refused: the attribute to blame */
+static int kb_shape_bad(int *attr, int a)
+{
+	*attr = a;
+	return -EINVAL;
+}
+
+int kb_shape_check(struct kb_shape *sh, struct kb_spec *sp, int *attr,
+		   struct netlink_ext_ack *extack)
+{
+	*attr = 0;
+	if (sh->slices && !sh->window_ms) {
+		NL_SET_ERR_MSG_MOD(extack, "SLICES is for a window (WINDOW_MS)");
+		return kb_shape_bad(attr, KB_A_SLICES);
+	}
+	if (sh->max_bytes && !sh->grow) {
+		NL_SET_ERR_MSG_MOD(extack, "MAX_BYTES is for a growing filter (GROW)");
+		return kb_shape_bad(attr, KB_A_MAX_BYTES);
+	}
+	if (!sh->window_ms && !sh->grow)
+		return 0;
+	if (sh->window_ms && sh->grow) {
+		NL_SET_ERR_MSG_MOD(extack, "a filter has a window (WINDOW_MS) or grows (GROW), not both");
+		return kb_shape_bad(attr, KB_A_GROW);
+	}
+	if (sp->kind != KB_KIND_BLOCKED) {
+		NL_SET_ERR_MSG_MOD(extack, "windows and growth are for blocked filters only (the other kinds mirror a source, or delete)");
+		return kb_shape_bad(attr, sh->grow ? KB_A_GROW : KB_A_WINDOW_MS);
+	}
+	if (sh->grow) {
+		if (sp->sizing != KB_SIZING_FPR) {
+			NL_SET_ERR_MSG_MOD(extack, "GROW needs sizing by ITEMS + FPR_PPB");
+			return kb_shape_bad(attr, KB_A_GROW);
+		}
+		/* the first slice takes half the FPR: the series sums below */
+		sp->fpr_ppb = max(1U, sp->fpr_ppb / 2);
+		sh->prefixes = sp->prefixes;
+		return 0;
+	}
+	if (sh->window_ms < 100) {
+		NL_SET_ERR_MSG_MOD(extack, "WINDOW_MS must be at least 100");
+		return kb_shape_bad(attr, KB_A_WINDOW_MS);
+	}
+	if (!sh->slices)
+		sh->slices = KB_WINDOW_SLICES_DEFAULT;
+	if (sh->slices > KB_SLICES_MAX - 1) {
+		NL_SET_ERR_MSG_MOD(extack, "SLICES must be 1..15");
+		return kb_shape_bad(attr, KB_A_SLICES);
+	}
+	/* each slice holds the keys of window / S; S + 1 of them are tested */
+	if (sp->sizing != KB_SIZING_MK)
+		sp->items = DIV_ROUND_UP_ULL(sp->items, sh->slices);
+	if (sp->sizing == KB_SIZING_FPR)
+		sp->fpr_ppb = max(1U, sp->fpr_ppb / (sh->slices + 1));
+	return 0;
+}
+
+/* ---- slices of a generation ------------------------------------------ */
+
+const struct kb_filter *kb_gen_slice(const struct kb_gen *g, u32 i)
+{
+	return i ? &g->older[i - 1].f : &g->f;
+}
+
+/* P(any older slice says maybe), from their frozen estimates */
+static void kb_gen_older_fpr(struct kb_gen *g)
+{
+	u64 none = KB_PPB;
+	u32 i;
+
+	for (i = 0; i + 1 < g->nslices; i++)
+		none = div_u64(none * (KB_PPB - min_t(u64,
+				g->older[i].st.est_fpr_ppb, KB_PPB)), KB_PPB);
+	g->older_fpr_ppb = KB_PPB - none;
+}
+
+/* an empty older slice of g's params: its own zeroed payload */
+static int kb_oslice_empty(struct kb_gen *g, struct kb_oslice *o,
+			   const struct kb_stats *st, u64 born,
+			   struct netlink_ext_ack *extack)
+{
+	struct kb_pl *pl = kb_pl_new(g->acct, g->f.bytes, extack);
+
+	if (IS_ERR(pl))
+		return PTR_ERR(pl);
+	o->pl = pl;
+	if (kb_filter_init_zeroed(&o->f, &g->f.p, o->pl->payload,
+				  g->f.bytes))
+		return -EINVAL;
+	o->f.fill = NULL;
+	o->st = *st;
+	o->born_ns = born;
+	return 0;
+}
+
+/* the statistics of an empty filter of g's params */
+static int kb_gen_empty_stats(struct kb_gen *g, struct kb_stats *st)
+{
+	struct kb_fill *fill = kmalloc(kb_fill_bytes(&g->f.p), GFP_KERNEL);
+	struct kb_filter f = g->f;
+
+	if (!fill)
+		return -ENOMEM;
+	kb_fill_init_empty(fill, &f);
+	kb_filter_stats_fill(&f, st);
+	kfree(fill);
+	return 0;
+}
+
+static u64 kb_window_period_ns(const struct kb_shape *sh)
+{
+	return div_u64(sh->window_ms * NSEC_PER_MSEC, sh->slices);
+}
+
+/*
+ * A new generation's slices: a window's S empty older ones (aged as if
+ * they had rotated on time: only the newest's age times rotations).
+ */
+int kb_gen_slices_new(struct kb_gen *g, struct netlink_ext_ack *extack)
+{
+	u64 now = ktime_get_boottime_ns();
+	struct kb_stats st;
+	u32 i, n;
+	int ret;
+
+	g->born_ns = now;
+	if (!g->shape.window_ms)
+		return 0;
+	n = g->shape.slices;
+	g->older = kcalloc(n, sizeof(*g->older), GFP_KERNEL_ACCOUNT);
+	if (!g->older)
+		return -ENOMEM;
+	g->nslices = n + 1;
+	ret = kb_gen_empty_stats(g, &st);
+	for (i = 0; !ret && i < n; i++)
+		ret = kb_oslice_empty(g, &g->older[i], &st,
+				      now - (i + 1) * kb_window_period_ns(&g->shape),
+				      extack);
+	/*
+	 * A rotation makes its new slice before the dropped one is freed
+	 * (after a grace period): a window that fits the limits only
+	 * without that room would never rotate.  Said now, not then.
+	 */
+	if (!ret && kb_acct_charge(g->acct, g->f.bytes, NULL)) {
+		NL_SET_ERR_MSG_MOD(extack, "a window needs room for slices + 2 slices in the memory limits (a rotation's new one)");
+		ret = -ENOSPC;
+	} else if (!ret) {
+		kb_acct_uncharge(g->acct, g->f.bytes);
+	}
+	return ret;
+}
+
+void kb_gen_slices_free(struct kb_gen *g)
+{
+	u32 i;
+
+	for (i = 0; g->older && i + 1 < g->nslices; i++)
+		kb_pl_put(g->older[i].pl);
+	kfree(g->older);
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+bool kb_gen_test_older(const struct kb_gen *g, const void *key, u32 len)
+{
+	u32 i;
+
+	for (i = 0; i + 1 < g->nslices; i++)
+		if (kb_filter_test(&g->older[i].f, key, len))
+			return true;
+	return false;
+}
+
+bool kb_gen_test_older_addr(const struct kb_gen *g, int family,
+			    const void *addr)
+{
+	u32 i;
+
+	for (i = 0; i + 1 < g->nslices; i++)
+		if (kb_filter_test_addr(&g->older[i].f, family, addr))
+			return true;
+	return false;
+}
+
+u32 kb_gen_older_fpr_ppb(const struct kb_gen *g)
+{
+	return READ_ONCE(g->older_fpr_ppb);
+}
+
+/* a key of a batch (validated) as a packet's lookup, in the older slices */
+static bool kb_gen_lookup_older(const struct kb_gen *g,
+				const struct kb_key *key)
+{
+	u32 i;
+
+	for (i = 0; i + 1 < g->nslices; i++)
+		if (kb_filter_lookup_many(&g->older[i].f, key, 1, NULL))
+			return true;
+	return false;
+}
+
+u32 kb_gen_test_older_many(const struct kb_gen *g, const struct kb_key *keys,
+			   u32 n, u64 *bitmap)
+{
+	u32 i, hits = 0;
+
+	for (i = 0; i < n; i++) {
+		if (bitmap ? bitmap[i / 64] & BIT_ULL(i % 64) :
+			     kb_filter_lookup_many(&g->f, &keys[i], 1, NULL))
+			continue;
+		if (!kb_gen_lookup_older(g, &keys[i]))
+			continue;
+		if (bitmap)
+			bitmap[i / 64] |= BIT_ULL(i % 64);
+		hits++;
+	}
+	return hits;
+}
+
+/* ---- new generations: rotation and growth ------------------------------ */
+
+/*
+ * g's newest slice as an older slice of the next generation: its payload
+ * moves into a shared kb_pl (g then frees it through that), its statistics
+ * are frozen.  s->lock held.
+ */
+static int kb_oslice_freeze(struct kb_gen *g, struct kb_oslice *o)
+{
+	if (!g->pl) {
+		struct kb_pl *pl = kzalloc(sizeof(*pl), GFP_KERNEL_ACCOUNT);
+
+		if (!pl)
+			return -ENOMEM;
+		pl->payload = g->f.payload;
+		pl->bytes = g->f.bytes;
+		pl->acct = kb_acct_get(g->acct);
+		refcount_set(&pl->ref, 1);
+		/* the charge moves with the payload: g's release puts pl */
+		g->pl = pl;
+	}
+	refcount_inc(&g->pl->ref);
+	o->pl = g->pl;
+	o->f = g->f;
+	o->f.fill = NULL;
+	o->count = g->count;
+	o->born_ns = g->born_ns;
+	kb_filter_stats_fill(&g->f, &o->st);
+	return 0;
+}
+
+static void kb_oslice_share(struct kb_oslice *o, const struct kb_oslice *from)
+{
+	*o = *from;
+	refcount_inc(&o->pl->ref);
+}
+
+/*
+ * A generation of params p after old (s->lock held): its shape, no older
+ * slices yet (nslices: what the caller fills, with NULL payloads until it
+ * does, which the release skips).
+ */
+static struct kb_gen *kb_gen_next(struct kb_gen *old, const struct kb_params *p,
+				  u32 nslices, struct netlink_ext_ack *extack)
+{
+	struct kb_gen *g = kb_gen_alloc(old->acct, p, NULL, true, extack);
+
+	if (IS_ERR(g))
+		return g;
+	g->shape = old->shape;
+	g->older = kcalloc(nslices - 1, sizeof(*g->older), GFP_KERNEL_ACCOUNT);
+	if (!g->older) {
+		kb_gen_discard(g);
+		return ERR_PTR(-ENOMEM);
+	}
+	g->nslices = nslices;
+	return g;
+}
+
+/* publish g after old in s, as a rebuild does (s->lock held) */
+static void kb_slices_publish(struct kb_set *s, struct kb_gen *old,
+			      struct kb_gen *g)
+{
+	lockdep_assert_held(&s->lock);
+	kb_gen_older_fpr(g);
+	rcu_assign_pointer(s->gen, g);
+	kb_map_retire(old, KB_MAP_REPLACED);
+	kb_map_wake(s);
+	kb_gen_discard(old);
+}
+
+/* due rotations of old (a window) at now, in one new generation */
+static int kb_slices_rotate(struct kb_set *s, struct kb_gen *old, u64 due,
+			    u64 now)
+{
+	u32 S = old->shape.slices, keep, i, j = 0;
+	struct kb_stats st;
+	struct kb_gen *g;
+	int ret;
+
+	g = kb_gen_next(old, &old->f.p, S + 1, NULL);
+	if (IS_ERR(g))
+		return PTR_ERR(g);
+	kb_filter_stats_fill(&g->f, &st);
+	if (due <= S) {
+		/* the newest may hold keys of now: it stays, as older[0] */
+		ret = kb_oslice_freeze(old, &g->older[j++]);
+		if (ret)
+			goto fail;
+		keep = min_t(u32, S - due, old->nslices - 1);
+		for (i = 0; i < keep; i++)
+			kb_oslice_share(&g->older[j++], &old->older[i]);
+	}
+	for (; j < S; j++) {
+		ret = kb_oslice_empty(g, &g->older[j], &st, now, NULL);
+		if (ret)
+			goto fail;
+	}
+	kb_slices_publish(s, old, g);
+	return 0;
+fail:
+	kb_gen_discard(g);
+	return ret;
+}
+
+/* the next slice of a growing filter: twice the items, half the FPR */
+static int kb_grow_params(const struct kb_gen *old, struct kb_params *p)
+{
+	const struct kb_params *o = &old->f.p;
+	u64 max = old->shape.max_bytes ?: READ_ONCE(kb_max_filter_bytes);
+	int ret;
+
+	ret = kb_params_init(p, o->kind);
+	if (ret)
+		return ret;
+	p->key_type = o->key_type;
+	p->hash = o->hash;
+	ret = kb_params_from_fpr_plens(p, o->items * 2,
+				       max(1U, o->fpr_ppb / 2),
+				       old->shape.prefixes ?: 1, max);
+	if (ret)
+		return ret;
+	memcpy(p->seed, o->seed, sizeof(p->seed));
+	p->plen4 = o->plen4;
+	memcpy(p->plen6, o->plen6, sizeof(p->plen6));
+	return kb_params_validate(p, max);
+}
+
+/* old's bytes (all slices) */
+static u64 kb_gen_bytes(const struct kb_gen *g)
+{
+	u64 b = g->f.bytes;
+	u32 i;
+
+	for (i = 0; i + 1 < g->nslices; i++)
+		b += g->older[i].f.bytes;
+	return b;
+}
+
+/*
+ * Grow old (s->lock held): 0 and a new generation published, or an error
+ * and old->grow_stop (it stays as it is, and goes over capacity).
+ */
+static int kb_slices_grow(struct kb_set *s, struct kb_gen *old)
+{
+	u64 max = old->shape.max_bytes ?: READ_ONCE(kb_max_filter_bytes);
+	struct kb_params p;
+	struct kb_gen *g;
+	u32 i;
+	int ret;
+
+	ret = old->nslices < KB_SLICES_MAX ? kb_grow_params(old, &p) : -E2BIG;
+	if (!ret && kb_gen_bytes(old) + kb_params_payload_bytes(&p) > max)
+		ret = -E2BIG;
+	if (ret)
+		goto stop;
+	g = kb_gen_next(old, &p, old->nslices + 1, NULL);
+	ret = PTR_ERR_OR_ZERO(g);
+	if (ret)
+		goto stop;
+	ret = kb_oslice_freeze(old, &g->older[0]);
+	if (ret) {
+		kb_gen_discard(g);
+		return ret;
+	}
+	for (i = 0; i + 1 < old->nslices; i++)
+		kb_oslice_share(&g->older[i + 1], &old->older[i]);
+	kb_slices_publish(s, old, g);
+	return 0;
+stop:
+	/* -ENOMEM of a transient shortage is tried again at the next add */
+	if (ret != -ENOMEM)
+		old->grow_stop = true;
+	return ret;
+}
+
+/* the newest slice of a growing g holds its items */
+static bool kb_gen_full(struct kb_gen *g)
+{
+	struct kb_stats st;
+
+	if (!g->shape.grow || g->grow_stop)
+		return false;
+	if (g->count >= g->f.p.items)
+		return true;
+	/* packet-path adds do not count: the fill tracker's estimate does */
+	kb_filter_stats_fill(&g->f, &st);
+	return st.est_items >= g->f.p.items;
+}
+
+static void kb_slices_announce(struct kb_set *s, enum kb_nl_event ev)
+{
+	char name[KB_NAME_MAX];
+
+	kb_set_name(s, name);
+	kb_reg_announce(s->net, ev, name, NULL);
+}
+
+int kb_slices_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
+		   u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack)
+{
+	struct kb_gen *g = rcu_dereference_protected(s->gen,
+						     lockdep_is_held(&s->lock));
+	u32 i, new = 0, grew = 0;
+	int ret = 0;
+
+	if (op != KB_OP_ADD && op != KB_OP_TEST_ADD)
+		return kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
+	if (bitmap)
+		memset(bitmap, 0, DIV_ROUND_UP(n, 64) * 8);
+	/* one key at a time: a growing filter grows between two keys */
+	for (i = 0; i < n; i++) {
+		bool older;
+		u32 bad1;
+		u64 b = 0;
+
+		g = rcu_dereference_protected(s->gen,
+					      lockdep_is_held(&s->lock));
+		if (kb_key_validate(g->f.p.key_type, keys[i].data,
+				    keys[i].len)) {
+			NL_SET_ERR_MSG_MOD(extack, "malformed key for the filter's key type");
+			*bad = i;
+			ret = -EINVAL;
+			break;
+		}
+		older = kb_gen_lookup_older(g, &keys[i]);
+		/* a growing filter holds a key once; a window refreshes it */
+		if (older && g->shape.grow)
+			continue;
+		ret = kb_gen_keys(g, op, &keys[i], 1, &b, &bad1, extack);
+		if (ret < 0) {
+			*bad = i;
+			break;
+		}
+		if ((b & 1) && !older) {
+			new++;
+			if (bitmap)
+				bitmap[i / 64] |= BIT_ULL(i % 64);
+		}
+		if (kb_gen_full(g) && !kb_slices_grow(s, g))
+			grew++;
+	}
+	/* no registry lock is taken by an announcement: s->lock is fine */
+	if (grew)
+		kb_slices_announce(s, KB_EVENT_GREW);
+	if (ret < 0)
+		return ret;
+	return op == KB_OP_ADD ? 0 : new;
+}
+
+/* ---- the works ---------------------------------------------------------- */
+
+static void kb_slices_grow_work(struct work_struct *w)
+{
+	struct kb_set *s = container_of(w, struct kb_set, grow);
+	bool grew = false;
+	struct kb_gen *g;
+
+	mutex_lock(&s->lock);
+	/* dead: unlinked, its net may be gone; only the reference is ours */
+	if (!s->dead) {
+		g = rcu_dereference_protected(s->gen,
+					      lockdep_is_held(&s->lock));
+		grew = kb_gen_full(g) && !kb_slices_grow(s, g);
+		if (grew)
+			kb_slices_announce(s, KB_EVENT_GREW);
+	}
+	mutex_unlock(&s->lock);
+	kb_set_put(s);
+}
+
+void kb_set_grow_kick(struct kb_set *s)
+{
+	if (READ_ONCE(s->dead) || work_pending(&s->grow))
+		return;
+	/* the queued work holds s; a kick after kb_slices_stop() finds dead */
+	if (!refcount_inc_not_zero(&s->ref))
+		return;
+	if (!queue_work(kb_slices_wq, &s->grow))
+		kb_set_put(s);
+}
+
+/* nanoseconds from now until g's next rotation is due (0: due now) */
+static u64 kb_rotate_in(const struct kb_gen *g, u64 now)
+{
+	u64 at = g->born_ns + kb_window_period_ns(&g->shape);
+
+	return at > now ? at - now : 0;
+}
+
+static void kb_slices_rotate_work(struct work_struct *w)
+{
+	struct kb_set *s = container_of(to_delayed_work(w), struct kb_set,
+					rotate);
+	unsigned long delay = HZ;
+	bool rotated = false, put = true;
+	struct kb_gen *g;
+	u64 now, due;
+
+	mutex_lock(&s->lock);
+	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
+	if (s->dead || !g->shape.window_ms)
+		goto out;
+	now = ktime_get_boottime_ns();
+	due = div64_u64(now - g->born_ns, kb_window_period_ns(&g->shape));
+	if (due) {
+		/* on failure (memory, limits), again in a second */
+		rotated = !kb_slices_rotate(s, g, due, now);
+		if (!rotated)
+			pr_warn_ratelimited("netns %u: a window's rotation failed (memory or its limits): retrying\n",
+					    s->net->ns.inum);
+		g = rcu_dereference_protected(s->gen,
+					      lockdep_is_held(&s->lock));
+	}
+	if (rotated || !due)
+		delay = nsecs_to_jiffies(kb_rotate_in(g, now)) + 1;
+	/* the reference goes on with the work (unless it is queued anew) */
+	put = !queue_delayed_work(kb_slices_wq, &s->rotate, delay);
+	if (rotated) {
+		pr_debug("netns %u: filter rotated (%llu due)\n",
+			 s->net->ns.inum, due);
+		kb_slices_announce(s, KB_EVENT_ROTATED);
+	}
+out:
+	mutex_unlock(&s->lock);
+	if (put)
+		kb_set_put(s);
+}
+
+void kb_slices_init_set(struct kb_set *s, struct net *net)
+{
+	s->net = net;
+	INIT_DELAYED_WORK(&s->rotate, kb_slices_rotate_work);
+	INIT_WORK(&s->grow, kb_slices_grow_work);
+}
+
+void kb_slices_arm(struct kb_set *s)
+{
+	struct kb_gen *g = rcu_dereference_protected(s->gen, true);
+
+	if (s->dead || !g->shape.window_ms)
+		return;
+	refcount_inc(&s->ref);
+	/* already queued: that one holds s already */
+	if (mod_delayed_work(kb_slices_wq, &s->rotate,
+			     nsecs_to_jiffies(kb_rotate_in(g,
+					ktime_get_boottime_ns())) + 1))
+		kb_set_put(s);
+}
+
+void kb_slices_stop(struct kb_set *s)
+{
+	/* s is dead: the works see it under s->lock and queue nothing */
+	if (cancel_delayed_work_sync(&s->rotate))
+		kb_set_put(s);
+	if (cancel_work_sync(&s->grow))
+		kb_set_put(s);
+}
+
+void kb_slices_flush(struct kb_gen *g)
+{
+	struct kb_stats st;
+	u32 i;
+
+	kb_filter_stats_fill(&g->f, &st);
+	for (i = 0; i + 1 < g->nslices; i++) {
+		struct kb_oslice *o = &g->older[i];
+
+		kb_filter_clear(&o->f);
+		o->count = 0;
+		o->st = st;
+	}
+	g->older_fpr_ppb = 0;
+	g->grow_stop = false;
+}
+
+int kb_slices_init(void)
+{
+	kb_slices_wq = alloc_workqueue("kbloom", WQ_UNBOUND, 0);
+	return kb_slices_wq ? 0 : -ENOMEM;
+}
+
+/* after every namespace is gone: the works kicked late drain here */
+void kb_slices_exit(void)
+{
+	destroy_workqueue(kb_slices_wq);
+}
+
+/* ---- statistics --------------------------------------------------------- */
+
+int kb_set_slices_info(struct kb_set *s, struct kb_slices_info *si)
+{
+	u64 now = ktime_get_boottime_ns();
+	struct kb_filter f;
+	struct kb_stats st;
+	struct kb_gen *g;
+	u32 i;
+
+	memset(si, 0, sizeof(*si));
+	if (mutex_lock_killable(&s->lock))
+		return -EINTR;
+	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
+	si->shape = g->shape;
+	si->nslices = g->nslices;
+	si->max_bytes = g->shape.max_bytes ?: READ_ONCE(kb_max_filter_bytes);
+	if (g->shape.window_ms)
+		si->next_rotation_ms = div_u64(kb_rotate_in(g, now),
+					       NSEC_PER_MSEC);
+	for (i = 0; i < g->nslices; i++) {
+		struct kb_slice_info *o = &si->sl[i];
+		u64 born;
+
+		if (i) {
+			st = g->older[i - 1].st;
+			born = g->older[i - 1].born_ns;
+		} else {
+			/* the counters only: kb_filter_stats_fill() */
+			f = g->f;
+			kb_filter_stats_fill(&f, &st);
+			born = g->born_ns;
+		}
+		f = *kb_gen_slice(g, i);
+		o->age_ms = now > born ? div_u64(now - born, NSEC_PER_MSEC) : 0;
+		o->m = f.p.m;
+		o->k = f.p.k;
+		o->items = f.p.items;
+		o->fpr_ppb = f.p.fpr_ppb;
+		o->bytes = f.bytes;
+		o->bits_set = st.bits_set;
+		o->est_fpr_ppb = st.est_fpr_ppb;
+	}
+	mutex_unlock(&s->lock);
+	return 0;
+}
