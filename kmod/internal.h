@@ -482,4 +482,11 @@ void kb_map_sync(struct kb_set *s, struct kb_gen *g);
 void kb_map_wake(struct kb_set *s);
 void kb_map_release(struct kb_gen *g);
 
+/* slices.c (TEMPORARY stand-ins until h27-slices lands) */
+bool kb_gen_test_older(const struct kb_gen *g, const void *key, u32 len);
+bool kb_gen_test_older_addr(const struct kb_gen *g, int family,
+			    const void *addr);
+u32 kb_gen_older_fpr_ppb(const struct kb_gen *g);
+void kb_set_grow_kick(struct kb_set *s);
+
 #endif /* _KB_KMOD_INTERNAL_H */
