@@ -412,11 +412,16 @@ struct cc {
 	int err;
 };
 
+/* well under the filter's capacity: no add is refused, all acknowledged */
+#define CC_ITEMS	4000000
+#define CC_MAX		1500000
+
 static void *cc_runner(void *arg)
 {
 	struct cc *c = arg;
 
-	while (!c->stop)
+	while (!c->stop && __atomic_load_n(&c->sk->bss->ctr, __ATOMIC_RELAXED) <
+	       CC_MAX)
 		if (run(c->sk->progs.flood, 2000))
 			c->err = -errno;
 	return NULL;
@@ -428,7 +433,7 @@ static void *cc_bulk(void *arg)
 	__u32 keys[256];
 	int i;
 
-	while (!c->stop) {
+	while (!c->stop && c->bulk_next < CC_MAX) {
 		for (i = 0; i < 256; i++)
 			keys[i] = htonl(0x0a000000 + c->bulk_next + i);
 		if (kbt_keys(c->fd, KB_IOC_ADD, "cc", 0, keys, 4, 256, NULL,
@@ -499,7 +504,7 @@ TEST_F_TIMEOUT(kl, concurrency, 600)
 
 	NEED_SK();
 	ASSERT_EQ(0, create(self->fd, "cc", KB_KIND_BLOCKED, KB_KEY_IPV4,
-			    2000000, 10000000, 0));
+			    CC_ITEMS, 10000000, 0));
 	c.sk->bss->id = set_id(self->fd, "cc");
 	c.sk->bss->seed = 0xcc;
 	ASSERT_EQ(0, pthread_create(&run1, NULL, cc_runner, &c));
@@ -507,7 +512,8 @@ TEST_F_TIMEOUT(kl, concurrency, 600)
 	ASSERT_EQ(0, pthread_create(&bulk, NULL, cc_bulk, &c));
 	/* rebuilds (export, upload back) under the adds */
 	t = now();
-	while (now() - t < 3) {
+	while (now() - t < 3 && c.sk->bss->ctr < CC_MAX / 2 &&
+	       c.bulk_next < CC_MAX / 2) {
 		len = kbt_export(self->fd, "cc", 0, &img);
 		ASSERT_LT(0, len);
 		ASSERT_EQ(0, kbt_upload(self->fd, "cc", 0, img, len, NULL));
