@@ -181,8 +181,9 @@ FIXTURE_TEARDOWN(kl)
 } while (0)
 
 /* one kfunc call: op on key/len in filter name (or id), its answer */
-static int one(struct kb_learn *sk, int op, const char *name, __u64 id,
-	       const void *key, __u32 len, __u32 flags)
+static int one_prog(struct kb_learn *sk, struct bpf_program *prog, int op,
+		    const char *name, __u64 id, const void *key, __u32 len,
+		    __u32 flags)
 {
 	memset(sk->bss->fname, 0, sizeof(sk->bss->fname));
 	memcpy(sk->bss->fname, name, strlen(name));
@@ -194,9 +195,15 @@ static int one(struct kb_learn *sk, int op, const char *name, __u64 id,
 	sk->bss->op = op;
 	sk->bss->flags = flags;
 	sk->bss->res = -2000;
-	if (run(sk->progs.one, 1))
+	if (run(prog, 1))
 		return -3000;
 	return sk->bss->res;
+}
+
+static int one(struct kb_learn *sk, int op, const char *name, __u64 id,
+	       const void *key, __u32 len, __u32 flags)
+{
+	return one_prog(sk, sk->progs.one, op, name, id, key, len, flags);
 }
 
 static __u64 set_id(int fd, const char *name)
@@ -246,17 +253,30 @@ TEST_F(kl, kfuncs)
 	EXPECT_EQ(1, one(sk, OP_ADD_ADDR_ID, "v4", id, a, 4,
 			 KBLOOM_ADD_REFRESH));
 	EXPECT_EQ(1, test_key(fd, "v4", a, 4));
+	/* tc programs: by name and by id */
+	inet_pton(AF_INET, "10.0.1.1", a);
+	EXPECT_EQ(1, one_prog(sk, sk->progs.tc_one, OP_ADD_ADDR, "v4", 0, a, 4,
+			      0));
+	EXPECT_EQ(0, one_prog(sk, sk->progs.tc_one, OP_ADD_ADDR_ID, "v4", id,
+			      a, 4, 0));
+	a[3] = 2;
+	EXPECT_EQ(1, one_prog(sk, sk->progs.tc_one, OP_ADD_ID, "v4", id, a, 4,
+			      0));
+	EXPECT_EQ(1, one_prog(sk, sk->progs.tc_one, OP_ADD, "s", 0, "tc", 2,
+			      0));
+	EXPECT_EQ(-EOPNOTSUPP, one_prog(sk, sk->progs.tc_one, OP_ADD_ADDR, "c",
+					0, a, 4, 0));
 	/* raw keys by name and by ref */
 	EXPECT_EQ(1, one(sk, OP_ADD, "s", 0, "hello", 5, 0));
 	EXPECT_EQ(0, one(sk, OP_ADD, "s", 0, "hello", 5, 0));
 	EXPECT_EQ(1, one(sk, OP_REF_ADD, "s", 0, "world", 5, 0));
 	EXPECT_EQ(1, test_key(fd, "s", "world", 5));
 	EXPECT_EQ(1, one(sk, OP_ADD_ID, "s", set_id(fd, "s"), "x", 1, 0));
-	/* the adds counted: 4 ways, the refresh (5 keys, their bits) */
+	/* the adds counted: 4 ways, the refresh, 2 by tc (7 keys, their bits) */
 	ASSERT_EQ(0, kbt_info(fd, "v4", &i));
-	EXPECT_EQ(5, i.adds);
-	EXPECT_GE(5 * i.k, i.bits_set);
-	EXPECT_LT(4 * i.k, i.bits_set);
+	EXPECT_EQ(7, i.adds);
+	EXPECT_GE(7 * i.k, i.bits_set);
+	EXPECT_LT(6 * i.k, i.bits_set);
 
 	/* a net4 filter: the address's /32, and 32 noted */
 	inet_pton(AF_INET, "10.9.8.7", a);

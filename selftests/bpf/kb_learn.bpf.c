@@ -101,6 +101,25 @@ int one(struct xdp_md *ctx)
 	return XDP_PASS;
 }
 
+/* tc: by name (raw key, address) and by id (address), op as above */
+SEC("tc")
+int tc_one(struct __sk_buff *ctx)
+{
+	__u32 nsz, ksz;
+
+	if (!kb_ok_sizes(&nsz, &ksz))
+		return 2;	/* TC_ACT_SHOT */
+	if (op == OP_ADD)
+		res = bpf_kbloom_skb_add(ctx, fname, nsz, key, ksz);
+	else if (op == OP_ADD_ADDR)
+		res = bpf_kbloom_skb_add_addr(ctx, fname, nsz, key, ksz);
+	else if (op == OP_ADD_ID)
+		res = bpf_kbloom_skb_add_id(ctx, id, key, ksz, flags);
+	else
+		res = bpf_kbloom_skb_add_addr_id(ctx, id, key, ksz, flags);
+	return 0;
+}
+
 SEC("xdp")
 int flood(struct xdp_md *ctx)
 {
