@@ -437,9 +437,13 @@ struct cc {
 	int err;
 };
 
-/* well under the filter's capacity: no add is refused, all acknowledged */
-#define CC_ITEMS	4000000
-#define CC_MAX		1500000
+/*
+ * Under the filter's capacity even without a rebuild (no add is refused,
+ * all are acknowledged), yet full enough for its FPR estimate to mean
+ * something (a few hundred thousand keys since the last rebuild)
+ */
+#define CC_ITEMS	1500000
+#define CC_MAX		600000
 
 static void *cc_runner(void *arg)
 {
