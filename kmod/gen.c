@@ -220,6 +220,7 @@ static void kb_gen_release(struct kb_gen *g)
 	}
 	kb_acct_put(g->acct);
 	kfree(g->fill);
+	kb_learn_gen_free(g);
 	kfree(g);
 }
 
@@ -290,6 +291,11 @@ struct kb_gen *kb_gen_alloc(struct kb_acct *acct, const struct kb_params *p,
 	g->nslices = 1;
 	if (sh)
 		g->shape = *sh;
+	if (kb_learn_gen_init(g)) {
+		kb_gen_discard(g);
+		NL_SET_ERR_MSG_MOD(extack, "out of memory for the filter");
+		return ERR_PTR(-ENOMEM);
+	}
 	if (clear) {
 		ret = kb_filter_init_zeroed(&g->f, p, payload, bytes);
 		if (ret) {
@@ -314,6 +320,7 @@ struct kb_gen *kb_gen_alloc(struct kb_acct *acct, const struct kb_params *p,
 void kb_gen_fill(struct kb_gen *g)
 {
 	kb_fill_init(g->fill, &g->f);
+	kb_learn_sync(g);
 }
 
 /*
@@ -438,6 +445,7 @@ int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
 			g->seq++;
 		if (bitmap)
 			memset(bitmap, 0, DIV_ROUND_UP(good, 64) * 8);
+		kb_learn_sync(g);
 		break;
 	}
 	case KB_OP_TEST: {
@@ -460,6 +468,7 @@ int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
 		WRITE_ONCE(g->count, g->count + new);
 		if (new || g->f.p.kind == KB_KIND_COUNTING)
 			g->seq++;
+		kb_learn_sync(g);
 		ret = ret ?: new;
 		break;
 	}

@@ -29,14 +29,15 @@ static int __init kb_module_init(void)
 	int ret;
 
 	kb_limits_init();
-	ret = kb_slices_init();
+	ret = kb_learn_init();
 	if (ret)
 		return ret;
+	ret = kb_slices_init();
+	if (ret)
+		goto out_learn;
 	ret = register_pernet_subsys(&kb_net_ops);
-	if (ret) {
-		kb_slices_exit();
-		return ret;
-	}
+	if (ret)
+		goto out_slices;
 	ret = kb_nl_init();
 	if (ret)
 		goto out_pernet;
@@ -51,12 +52,17 @@ static int __init kb_module_init(void)
 	return 0;
 out_pernet:
 	unregister_pernet_subsys(&kb_net_ops);
+out_slices:
 	kb_slices_exit();
+out_learn:
+	kb_learn_exit();
 	return ret;
 }
 
 static void __exit kb_module_exit(void)
 {
+	/* first: a pending work announces through the family, in a netns */
+	kb_learn_exit();
 	kb_dev_exit();
 	kb_nl_exit();
 	unregister_pernet_subsys(&kb_net_ops);

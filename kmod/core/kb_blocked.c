@@ -46,6 +46,7 @@
  * filling filter.  nnew counts the bits set: the one writer's stores are
  * sequential, so a bit that two probes of a key share counts once (an add
  * without fill tracking ignores it, and the compiler drops the count).
+ * For filters nobody else writes: userspace's, which build images.
  */
 #define BLK_ADD_PROBE(b, x, nnew)					\
 	do {								\
@@ -56,6 +57,28 @@
 		__bit = 1ULL << (((x) >> 55) & 63);			\
 		(nnew) += !(__w & __bit);				\
 		KB_WRITE_ONCE((b)[(x) >> 61], __w | __bit);		\
+	} while (0)
+
+/*
+ * The same with an atomic OR, and only when the bit is clear, for filters
+ * with fill tracking (the kernel's live generations): the packet path
+ * (kmod/learn.c) adds to them from every CPU at once, and a plain store
+ * of (old | bit) would drop a bit another CPU set in the same word
+ * between the load and the store.  The branch costs less than a locked OR
+ * per probe; a bit already set (most probes of a present key) is a load.
+ * The OR that found the bit clear counts it, so two writers racing on one
+ * bit count it once, and a bit two probes of a key share counts once.
+ */
+#define BLK_ADD_PROBE_ATOMIC(b, x, nnew)				\
+	do {								\
+		u64 *__p, __bit;					\
+									\
+		(x) *= KB_PROBE_MUL;					\
+		__p = &(b)[(x) >> 61];					\
+		__bit = 1ULL << (((x) >> 55) & 63);			\
+		if (!(KB_READ_ONCE(*__p) & __bit))			\
+			(nnew) += !(kb_atomic_fetch_or64(__p, __bit) &	\
+				    __bit);				\
 	} while (0)
 
 /* the out-of-line tail of kb_blocked_test_block() (kb_blocked.h) */
@@ -101,7 +124,10 @@ KB_DEFINE_BLOCK_STATS(blk, blk_used, 53)	/* 2^62 / 512 bits */
 /*
  * Add with fill tracking: the add counts the bits it set, and only when
  * there are some is the block (in cache) counted, once: it held that many
- * fewer before.  No test first: test_and_add (the kernel's bulk add) has
+ * fewer before (or fewer still: bits the packet path set meanwhile in the
+ * block are counted by both, see kb_blocked_add_atomic()).  Atomic: the
+ * kernel's generations, which have a fill tracker, take the packet path's
+ * adds alongside their writer's.  No test first: test_and_add (the kernel's bulk add) has
  * just tested the key; a plain add of a present key stores k words that
  * do not change, in a block it has fetched for writing anyway.
  */
@@ -111,11 +137,40 @@ static KB_ALWAYS_INLINE void blk_add_fill_i(struct kb_filter *f, u64 h,
 	u32 nnew = 0, after;
 	u64 x = h;
 
-	BLK_PROBES(f->p.k, BLK_ADD_PROBE(b, x, nnew));
+	BLK_PROBES(f->p.k, BLK_ADD_PROBE_ATOMIC(b, x, nnew));
 	if (!nnew)
 		return;
 	after = blk_block_used(b);
 	kb_fill_move(f->fill, after - nnew, after);
+}
+
+/*
+ * The packet path's add (kb_blocked.h): lockless, any number of CPUs at
+ * once.  The fill change goes to the caller's delta, not to f->fill, which
+ * only the one writer may touch.  Blocks are counted after this add's
+ * ORs: another CPU's bits landing in the same block meanwhile are counted
+ * by both adds' FPR terms (the term of the block's new count minus that of
+ * its count less this add's bits), an error the caller bounds (see
+ * docs/design.md, "Adds from the packet path"); bits_set is exact.
+ */
+bool kb_blocked_add_atomic(const struct kb_filter *f, const void *key, u32 len,
+			   struct kb_fill_delta *d)
+{
+	u64 h = kb_hash_seeded(f, key, len), x = h;
+	u64 *b = kb_block(f, h);
+	u32 nnew = 0, after;
+
+	BLK_PROBES(f->p.k, BLK_ADD_PROBE_ATOMIC(b, x, nnew));
+	if (!nnew)
+		return false;
+	d->bits += nnew;
+	if (f->fill) {
+		after = blk_block_used(b);
+		if (after < nnew)	/* a flush cleared the block meanwhile */
+			after = nnew;
+		d->fpr += f->fill->term[after] - f->fill->term[after - nnew];
+	}
+	return true;
 }
 
 /* the functions of the kind dispatch (kb_core.h) */
