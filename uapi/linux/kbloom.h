@@ -358,6 +358,10 @@ struct kb_ioc_info {
 	__u32		prefixes;	/* prefix lengths a lookup tests */
 	__u32		reserved0;
 	__aligned_u64	reserved[2];
+	/* adds from the packet path (KB_A_MAX_FPR_PPB, KB_A_LEARN_REFUSED) */
+	__u32		max_fpr_ppb;	/* their cap; 0: not reported */
+	__u32		reserved1;
+	__aligned_u64	learn_refused;	/* refused by the cap */
 };
 
 /*

@@ -247,6 +247,8 @@ int kbnl_create_grant(struct kbnl *nl, const struct kb_ioc_create *a,
 		bad |= nla_put_u32(msg, KB_A_READERS, *readers);
 	if (writers)
 		bad |= nla_put_u32(msg, KB_A_WRITERS, *writers);
+	if (a->max_fpr_ppb)
+		bad |= nla_put_u32(msg, KB_A_MAX_FPR_PPB, a->max_fpr_ppb);
 	if (bad) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
@@ -320,6 +322,8 @@ static void kbnl_to_info(struct nlattr **tb, struct kb_ioc_info *i)
 	i->generation = kbnl_u64(tb, KB_A_GENERATION);
 	i->id = kbnl_u64(tb, KB_A_ID);
 	i->prefixes = kbnl_u32(tb, KB_A_PREFIXES);
+	i->max_fpr_ppb = kbnl_u32(tb, KB_A_MAX_FPR_PPB);
+	i->learn_refused = kbnl_u64(tb, KB_A_LEARN_REFUSED);
 }
 
 static int kbnl_parse_one(struct nlattr **tb, void *arg)
