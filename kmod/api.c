@@ -49,6 +49,12 @@ u32 kbloom_key_type(const struct kbloom_ref *ref)
 }
 EXPORT_SYMBOL_GPL(kbloom_key_type);
 
+u32 kbloom_kind(const struct kbloom_ref *ref)
+{
+	return READ_ONCE(kb_ref_set(ref)->bpf.kind);
+}
+EXPORT_SYMBOL_GPL(kbloom_kind);
+
 bool kb_set_test_rcu(struct kb_set *s, const void *key, u32 len)
 {
 	const struct kb_gen *g;
@@ -94,6 +100,14 @@ bool kbloom_test_addr(struct kbloom_ref *ref, int family, const void *addr)
 	return hit;
 }
 EXPORT_SYMBOL_GPL(kbloom_test_addr);
+
+int kbloom_add_addr_rcu(struct net *net, struct kbloom_ref *ref, int family,
+			const void *addr, u32 plen, u32 flags)
+{
+	return kb_set_learn_addr(net, kb_ref_set(ref), family, addr, plen,
+				 flags);
+}
+EXPORT_SYMBOL_GPL(kbloom_add_addr_rcu);
 
 u64 kbloom_id_rcu(struct net *net, const char *name)
 {

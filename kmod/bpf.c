@@ -244,6 +244,67 @@ static int kb_bpf_task_test_id(u64 id, const void *key, u32 sz, bool addr)
 	return ret;
 }
 
+/* ---- adds (learn.c) ------------------------------------------------------ */
+
+/* one add to s; RCU held */
+static __always_inline int kb_bpf_add_set(struct net *net, struct kb_set *s,
+					  const void *key, u32 sz, u32 flags,
+					  bool addr)
+{
+	if (addr)
+		return kb_set_learn_addr(net, s, kb_bpf_addr_family(sz), key,
+					 sz * 8, flags);
+	return kb_set_learn_key(net, s, key, sz, flags);
+}
+
+static int kb_bpf_add_name_rcu(struct net *net, const char *name,
+			       u32 name_sz, const void *key, u32 sz,
+			       u32 flags, bool addr)
+{
+	u32 len = kb_bpf_name_len(name, name_sz);
+	struct kb_set *s;
+
+	if (!len || (addr && !kb_bpf_addr_ok(key, sz)))
+		return -EINVAL;
+	if (!net)
+		return kb_bpf_miss(name, len);
+	s = kb_set_find_len_rcu(net, name, len);
+	return s ? kb_bpf_add_set(net, s, key, sz, flags, addr) :
+		   kb_bpf_miss(name, len);
+}
+
+static int kb_bpf_add_id_rcu(struct net *net, u64 id, const void *key,
+			     u32 sz, u32 flags, bool addr)
+{
+	struct kb_set *s;
+
+	if (addr && !kb_bpf_addr_ok(key, sz))
+		return -EINVAL;
+	if (!net)
+		return -ENOENT;
+	s = kb_index_id(kb_net_rcu(net), id);
+	return s ? kb_bpf_add_set(net, s, key, sz, flags, addr) : -ENOENT;
+}
+
+/*
+ * A ref has no netns of its own: over-capacity is announced in the
+ * task's (BPF_PROG_TEST_RUN), else left to an add by name or id.
+ */
+static int kb_bpf_add_ref(struct kbloom_bpf_ref *ref, const void *key,
+			  u32 sz, u32 flags, bool addr)
+{
+	int ret;
+
+	if (!ref || (addr && !kb_bpf_addr_ok(key, sz)))
+		return -EINVAL;
+	rcu_read_lock();
+	ret = kb_bpf_add_set(kb_bpf_task_net(),
+			     container_of(ref, struct kb_set, bpf), key, sz,
+			     flags, addr);
+	rcu_read_unlock();
+	return ret;
+}
+
 /* ---- the kfuncs ---------------------------------------------------------- */
 
 __bpf_kfunc int bpf_kbloom_xdp_test(struct xdp_md *ctx, const char *name,
@@ -391,6 +452,82 @@ __bpf_kfunc int bpf_kbloom_ref_test_addr(struct kbloom_bpf_ref *ref,
 	return ret;
 }
 
+__bpf_kfunc int bpf_kbloom_xdp_add(struct xdp_md *ctx, const char *name,
+				   u32 name__sz, const void *key, u32 key__sz,
+				   u32 flags)
+{
+	return kb_bpf_add_name_rcu(kb_bpf_xdp_net(ctx), name, name__sz, key,
+				   key__sz, flags, false);
+}
+
+__bpf_kfunc int bpf_kbloom_xdp_add_addr(struct xdp_md *ctx, const char *name,
+					u32 name__sz, const void *addr,
+					u32 addr__sz, u32 flags)
+{
+	return kb_bpf_add_name_rcu(kb_bpf_xdp_net(ctx), name, name__sz, addr,
+				   addr__sz, flags, true);
+}
+
+__bpf_kfunc int bpf_kbloom_xdp_add_id(struct xdp_md *ctx, u64 id,
+				      const void *key, u32 key__sz, u32 flags)
+{
+	return kb_bpf_add_id_rcu(kb_bpf_xdp_net(ctx), id, key, key__sz, flags,
+				 false);
+}
+
+__bpf_kfunc int bpf_kbloom_xdp_add_addr_id(struct xdp_md *ctx, u64 id,
+					   const void *addr, u32 addr__sz,
+					   u32 flags)
+{
+	return kb_bpf_add_id_rcu(kb_bpf_xdp_net(ctx), id, addr, addr__sz,
+				 flags, true);
+}
+
+__bpf_kfunc int bpf_kbloom_skb_add(struct __sk_buff *ctx, const char *name,
+				   u32 name__sz, const void *key, u32 key__sz,
+				   u32 flags)
+{
+	return kb_bpf_add_name_rcu(kb_bpf_skb_net(ctx), name, name__sz, key,
+				   key__sz, flags, false);
+}
+
+__bpf_kfunc int bpf_kbloom_skb_add_addr(struct __sk_buff *ctx,
+					const char *name, u32 name__sz,
+					const void *addr, u32 addr__sz,
+					u32 flags)
+{
+	return kb_bpf_add_name_rcu(kb_bpf_skb_net(ctx), name, name__sz, addr,
+				   addr__sz, flags, true);
+}
+
+__bpf_kfunc int bpf_kbloom_skb_add_id(struct __sk_buff *ctx, u64 id,
+				      const void *key, u32 key__sz, u32 flags)
+{
+	return kb_bpf_add_id_rcu(kb_bpf_skb_net(ctx), id, key, key__sz, flags,
+				 false);
+}
+
+__bpf_kfunc int bpf_kbloom_skb_add_addr_id(struct __sk_buff *ctx, u64 id,
+					   const void *addr, u32 addr__sz,
+					   u32 flags)
+{
+	return kb_bpf_add_id_rcu(kb_bpf_skb_net(ctx), id, addr, addr__sz,
+				 flags, true);
+}
+
+__bpf_kfunc int bpf_kbloom_ref_add(struct kbloom_bpf_ref *ref,
+				   const void *key, u32 key__sz, u32 flags)
+{
+	return kb_bpf_add_ref(ref, key, key__sz, flags, false);
+}
+
+__bpf_kfunc int bpf_kbloom_ref_add_addr(struct kbloom_bpf_ref *ref,
+					const void *addr, u32 addr__sz,
+					u32 flags)
+{
+	return kb_bpf_add_ref(ref, addr, addr__sz, flags, true);
+}
+
 __bpf_kfunc void bpf_kbloom_put(struct kbloom_bpf_ref *ref)
 {
 	if (ref)
@@ -409,6 +546,12 @@ BTF_ID_FLAGS(func, bpf_kbloom_xdp_test_addr_id)
 BTF_ID_FLAGS(func, bpf_kbloom_ref_test, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_kbloom_ref_test_addr, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_kbloom_put, KF_RELEASE)
+BTF_ID_FLAGS(func, bpf_kbloom_xdp_add)
+BTF_ID_FLAGS(func, bpf_kbloom_xdp_add_addr)
+BTF_ID_FLAGS(func, bpf_kbloom_xdp_add_id)
+BTF_ID_FLAGS(func, bpf_kbloom_xdp_add_addr_id)
+BTF_ID_FLAGS(func, bpf_kbloom_ref_add, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_kbloom_ref_add_addr, KF_TRUSTED_ARGS)
 KB_KFUNCS_END(kb_bpf_xdp_ids)
 
 KB_KFUNCS_START(kb_bpf_skb_ids)
@@ -421,6 +564,12 @@ BTF_ID_FLAGS(func, bpf_kbloom_skb_test_addr_id)
 BTF_ID_FLAGS(func, bpf_kbloom_ref_test, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_kbloom_ref_test_addr, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_kbloom_put, KF_RELEASE)
+BTF_ID_FLAGS(func, bpf_kbloom_skb_add)
+BTF_ID_FLAGS(func, bpf_kbloom_skb_add_addr)
+BTF_ID_FLAGS(func, bpf_kbloom_skb_add_id)
+BTF_ID_FLAGS(func, bpf_kbloom_skb_add_addr_id)
+BTF_ID_FLAGS(func, bpf_kbloom_ref_add, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_kbloom_ref_add_addr, KF_TRUSTED_ARGS)
 KB_KFUNCS_END(kb_bpf_skb_ids)
 
 /* TRACING: LSM programs map to this hook too (one set per hook) */

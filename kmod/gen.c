@@ -170,6 +170,7 @@ static void kb_gen_release(struct kb_gen *g)
 	kb_acct_put(g->acct);
 	kb_payload_free(g->f.payload, g->f.bytes);
 	kfree(g->fill);
+	kb_learn_gen_free(g);
 	kfree(g);
 }
 
@@ -228,6 +229,11 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 	g->f.p = *p;
 	g->fill = fill;
 	g->id = atomic64_inc_return(&kb_gen_seq);
+	if (kb_learn_gen_init(g)) {
+		kb_gen_discard(g);
+		NL_SET_ERR_MSG_MOD(extack, "out of memory for the filter");
+		return ERR_PTR(-ENOMEM);
+	}
 	if (clear) {
 		ret = kb_filter_init_zeroed(&g->f, p, payload, bytes);
 		if (ret) {
@@ -247,6 +253,7 @@ struct kb_gen *kb_gen_new(struct net *net, const struct kb_params *p,
 void kb_gen_fill(struct kb_gen *g)
 {
 	kb_fill_init(g->fill, &g->f);
+	kb_learn_sync(g);
 }
 
 /*
@@ -371,6 +378,7 @@ int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
 			g->seq++;
 		if (bitmap)
 			memset(bitmap, 0, DIV_ROUND_UP(good, 64) * 8);
+		kb_learn_sync(g);
 		break;
 	}
 	case KB_OP_TEST: {
@@ -390,6 +398,7 @@ int kb_gen_keys(struct kb_gen *g, enum kb_op op, const struct kb_key *keys,
 		WRITE_ONCE(g->count, g->count + new);
 		if (new || g->f.p.kind == KB_KIND_COUNTING)
 			g->seq++;
+		kb_learn_sync(g);
 		ret = ret ?: new;
 		break;
 	}

@@ -50,10 +50,13 @@
 #include <linux/cred.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
 #include "kb_core.h"
+#include "kb_blocked.h"
 #include "compat.h"
 
 /* module parameters (limits.c) */
@@ -114,6 +117,26 @@ struct kb_net {
 					 */
 };
 
+/*
+ * The fill changes of a generation's adds from the packet path (learn.c;
+ * blocked filters only, else pc is NULL).  Each CPU adds its own into pc
+ * (this_cpu ops) and folds them into 'folded' every KB_LEARN_BATCH bits,
+ * under lock, which also re-estimates the filter's FPR for the cap
+ * (est_ppb).  Only the writer (kb_set.lock, or an unpublished generation's
+ * owner) merges 'folded' into kb_gen.fill (kb_learn_sync()); readers of
+ * the statistics add the CPUs' pending ones (folded on read).
+ */
+struct kb_learn {
+	struct kb_fill_delta __percpu *pc;
+	raw_spinlock_t lock;		/* folded, w*, est_ppb's updates */
+	u64 fbits, fhi, flo;		/* folded, not yet in fill */
+	u64 wbits, whi, wlo;		/* fill, as its writer last synced */
+	u32 est_ppb;			/* the whole filter's estimated FPR
+					 * at the last fold or sync
+					 */
+	unsigned long told;		/* bit 0: over-capacity announced */
+};
+
 struct kb_gen {
 	struct kb_filter f;		/* f.fill = fill once bound */
 	struct kb_fill *fill;		/* statistics without a payload scan */
@@ -136,6 +159,7 @@ struct kb_gen {
 	 * holds its own page reference.
 	 */
 	struct page *hdr[2];
+	struct kb_learn learn;		/* the packet path's adds (learn.c) */
 	struct rcu_head rcu;
 };
 
@@ -145,6 +169,7 @@ struct kb_pcpu {
 	u64 lookups;
 	u64 hits;
 	u64 adds;
+	u64 learn_refused;		/* packet-path adds over the cap */
 };
 
 /*
@@ -203,6 +228,20 @@ struct kb_set {
 					 * the generation is replaced,
 					 * flushed or the filter destroyed
 					 */
+	/*
+	 * The packet path's cap (KB_A_MAX_FPR_PPB, 0: the default), set at
+	 * create.  TODO(issue 27): moves to kb_gen.shape with the shape
+	 * plumbing of windows and growth.
+	 */
+	u32 max_fpr_ppb;
+	/*
+	 * learn.c's work (what the packet path cannot do: netlink events,
+	 * mapping headers): learn_todo's bits say what, learn_net (a
+	 * reference) where.
+	 */
+	unsigned long learn_todo;
+	struct net *learn_net;
+	struct work_struct learn_work;
 	struct rcu_head rcu;
 };
 
@@ -244,6 +283,8 @@ struct kb_info {
 	u64 lookups;
 	u64 hits;
 	u64 adds;
+	u64 learn_refused;
+	u32 max_fpr_ppb;		/* the cap in force (default resolved) */
 	u64 gen_id;
 	u64 set_id;
 	u32 refs;
@@ -374,6 +415,8 @@ int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 int kb_reg_create(struct net *net, const char *name,
 		  const struct kb_params *p, const struct kb_grant *gr,
 		  struct netlink_ext_ack *extack);
+/* the packet path's cap of the filter name just created (learn.c) */
+void kb_reg_set_max_fpr(struct net *net, const char *name, u32 max_fpr_ppb);
 /* set the groups gr flags; event KB_EVENT_GRANTED */
 int kb_reg_grant(struct net *net, const char *name, const struct kb_grant *gr,
 		 struct netlink_ext_ack *extack);
@@ -438,6 +481,35 @@ void kb_nl_notify(struct net *net, enum kb_nl_event ev, const char *name,
 bool kb_set_test_rcu(struct kb_set *s, const void *key, u32 len);
 
 /*
+ * learn.c: adds from the packet path (the BLOOM target, the add kfuncs),
+ * in an RCU read-side section of any flavour; they never sleep.  Return 1
+ * (added: the key tested absent), 0 (it may be present: nothing done,
+ * unless flags has KBLOOM_ADD_REFRESH), -ENOSPC (over the cap), -EOPNOTSUPP
+ * (not blocked), -ENOENT (destroyed), -EINVAL (bad key, or an address
+ * the filter's key type does not take).  net: the caller's, for events.
+ * kb_set_learn_addr(): an address (AF_INET: 4 bytes, AF_INET6: 16), for
+ * net key types its prefix of length plen.
+ */
+int kb_set_learn_key(struct net *net, struct kb_set *s, const void *key,
+		     u32 len, u32 flags);
+int kb_set_learn_addr(struct net *net, struct kb_set *s, int family,
+		      const void *addr, u32 plen, u32 flags);
+/* a generation's state (gen.c: kb_gen_new(), its release) */
+int kb_learn_gen_init(struct kb_gen *g);
+void kb_learn_gen_free(struct kb_gen *g);
+/* writers: merge the packet path's folded fill into g->fill, re-estimate */
+void kb_learn_sync(struct kb_gen *g);
+/* a flush cleared g in place: forget its deltas (writers) */
+void kb_learn_reset(struct kb_gen *g);
+/* into a copy of g's fill: the deltas of every CPU not folded yet */
+void kb_learn_fill_read(struct kb_gen *g, struct kb_fill *fill);
+/* the cap of s in force (its default resolved) */
+u32 kb_learn_cap(struct kb_set *s, const struct kb_gen *g);
+void kb_learn_set_init(struct kb_set *s);
+int kb_learn_init(void);
+void kb_learn_exit(void);
+
+/*
  * except.c: a filter's exception set.  kb_exc_addr(), kb_exc_key(): the
  * address or key (encoded for key_type) is excepted (answer absent);
  * out of line, called only after the filter said maybe (RCU held).
@@ -481,5 +553,12 @@ void kb_map_retire(struct kb_gen *g, u32 state);
 void kb_map_sync(struct kb_set *s, struct kb_gen *g);
 void kb_map_wake(struct kb_set *s);
 void kb_map_release(struct kb_gen *g);
+
+/* slices.c (TEMPORARY stand-ins until h27-slices lands) */
+bool kb_gen_test_older(const struct kb_gen *g, const void *key, u32 len);
+bool kb_gen_test_older_addr(const struct kb_gen *g, int family,
+			    const void *addr);
+u32 kb_gen_older_fpr_ppb(const struct kb_gen *g);
+void kb_set_grow_kick(struct kb_set *s);
 
 #endif /* _KB_KMOD_INTERNAL_H */

@@ -46,6 +46,8 @@ void kbloom_put(struct kbloom_ref *ref);
 /* the filter's key type (enum kb_key_type); it never changes */
 u32 kbloom_key_type(const struct kbloom_ref *ref);
 
+/* the filter's kind (enum kb_kind) now: a rebuild may change it */
+u32 kbloom_kind(const struct kbloom_ref *ref);
 /* true if key (encoded for the filter's key type) may be present */
 bool kbloom_test(struct kbloom_ref *ref, const void *key, u32 len);
 
@@ -66,6 +68,30 @@ bool kbloom_test_addr(struct kbloom_ref *ref, int family, const void *addr);
  */
 bool kbloom_test_addr_rcu(struct kbloom_ref *ref, int family,
 			  const void *addr);
+
+/*
+ * Adds from the packet path (blocked filters; e.g. xt_bloom's BLOOM
+ * target): the address, for net4/net6/net filters its prefix of length
+ * plen (0..32 or 0..128; other key types ignore plen), added to the
+ * filter's newest slice with atomics, in an RCU read-side critical section
+ * as kbloom_test_addr_rcu(); never sleeps, takes no lock.  Returns
+ *   1  added (it tested absent)
+ *   0  it may be present already: nothing done (a time window's key is
+ *      not refreshed unless flags has KBLOOM_ADD_REFRESH, which adds it
+ *      to the newest slice anyway)
+ *   -ENOSPC  refused: the filter's estimated FPR is over its max-fpr-ppb
+ *      cap (counted in learn-refused; over-capacity is announced once in
+ *      net, the caller's namespace, e.g. xt_net(par))
+ *   -EOPNOTSUPP  not a blocked filter
+ *   -EINVAL  an address the filter's key type does not take (ipv4, net4
+ *      for IPv6 ...), plen out of range, or unknown flags
+ *   -ENOENT  the filter was destroyed
+ * Counts an add in the filter's statistics when it adds.
+ */
+#define KBLOOM_ADD_REFRESH	(1U << 0)
+
+int kbloom_add_addr_rcu(struct net *net, struct kbloom_ref *ref, int family,
+			const void *addr, u32 plen, u32 flags);
 
 /*
  * Lockless lookups by name and by id, for callers that cannot sleep (BPF

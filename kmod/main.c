@@ -29,18 +29,25 @@ static int __init kb_module_init(void)
 	int ret;
 
 	kb_limits_init();
-	ret = register_pernet_subsys(&kb_net_ops);
+	ret = kb_learn_init();
 	if (ret)
 		return ret;
+	ret = register_pernet_subsys(&kb_net_ops);
+	if (ret) {
+		kb_learn_exit();
+		return ret;
+	}
 	ret = kb_nl_init();
 	if (ret) {
 		unregister_pernet_subsys(&kb_net_ops);
+		kb_learn_exit();
 		return ret;
 	}
 	ret = kb_dev_init();
 	if (ret) {
 		kb_nl_exit();
 		unregister_pernet_subsys(&kb_net_ops);
+		kb_learn_exit();
 		return ret;
 	}
 	/* last: registered kfuncs cannot be unregistered on a later failure */
@@ -51,6 +58,8 @@ static int __init kb_module_init(void)
 
 static void __exit kb_module_exit(void)
 {
+	/* first: a pending work announces through the family, in a netns */
+	kb_learn_exit();
 	kb_dev_exit();
 	kb_nl_exit();
 	unregister_pernet_subsys(&kb_net_ops);

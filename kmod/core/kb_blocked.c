@@ -40,22 +40,26 @@
 	} while (0)
 
 /*
- * Store (old | bit) unconditionally: the one writer's store of a value that
- * only adds bits is invisible to readers when the bit was already set, and
- * a data-dependent branch here would mispredict about half the time on a
- * filling filter.  nnew counts the bits set: the one writer's stores are
- * sequential, so a bit that two probes of a key share counts once (an add
- * without fill tracking ignores it, and the compiler drops the count).
+ * Set a probe's bit with an atomic OR, and only when it is clear: the
+ * packet path (kmod/learn.c) adds to a live filter from every CPU at once,
+ * and a plain store of (old | bit) would drop a bit another CPU set in the
+ * same word between the load and the store.  The branch costs less than
+ * an unconditional locked OR per probe; a bit already set (most probes of
+ * a present key) is a load.  nnew counts the bits this add set: the one
+ * whose OR found the bit clear counts it, so two writers racing on one
+ * bit count it once, and a bit two probes of a key share counts once (an
+ * add without fill tracking ignores it, and the compiler drops the count).
  */
 #define BLK_ADD_PROBE(b, x, nnew)					\
 	do {								\
-		u64 __w, __bit;						\
+		u64 *__p, __bit;					\
 									\
 		(x) *= KB_PROBE_MUL;					\
-		__w = KB_READ_ONCE((b)[(x) >> 61]);			\
+		__p = &(b)[(x) >> 61];					\
 		__bit = 1ULL << (((x) >> 55) & 63);			\
-		(nnew) += !(__w & __bit);				\
-		KB_WRITE_ONCE((b)[(x) >> 61], __w | __bit);		\
+		if (!(KB_READ_ONCE(*__p) & __bit))			\
+			(nnew) += !(kb_atomic_fetch_or64(__p, __bit) &	\
+				    __bit);				\
 	} while (0)
 
 /* the out-of-line tail of kb_blocked_test_block() (kb_blocked.h) */
@@ -116,6 +120,35 @@ static KB_ALWAYS_INLINE void blk_add_fill_i(struct kb_filter *f, u64 h,
 		return;
 	after = blk_block_used(b);
 	kb_fill_move(f->fill, after - nnew, after);
+}
+
+/*
+ * The packet path's add (kb_blocked.h): lockless, any number of CPUs at
+ * once.  The fill change goes to the caller's delta, not to f->fill, which
+ * only the one writer may touch.  Blocks are counted after this add's
+ * ORs: another CPU's bits landing in the same block meanwhile are counted
+ * by both adds' FPR terms (the term of the block's new count minus that of
+ * its count less this add's bits), an error the caller bounds (see
+ * docs/design.md, "Adds from the packet path"); bits_set is exact.
+ */
+bool kb_blocked_add_atomic(const struct kb_filter *f, const void *key, u32 len,
+			   struct kb_fill_delta *d)
+{
+	u64 h = kb_hash_seeded(f, key, len), x = h;
+	u64 *b = kb_block(f, h);
+	u32 nnew = 0, after;
+
+	BLK_PROBES(f->p.k, BLK_ADD_PROBE(b, x, nnew));
+	if (!nnew)
+		return false;
+	d->bits += nnew;
+	if (f->fill) {
+		after = blk_block_used(b);
+		if (after < nnew)	/* a flush cleared the block meanwhile */
+			after = nnew;
+		d->fpr += f->fill->term[after] - f->fill->term[after - nnew];
+	}
+	return true;
 }
 
 /* the functions of the kind dispatch (kb_core.h) */

@@ -59,4 +59,23 @@ static KB_ALWAYS_INLINE bool kb_blocked_test_i(const struct kb_filter *f,
 	return kb_blocked_test_block(f, h, kb_block(f, h));
 }
 
+/*
+ * A fill change not yet in a filter's fill tracker: bits set, and the
+ * change of its FPR sum (kb_fill: Q62 terms).
+ */
+struct kb_fill_delta {
+	u64 bits;
+	u64 fpr;
+};
+
+/*
+ * Add key to a blocked filter with atomic ORs, concurrently with tests,
+ * with other such adds on any CPU and with the filter's one writer (whose
+ * adds are atomic too): true if it set a bit (the key was absent), and its
+ * fill change is added to *d (f->fill's terms; the FPR part only if f has
+ * a fill tracker).  The key must be valid for the key type.
+ */
+bool kb_blocked_add_atomic(const struct kb_filter *f, const void *key, u32 len,
+			   struct kb_fill_delta *d);
+
 #endif /* _KB_BLOCKED_H */

@@ -39,6 +39,10 @@ int kb_key_net_valid(const u8 *d, u32 alen)
 	return 0;
 }
 
+/*
+ * An atomic OR: the packet path (kmod/learn.c) notes lengths of a live
+ * filter from any CPU, concurrently with its writer.
+ */
 void kb_params_note_plen(struct kb_params *p, const u8 *d, u32 len)
 {
 	u32 plen = d[len - 1];
@@ -48,12 +52,12 @@ void kb_params_note_plen(struct kb_params *p, const u8 *d, u32 len)
 		v = KB_READ_ONCE(p->plen4);
 		bit = 1ULL << plen;
 		if (!(v & bit))
-			KB_WRITE_ONCE(p->plen4, v | bit);
+			kb_atomic_fetch_or64(&p->plen4, bit);
 	} else {
 		v = KB_READ_ONCE(p->plen6[plen / 64]);
 		bit = 1ULL << (plen % 64);
 		if (!(v & bit))
-			KB_WRITE_ONCE(p->plen6[plen / 64], v | bit);
+			kb_atomic_fetch_or64(&p->plen6[plen / 64], bit);
 	}
 }
 

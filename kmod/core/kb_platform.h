@@ -16,6 +16,11 @@
  * and kb_cond_resched(): a voluntary preemption point for the core's loops
  * over a whole payload (kernel cond_resched(); nothing in userspace).
  * Callers of those loops must be allowed to sleep.
+ *
+ * kb_atomic_fetch_or64(p, v): *p |= v as one atomic read-modify-write,
+ * returning the old value (relaxed: readers need no order, only whole
+ * words), so that writers on several CPUs at once never lose each
+ * other's bits (blocked filters: the packet path's adds, kmod/learn.c).
  */
 #ifndef _KB_PLATFORM_H
 #define _KB_PLATFORM_H
@@ -34,6 +39,7 @@
 #include <linux/crc32c.h>
 #include <linux/sched.h>
 #include <linux/math64.h>
+#include <linux/atomic.h>
 #include <asm/byteorder.h>
 
 #define KB_READ_ONCE(x)		READ_ONCE(x)
@@ -48,6 +54,8 @@
 #define KB_UNUSED		__maybe_unused
 #define kb_cond_resched()	cond_resched()
 #define kb_swab64(x)		swab64(x)
+#define kb_atomic_fetch_or64(p, v)					\
+	((u64)atomic64_fetch_or_relaxed((s64)(v), (atomic64_t *)(p)))
 #ifdef __BIG_ENDIAN
 #define KB_BIG_ENDIAN		1
 #else

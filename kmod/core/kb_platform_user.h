@@ -49,6 +49,8 @@ typedef int32_t s32;
 })
 #define KB_BIG_ENDIAN		(__BYTE_ORDER == __BIG_ENDIAN)
 #define kb_swab64(x)		__builtin_bswap64(x)
+#define kb_atomic_fetch_or64(p, v)					\
+	((u64)__atomic_fetch_or((p), (u64)(v), __ATOMIC_RELAXED))
 
 #define KB_READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 #define KB_WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
