@@ -37,25 +37,19 @@ netns_del() {
 netns_del
 trap 'netns_del; rm -rf "$TMP"' EXIT
 
-# probe NS SRC DST PORT [TIMEOUT]: a TCP connect from SRC; prints open,
+# probe NS SRC DST PORT [TIMEOUT]: a TCP connect to DST from NS (whose
+# only address of that family is SRC, so nothing binds it: bash's
+# /dev/tcp starts in a few ms, python3 in a second of TCG); prints open,
 # refused (a RST: the packet got through) or timeout (dropped)
 probe() {
-	ip netns exec "$1" python3 -c '
-import socket, sys
-fam = socket.AF_INET6 if ":" in sys.argv[2] else socket.AF_INET
-s = socket.socket(fam, socket.SOCK_STREAM)
-s.settimeout(float(sys.argv[4]))
-s.bind((sys.argv[1], 0))
-try:
-    s.connect((sys.argv[2], int(sys.argv[3])))
-    print("open")
-except ConnectionRefusedError:
-    print("refused")
-except (socket.timeout, TimeoutError):
-    print("timeout")
-except OSError as e:
-    print("error %s" % e)
-' "$2" "$3" "$4" "${5:-1.5}"
+	local out rc=0
+	out=$(ip netns exec "$1" timeout "${5:-2}" bash -c "exec 3<> /dev/tcp/$3/$4" 2>&1) || rc=$?
+	case $rc:$out in
+	0:*) echo open ;;
+	124:*) echo timeout ;;
+	*refused*) echo refused ;;
+	*) echo "error $rc: $out" ;;
+	esac
 }
 # passes NS SRC DST PORT / dropped NS SRC DST PORT
 passes() { [ "$(probe "$@")" = refused ]; }
@@ -132,18 +126,20 @@ if [ "$MODE" = --xdp ]; then
 fi
 
 # ---- the trap with iptables: IPT is iptables-nft, -legacy, ip6tables-... ----
-trap_test() {	# IPT SCANNER-ADDR TARGET-ADDR INNOCENT-ADDR INNOCENT-TARGET
-	local ipt=$1 sa=$2 ta=$3 ia=$4 it=$5 w="$1:"
+trap_test() {	# IPT SCANNER-ADDR TARGET-ADDR INNOCENT-ADDR INNOCENT-TARGET [full]
+	local ipt=$1 sa=$2 ta=$3 ia=$4 it=$5 full=${6-} w="$1:"
 	expect 0 "$w create scanners" nst $B create scanners blocked --items 10000 --fpr 0.001 --key-type ip
 	expect 0 "$w the DROP rule" nst $ipt -A INPUT -m bloom --bloom-name scanners --bloom-dir src -j DROP
 	expect 0 "$w the trap rule" nst $ipt -A INPUT -p tcp --dport $TRAP -j BLOOM --add-set scanners src
 	expect 1 "$w the scanner is not listed yet" nst $B test scanners $sa
-	check "$w the scanner reaches port 80 before the trap" passes $S $sa $ta 80
+	[ -z "$full" ] || check "$w the scanner reaches port 80 before the trap" passes $S $sa $ta 80
 	check "$w its packet to the trap port gets through once (RST)" passes $S $sa $ta $TRAP
 	expect 0 "$w the scanner is learned: bfctl test says maybe" nst $B test scanners $sa
 	check "$w then it is dropped on port 80" dropped $S $sa $ta 80
-	check "$w and on port 22" dropped $S $sa $ta 22
-	check "$w and on the trap port" dropped $S $sa $ta $TRAP
+	if [ -n "$full" ]; then
+		check "$w and on port 22" dropped $S $sa $ta 22
+		check "$w and on the trap port" dropped $S $sa $ta $TRAP
+	fi
 	check "$w the innocent host still reaches port 80" passes $I $ia $it 80
 	expect 1 "$w the innocent host is not listed" nst $B test scanners $ia
 	expect 0 "$w info -j" nst $B -j info scanners
@@ -155,9 +151,9 @@ trap_test() {	# IPT SCANNER-ADDR TARGET-ADDR INNOCENT-ADDR INNOCENT-TARGET
 	expect 0 "$w delete the rules" sh -c "ip netns exec $T $ipt -F INPUT"
 	expect 0 "$w destroy once no rule holds it" nst $B destroy scanners
 }
-trap_test iptables-nft 10.97.1.2 10.97.1.1 10.97.2.2 10.97.2.1
+trap_test iptables-nft 10.97.1.2 10.97.1.1 10.97.2.2 10.97.2.1 full
 trap_test iptables-legacy 10.97.1.2 10.97.1.1 10.97.2.2 10.97.2.1
-trap_test ip6tables-nft fd00:97:1::2 fd00:97:1::1 fd00:97:2::2 fd00:97:2::1
+trap_test ip6tables-nft fd00:97:1::2 fd00:97:1::1 fd00:97:2::2 fd00:97:2::1 full
 trap_test ip6tables-legacy fd00:97:1::2 fd00:97:1::1 fd00:97:2::2 fd00:97:2::1
 
 # ---- the rule's text, its save and restore; rename refused ----
@@ -221,7 +217,7 @@ kernel_refuses() {	# DESC ERRNO-TEXT IPT ARGS...
 }
 for ipt in iptables-nft iptables-legacy; do
 	kernel_refuses "$ipt: the kernel refuses a counting filter" "not supported" $ipt -A INPUT -j BLOOM --add-set counted src
-	kernel_refuses "$ipt: the kernel refuses a missing filter" "No such file" $ipt -A INPUT -j BLOOM --add-set nosuch src
+	kernel_refuses "$ipt: the kernel refuses a missing filter" "No such file|No chain/target/match" $ipt -A INPUT -j BLOOM --add-set nosuch src
 	kernel_refuses "$ipt: the kernel refuses an ipv6 filter in an IPv4 rule" "Protocol wrong type|Invalid argument" $ipt -A INPUT -j BLOOM --add-set only6 src
 	kernel_refuses "$ipt: the kernel refuses --prefix 33" "Invalid argument|Protocol wrong type" $ipt -A INPUT -j BLOOM --add-set scan24 src --prefix 33
 done
@@ -233,13 +229,14 @@ nst $B destroy counted; nst $B destroy words; nst $B destroy only6
 expect 0 "a trap rule adding the /24" nst iptables -A INPUT -p tcp --dport $TRAP -j BLOOM --add-set scan24 src --prefix 24
 check "the scanner touches the trap" passes $S 10.97.1.2 10.97.1.1 $TRAP
 expect 0 "10.97.1.0/24 is in the filter" nst $B test scan24 10.97.1.0/24
-expect 1 "10.97.1.2/32 is not (the /24 was added, not the address)" nst $B test scan24 10.97.1.2/32
+expect 0 "so is 10.97.1.77, never seen (the /24 was added, not the address)" nst $B test scan24 10.97.1.77
+expect 1 "10.97.2.2 is not" nst $B test scan24 10.97.2.2
 nst iptables -F INPUT
 
 # ---- the cap: create --max-fpr, a flood of learned addresses stops at it ----
 expect 2 "create --max-fpr on a counting filter: usage" nst $B create capc counting --max-fpr 0.1
 expect 2 "create --max-fpr below --fpr: usage" nst $B create capc blocked --fpr 0.01 --max-fpr 0.001
-expect 0 "create a small filter capped at 5%" nst $B create tiny blocked --items 200 --fpr 0.01 --max-fpr 0.05 --key-type ipv4
+expect 0 "create a small filter capped at 5%" nst $B create tiny blocked --items 1000 --fpr 0.01 --max-fpr 0.05 --key-type ipv4
 expect 0 "info" nst $B info tiny
 like "info shows the cap" "$out" "max fpr \(packet-path adds\): 0.05"
 like "info shows nothing refused yet" "$out" "learn refused: 0"
@@ -250,12 +247,14 @@ nst iptables -A OUTPUT -d 10.200.0.0/16 -j BLOOM --add-set tiny dst
 nst python3 -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-for i in range(4000):
+for i in range(8000):
     s.sendto(b"x", ("10.200.%d.%d" % (i // 250, i % 250 + 1), 9))
 '
-expect 0 "info -j after 4000 destinations" nst $B -j info tiny
-json_check "adds stopped at the cap: est. FPR <= 5% (+ the last adds' margin), refusals counted" "$out" \
-	"j['learn_refused']>0 and j['adds']+j['learn_refused']>=3000 and j['est_fpr']<=0.06 and j['max_fpr']==0.05"
+expect 0 "info -j after 8000 destinations" nst $B -j info tiny
+# (the estimate may pass the cap by the fill the kernel folds late: a few
+# dozen bits of this filter's 10k)
+json_check "adds stopped at the cap: est. FPR <= 5.5%, refusals counted" "$out" \
+	"j['learn_refused']>0 and j['adds']+j['learn_refused']>=6000 and j['est_fpr']<=0.055 and j['max_fpr']==0.05"
 expect 0 "list -j shows the cap too" nst $B -j list tiny
 json_check "list: max_fpr, learn_refused" "$out" "j['filters'][0]['learn_refused']>0 and j['filters'][0]['max_fpr']==0.05"
 nst iptables -F OUTPUT

@@ -146,8 +146,8 @@ static const char *const bloom_kinds[] = {
 static void bloom_tg_check(const struct xt_bloom_tginfo *info,
 			   unsigned int flags, int family)
 {
-	unsigned int max = family == NFPROTO_IPV6 ? 128 : 32;
 #ifndef XT_BLOOM_NO_PRECHECK
+	unsigned int max = family == NFPROTO_IPV6 ? 128 : 32;
 	uint32_t key_type, kind = KB_KIND_BLOCKED;
 	int err;
 #endif
@@ -159,12 +159,12 @@ static void bloom_tg_check(const struct xt_bloom_tginfo *info,
 		xtables_error(PARAMETER_PROBLEM,
 			      "BLOOM: --add-set %s needs a direction: --add-set %s src (or dst)",
 			      info->name, info->name);
+#ifndef XT_BLOOM_NO_PRECHECK
 	if (info->flags & XT_BLOOM_T_PREFIX && info->prefix > max)
 		xtables_error(PARAMETER_PROBLEM,
 			      "BLOOM: --prefix %u is longer than an %s address (0..%u)",
 			      info->prefix,
 			      family == NFPROTO_IPV6 ? "IPv6" : "IPv4", max);
-#ifndef XT_BLOOM_NO_PRECHECK
 	err = bloom_filter_get(info->name, &key_type, &kind);
 	bloom_check_exists("BLOOM", info->name, err);
 	/* no kbloom family or an older kernel: xt_bloom's checkentry decides */
