@@ -453,19 +453,18 @@ __bpf_kfunc int bpf_kbloom_ref_test_addr(struct kbloom_bpf_ref *ref,
 }
 
 __bpf_kfunc int bpf_kbloom_xdp_add(struct xdp_md *ctx, const char *name,
-				   u32 name__sz, const void *key, u32 key__sz,
-				   u32 flags)
+				   u32 name__sz, const void *key, u32 key__sz)
 {
 	return kb_bpf_add_name_rcu(kb_bpf_xdp_net(ctx), name, name__sz, key,
-				   key__sz, flags, false);
+				   key__sz, 0, false);
 }
 
-__bpf_kfunc int bpf_kbloom_xdp_add_addr(struct xdp_md *ctx, const char *name,
-					u32 name__sz, const void *addr,
-					u32 addr__sz, u32 flags)
+__bpf_kfunc int bpf_kbloom_xdp_add_addr(struct xdp_md *ctx,
+					const char *name, u32 name__sz,
+					const void *addr, u32 addr__sz)
 {
 	return kb_bpf_add_name_rcu(kb_bpf_xdp_net(ctx), name, name__sz, addr,
-				   addr__sz, flags, true);
+				   addr__sz, 0, true);
 }
 
 __bpf_kfunc int bpf_kbloom_xdp_add_id(struct xdp_md *ctx, u64 id,
@@ -484,20 +483,18 @@ __bpf_kfunc int bpf_kbloom_xdp_add_addr_id(struct xdp_md *ctx, u64 id,
 }
 
 __bpf_kfunc int bpf_kbloom_skb_add(struct __sk_buff *ctx, const char *name,
-				   u32 name__sz, const void *key, u32 key__sz,
-				   u32 flags)
+				   u32 name__sz, const void *key, u32 key__sz)
 {
 	return kb_bpf_add_name_rcu(kb_bpf_skb_net(ctx), name, name__sz, key,
-				   key__sz, flags, false);
+				   key__sz, 0, false);
 }
 
 __bpf_kfunc int bpf_kbloom_skb_add_addr(struct __sk_buff *ctx,
 					const char *name, u32 name__sz,
-					const void *addr, u32 addr__sz,
-					u32 flags)
+					const void *addr, u32 addr__sz)
 {
 	return kb_bpf_add_name_rcu(kb_bpf_skb_net(ctx), name, name__sz, addr,
-				   addr__sz, flags, true);
+				   addr__sz, 0, true);
 }
 
 __bpf_kfunc int bpf_kbloom_skb_add_id(struct __sk_buff *ctx, u64 id,

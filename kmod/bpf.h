@@ -51,19 +51,17 @@ int bpf_kbloom_ref_test_addr(struct kbloom_bpf_ref *ref, const void *addr,
 			     u32 addr__sz);
 void bpf_kbloom_put(struct kbloom_bpf_ref *ref);
 int bpf_kbloom_xdp_add(struct xdp_md *ctx, const char *name, u32 name__sz,
-		       const void *key, u32 key__sz, u32 flags);
+		       const void *key, u32 key__sz);
 int bpf_kbloom_xdp_add_addr(struct xdp_md *ctx, const char *name,
-			    u32 name__sz, const void *addr, u32 addr__sz,
-			    u32 flags);
+			    u32 name__sz, const void *addr, u32 addr__sz);
 int bpf_kbloom_xdp_add_id(struct xdp_md *ctx, u64 id, const void *key,
 			  u32 key__sz, u32 flags);
 int bpf_kbloom_xdp_add_addr_id(struct xdp_md *ctx, u64 id, const void *addr,
 			       u32 addr__sz, u32 flags);
 int bpf_kbloom_skb_add(struct __sk_buff *ctx, const char *name, u32 name__sz,
-		       const void *key, u32 key__sz, u32 flags);
+		       const void *key, u32 key__sz);
 int bpf_kbloom_skb_add_addr(struct __sk_buff *ctx, const char *name,
-			    u32 name__sz, const void *addr, u32 addr__sz,
-			    u32 flags);
+			    u32 name__sz, const void *addr, u32 addr__sz);
 int bpf_kbloom_skb_add_id(struct __sk_buff *ctx, u64 id, const void *key,
 			  u32 key__sz, u32 flags);
 int bpf_kbloom_skb_add_addr_id(struct __sk_buff *ctx, u64 id,

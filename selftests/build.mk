@@ -200,3 +200,13 @@ $(ST_BUILD)/kbloom_bpf: selftests/kbloom_bpf.c selftests/kb_test.h selftests/kb_
 	$(CC) $(ST_CFLAGS) $(KB_BPF_USER_CFLAGS) -o $@ $< $(KB_BPF_LIBS) -lpthread
 
 VM_TEST_PROGS += $(ST_BUILD)/kbloom_bpf
+
+# kbloom_learn: the add kfuncs (adds from the packet path), the flood, and
+# concurrent adds, bulk adds and rebuilds
+KB_BPF_TEST_PROGS += kb_learn
+$(ST_BUILD)/kbloom_learn: selftests/kbloom_learn.c selftests/kb_test.h selftests/kb_nl.h \
+		uapi/linux/kbloom.h $(KSFT_DIR)/.stamp $(KB_BPF_OUT)/kb_learn.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(ST_CFLAGS) $(KB_BPF_USER_CFLAGS) -o $@ $< $(KB_BPF_LIBS) -lpthread -lm
+
+VM_TEST_PROGS += $(ST_BUILD)/kbloom_learn

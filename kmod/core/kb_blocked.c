@@ -40,17 +40,36 @@
 	} while (0)
 
 /*
- * Set a probe's bit with an atomic OR, and only when it is clear: the
- * packet path (kmod/learn.c) adds to a live filter from every CPU at once,
- * and a plain store of (old | bit) would drop a bit another CPU set in the
- * same word between the load and the store.  The branch costs less than
- * an unconditional locked OR per probe; a bit already set (most probes of
- * a present key) is a load.  nnew counts the bits this add set: the one
- * whose OR found the bit clear counts it, so two writers racing on one
- * bit count it once, and a bit two probes of a key share counts once (an
- * add without fill tracking ignores it, and the compiler drops the count).
+ * Store (old | bit) unconditionally: the one writer's store of a value that
+ * only adds bits is invisible to readers when the bit was already set, and
+ * a data-dependent branch here would mispredict about half the time on a
+ * filling filter.  nnew counts the bits set: the one writer's stores are
+ * sequential, so a bit that two probes of a key share counts once (an add
+ * without fill tracking ignores it, and the compiler drops the count).
+ * For filters nobody else writes: userspace's, which build images.
  */
 #define BLK_ADD_PROBE(b, x, nnew)					\
+	do {								\
+		u64 __w, __bit;						\
+									\
+		(x) *= KB_PROBE_MUL;					\
+		__w = KB_READ_ONCE((b)[(x) >> 61]);			\
+		__bit = 1ULL << (((x) >> 55) & 63);			\
+		(nnew) += !(__w & __bit);				\
+		KB_WRITE_ONCE((b)[(x) >> 61], __w | __bit);		\
+	} while (0)
+
+/*
+ * The same with an atomic OR, and only when the bit is clear, for filters
+ * with fill tracking (the kernel's live generations): the packet path
+ * (kmod/learn.c) adds to them from every CPU at once, and a plain store
+ * of (old | bit) would drop a bit another CPU set in the same word
+ * between the load and the store.  The branch costs less than a locked OR
+ * per probe; a bit already set (most probes of a present key) is a load.
+ * The OR that found the bit clear counts it, so two writers racing on one
+ * bit count it once, and a bit two probes of a key share counts once.
+ */
+#define BLK_ADD_PROBE_ATOMIC(b, x, nnew)				\
 	do {								\
 		u64 *__p, __bit;					\
 									\
@@ -105,7 +124,10 @@ KB_DEFINE_BLOCK_STATS(blk, blk_used, 53)	/* 2^62 / 512 bits */
 /*
  * Add with fill tracking: the add counts the bits it set, and only when
  * there are some is the block (in cache) counted, once: it held that many
- * fewer before.  No test first: test_and_add (the kernel's bulk add) has
+ * fewer before (or fewer still: bits the packet path set meanwhile in the
+ * block are counted by both, see kb_blocked_add_atomic()).  Atomic: the
+ * kernel's generations, which have a fill tracker, take the packet path's
+ * adds alongside their writer's.  No test first: test_and_add (the kernel's bulk add) has
  * just tested the key; a plain add of a present key stores k words that
  * do not change, in a block it has fetched for writing anyway.
  */
@@ -115,7 +137,7 @@ static KB_ALWAYS_INLINE void blk_add_fill_i(struct kb_filter *f, u64 h,
 	u32 nnew = 0, after;
 	u64 x = h;
 
-	BLK_PROBES(f->p.k, BLK_ADD_PROBE(b, x, nnew));
+	BLK_PROBES(f->p.k, BLK_ADD_PROBE_ATOMIC(b, x, nnew));
 	if (!nnew)
 		return;
 	after = blk_block_used(b);
@@ -138,7 +160,7 @@ bool kb_blocked_add_atomic(const struct kb_filter *f, const void *key, u32 len,
 	u64 *b = kb_block(f, h);
 	u32 nnew = 0, after;
 
-	BLK_PROBES(f->p.k, BLK_ADD_PROBE(b, x, nnew));
+	BLK_PROBES(f->p.k, BLK_ADD_PROBE_ATOMIC(b, x, nnew));
 	if (!nnew)
 		return false;
 	d->bits += nnew;

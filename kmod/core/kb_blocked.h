@@ -70,8 +70,10 @@ struct kb_fill_delta {
 
 /*
  * Add key to a blocked filter with atomic ORs, concurrently with tests,
- * with other such adds on any CPU and with the filter's one writer (whose
- * adds are atomic too): true if it set a bit (the key was absent), and its
+ * with other such adds on any CPU and with the filter's one writer, whose
+ * adds are atomic too if f has a fill tracker (the kernel's generations
+ * do; without one the writer's stores may drop such adds' bits): true if
+ * it set a bit (the key was absent), and its
  * fill change is added to *d (f->fill's terms; the FPR part only if f has
  * a fill tracker).  The key must be valid for the key type.
  */

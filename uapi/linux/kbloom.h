@@ -745,6 +745,12 @@ struct kb_map_slice {
  *	lookup of that many (each probe sized for KB_A_FPR_PPB / prefixes).
  *	[KB_A_READERS], [KB_A_WRITERS]: the filter's grants from its
  *	first moment (as KB_CMD_GRANT).
+ *	[KB_A_MAX_FPR_PPB] (blocked filters, else EINVAL; not below
+ *	KB_A_FPR_PPB, EINVAL): the cap on adds from the packet path (the
+ *	BLOOM target, the add kfuncs): once the filter's estimated FPR is
+ *	over it those adds are refused and counted (KB_A_LEARN_REFUSED) and
+ *	over-capacity is announced once per generation.  Default: twice
+ *	KB_A_FPR_PPB, or 1% for a filter sized without one.
  *	Reply: ack only.  Event KB_EVENT_CREATED.
  * KB_CMD_DESTROY (do): KB_A_NAME.  Event KB_EVENT_DESTROYED.
  * KB_CMD_GET (do): KB_A_NAME.  Reply: one KB_CMD_GET message with the
@@ -844,7 +850,8 @@ struct kb_map_slice {
  * filter over its configured capacity (KB_A_OVER_CAPACITY: more keys
  * estimated than KB_A_ITEMS, or an estimated FPR 5% above KB_A_FPR_PPB);
  * once per generation until a flush, so a blocklist about to match
- * everything is noticed.  Refused: an upload or commit carrying a
+ * everything is noticed; and, once per generation too, an add from the
+ * packet path was refused by the filter's KB_A_MAX_FPR_PPB.  Refused: an upload or commit carrying a
  * saturation guard (max_fpr_ppb) was refused as saturated; the filter
  * serves unchanged (the name is the filter's, or the name given to an
  * upload that would have created it).  Granted: KB_CMD_GRANT changed the
@@ -860,7 +867,11 @@ struct kb_map_slice {
  * KB_A_HITS, KB_A_ADDS, KB_A_GENERATION, KB_A_ID, KB_A_PREFIXES (same
  * meanings as struct kb_ioc_info), KB_A_EXCEPT_COUNT (the exception
  * set's size, above), KB_A_READERS and KB_A_WRITERS (the grants, only
- * when set).  KB_A_PREFIXES (u32) is the number of
+ * when set), KB_A_MAX_FPR_PPB (the cap in force, its default resolved)
+ * and KB_A_LEARN_REFUSED (adds from the packet path it refused).  The
+ * statistics count the packet path's adds (KB_A_ADDS: those that added;
+ * KB_A_BITS_SET, KB_A_EST_FPR_PPB: their bits, folded on read).
+ * KB_A_PREFIXES (u32) is the number of
  * prefix lengths a lookup tests: for the net key types the most either
  * family holds (0 while empty), 1 for the others; KB_A_EXPECTED_FPR_PPB
  * and KB_A_EST_FPR_PPB are of a lookup of that many probes.  KB_A_ID is the filter's id: unique and never reused

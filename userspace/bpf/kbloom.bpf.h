@@ -153,6 +153,8 @@ extern int bpf_kbloom_test_addr_id(__u64 id, const void *addr,
  *   -EOPNOTSUPP  the filter's kind is not blocked
  *   -ENOENT, -EINVAL  as for the tests
  * An add counts in the filter's adds statistic, not as a lookup.
+ * BPF passes at most five arguments: the adds by name take no flags (a
+ * refresh goes by id or by ref).
  */
 #ifndef ENOSPC
 #define ENOSPC	28
@@ -163,11 +165,11 @@ extern int bpf_kbloom_test_addr_id(__u64 id, const void *addr,
 #define KBLOOM_ADD_REFRESH	(1U << 0)
 
 extern int bpf_kbloom_xdp_add(struct xdp_md *ctx, const char *name,
-			      __u32 name__sz, const void *key, __u32 key__sz,
-			      __u32 flags) __ksym;
+			      __u32 name__sz, const void *key,
+			      __u32 key__sz) __ksym;
 extern int bpf_kbloom_xdp_add_addr(struct xdp_md *ctx, const char *name,
 				   __u32 name__sz, const void *addr,
-				   __u32 addr__sz, __u32 flags) __ksym;
+				   __u32 addr__sz) __ksym;
 extern int bpf_kbloom_xdp_add_id(struct xdp_md *ctx, __u64 id,
 				 const void *key, __u32 key__sz,
 				 __u32 flags) __ksym;
@@ -175,11 +177,11 @@ extern int bpf_kbloom_xdp_add_addr_id(struct xdp_md *ctx, __u64 id,
 				      const void *addr, __u32 addr__sz,
 				      __u32 flags) __ksym;
 extern int bpf_kbloom_skb_add(struct __sk_buff *ctx, const char *name,
-			      __u32 name__sz, const void *key, __u32 key__sz,
-			      __u32 flags) __ksym;
+			      __u32 name__sz, const void *key,
+			      __u32 key__sz) __ksym;
 extern int bpf_kbloom_skb_add_addr(struct __sk_buff *ctx, const char *name,
 				   __u32 name__sz, const void *addr,
-				   __u32 addr__sz, __u32 flags) __ksym;
+				   __u32 addr__sz) __ksym;
 extern int bpf_kbloom_skb_add_id(struct __sk_buff *ctx, __u64 id,
 				 const void *key, __u32 key__sz,
 				 __u32 flags) __ksym;

@@ -6,10 +6,16 @@
  * an attached (uploaded) payload.  Also the bounded-work helpers of the
  * core: word-wise clear of unaligned classic payloads, init of a
  * known-zero payload, and the early stop of the FPR sizing search.
+ * And the packet path's atomic adds (kb_blocked_add_atomic): their fill
+ * deltas with the writer's fill equal a scan, exactly from one thread,
+ * bits exactly and the FPR sum within the documented error from several
+ * threads racing the writer, whose keys all stay present.
  */
 #include <time.h>
+#include <pthread.h>
 #include "kselftest_harness.h"
 #include "kbtest.h"
+#include "kb_blocked.h"
 
 static const u32 all_kinds[] = { KB_KIND_BLOCKED, KB_KIND_CLASSIC,
 				 KB_KIND_COUNTING };
@@ -226,6 +232,115 @@ TEST(init_zeroed_writes_nothing)
 		ASSERT_EQ(-EINVAL, kb_filter_init_zeroed(&f, &p, pl, bytes - 1));
 		free(pl);
 	}
+}
+
+struct race {
+	struct kb_filter *f;
+	struct kb_key *keys;
+	u64 n;
+	u64 bits, hi, lo;	/* the deltas summed (the FPR's in 128 bits,
+				 * as the kernel folds them before a u64
+				 * could wrap)
+				 */
+	u64 fresh;		/* adds that answered true */
+};
+
+static void *racer(void *arg)
+{
+	struct race *r = arg;
+	u64 i;
+
+	for (i = 0; i < r->n; i++) {
+		struct kb_fill_delta d = { 0, 0 };
+
+		r->fresh += kb_blocked_add_atomic(r->f, r->keys[i].data,
+						  r->keys[i].len, &d);
+		r->bits += d.bits;
+		r->lo += d.fpr;
+		r->hi += r->lo < d.fpr;
+	}
+	return NULL;
+}
+
+/* fill + deltas into a copy of f's counters: the statistics */
+static void stats_with(const struct kb_filter *f, const struct race *r,
+		       int nr, struct kb_stats *st)
+{
+	struct kb_filter c = *f;
+	struct kb_fill fl = *f->fill;
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		u64 lo = fl.fpr_lo + r[i].lo;
+
+		fl.fpr_hi += r[i].hi + (lo < fl.fpr_lo);
+		fl.fpr_lo = lo;
+		fl.bits_set += r[i].bits;
+	}
+	c.fill = &fl;
+	kb_filter_stats_fill(&c, st);
+}
+
+TEST(atomic_adds)
+{
+	enum { NR = 3, N = 40000 };
+	struct kb_filter f;
+	struct kb_params p;
+	struct race r[NR];
+	struct kb_stats scan, st;
+	struct kb_key *wk = kbut_keys(N, 16, 555);
+	pthread_t t[NR];
+	void *pl;
+	int i;
+
+	kb_params_init(&p, KB_KIND_BLOCKED);
+	p.hash = KB_HASH_XXH64;
+	p.seed[0] = 0x1ea4;
+	p.items = 4 * N;
+	ASSERT_EQ(0, kb_params_from_mk(&p, 512 * 1024, 7, 0));
+	pl = kbut_filter(&f, &p);
+	ASSERT_NE(NULL, pl);
+	kb_fill_init_empty(malloc(kb_fill_bytes(&p)), &f);
+	/* one thread: exact */
+	memset(r, 0, sizeof(r));
+	r[0].f = &f;
+	r[0].keys = kbut_keys(N, 16, 1000);
+	r[0].n = N;
+	racer(&r[0]);
+	EXPECT_EQ(r[0].n, r[0].fresh + (r[0].n - r[0].fresh));
+	EXPECT_LT(N - N / 100, r[0].fresh);
+	kb_filter_stats(&f, &scan);
+	stats_with(&f, r, 1, &st);
+	EXPECT_EQ(scan.bits_set, st.bits_set);
+	EXPECT_EQ(scan.est_fpr_ppb, st.est_fpr_ppb);
+	/* threads racing the writer (with fill tracking) */
+	for (i = 1; i < NR; i++) {
+		r[i].f = &f;
+		r[i].keys = kbut_keys(N, 16, 1000 + i);
+		r[i].n = N;
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, racer, &r[i]));
+	}
+	for (i = 0; i < N; i += 100)
+		kb_filter_add_many(&f, wk + i, 100);
+	for (i = 1; i < NR; i++)
+		pthread_join(t[i], NULL);
+	for (i = 0; i < NR; i++)
+		EXPECT_EQ(r[i].n, kbut_count_present(&f, r[i].keys, r[i].n));
+	EXPECT_EQ(N, kbut_count_present(&f, wk, N));
+	kb_filter_stats(&f, &scan);
+	stats_with(&f, r, NR, &st);
+	EXPECT_EQ(scan.bits_set, st.bits_set);
+	/* the block-count race only ever adds: within 1% above */
+	EXPECT_LE(scan.est_fpr_ppb, st.est_fpr_ppb);
+	EXPECT_GE(scan.est_fpr_ppb + scan.est_fpr_ppb / 100 + 1,
+		  st.est_fpr_ppb);
+	TH_LOG("est. FPR: scan %u ppb, tracked %u", scan.est_fpr_ppb,
+	       st.est_fpr_ppb);
+	for (i = 0; i < NR; i++)
+		kbut_keys_free(r[i].keys);
+	kbut_keys_free(wk);
+	free(f.fill);
+	free(pl);
 }
 
 /* CPU time of this thread: what a lane running beside the test cannot inflate */
