@@ -212,23 +212,22 @@ struct save_state {
 };
 
 /*
- * " max-fpr-ppb=P" when the filter's packet-path cap is not the default
- * create gives (so saves of other filters read as before)
+ * " max-fpr-ppb=P" when the filter's packet-path cap (i, as a list or info
+ * answered) is not the default create gives, so that saves of other
+ * filters read as before
  */
-static const char *save_cap(struct kbconn *conn, const char *name, char *buf,
+static const char *save_cap(const struct kb_ioc_info *i, char *buf,
 			    size_t len)
 {
-	struct kb_ioc_info i;
-
 	buf[0] = 0;
-	if (!kbconn_info(conn, name, &i) && i.max_fpr_ppb &&
-	    i.kind == KB_KIND_BLOCKED &&
-	    i.max_fpr_ppb != bfctl_default_max_fpr(i.fpr_ppb))
-		snprintf(buf, len, " max-fpr-ppb=%u", i.max_fpr_ppb);
+	if (i->max_fpr_ppb && i->kind == KB_KIND_BLOCKED &&
+	    i->max_fpr_ppb != bfctl_default_max_fpr(i->fpr_ppb))
+		snprintf(buf, len, " max-fpr-ppb=%u", i->max_fpr_ppb);
 	return buf;
 }
 
-static int save_one(struct save_state *st, const char *name)
+static int save_one(struct save_state *st, const char *name,
+		    const struct kb_ioc_info *info)
 {
 	struct save_pass one, two;
 	char cap[32];
@@ -261,7 +260,7 @@ static int save_one(struct save_state *st, const char *name)
 			kb_key_type_name(p.key_type), kb_hash_name(p.hash),
 			(unsigned long long)p.m, p.k,
 			(unsigned long long)p.items, p.fpr_ppb,
-			save_cap(st->conn, name, cap, sizeof(cap)),
+			save_cap(info, cap, sizeof(cap)),
 			(unsigned long long)p.seed[0],
 			(unsigned long long)p.seed[1],
 			(unsigned long long)p.plen4,
@@ -314,7 +313,7 @@ static int save_cb(const struct kb_ioc_info *i, void *arg)
 {
 	struct save_state *st = arg;
 
-	st->ret = save_one(st, i->name);
+	st->ret = save_one(st, i->name, i);
 	return st->ret;
 }
 
@@ -365,7 +364,11 @@ int bfctl_save_main(int argc, char **argv)
 	kbconn_init(&conn);
 	fprintf(st.f, "%s\n", SAVE_MAGIC);
 	if (name) {
-		ret = save_one(&st, name);
+		struct kb_ioc_info i = { 0 };
+
+		/* (only its cap is read: none if the module cannot say) */
+		kbconn_info(&conn, name, &i);
+		ret = save_one(&st, name, &i);
 	} else {
 		ret = kbconn_list(&conn, save_cb, &st);
 		if (ret < 0)
