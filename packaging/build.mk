@@ -18,7 +18,8 @@ KB_PKG_OUT = $(BUILD)/packaging/$(subst /,_,$(PREFIX))
 # Everything `make install` puts under DESTDIR, and nothing else:
 # `make uninstall` removes exactly these.
 KB_INSTALLED = $(KB_SBINDIR)/bfctl $(KB_MAN8DIR)/bfctl.8 $(KB_COMPDIR)/bfctl \
-	$(DESTDIR)$(KB_XTLIBDIR)/libxt_bloom.so $(KB_INCDIR)/kbloom.bpf.h \
+	$(DESTDIR)$(KB_XTLIBDIR)/libxt_bloom.so \
+	$(DESTDIR)$(KB_XTLIBDIR)/libxt_BLOOM.so $(KB_INCDIR)/kbloom.bpf.h \
 	$(DESTDIR)$(KB_LIBEXECDIR)/kbloom-persist $(KB_UNITDIR)/kbloom.service \
 	$(KB_UNITDIR)/kbloom-attach.service \
 	$(KB_UNITDIR)/bfctl-redis-watch@.service \

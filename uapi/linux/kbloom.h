@@ -387,6 +387,10 @@ struct kb_ioc_info {
 					 */
 	__u32		reserved1;
 	struct kb_ioc_info_slice slice[16];	/* KB_SLICES_MAX */
+	/* adds from the packet path (KB_A_MAX_FPR_PPB, KB_A_LEARN_REFUSED) */
+	__u32		max_fpr_ppb;	/* their cap; 0: not reported */
+	__u32		reserved2;
+	__aligned_u64	learn_refused;	/* refused by the cap */
 };
 
 /*

@@ -29,12 +29,15 @@ KB_INCDIR = $(DESTDIR)$(PREFIX)/include/kbloom
 KB_XTLIBDIR ?= $(shell pkg-config --variable=xtlibdir xtables 2>/dev/null || echo /usr/lib/x86_64-linux-gnu/xtables)
 
 .PHONY: install
-install: $(KB_BFCTL_INSTALL) $(UBUILD)/xtables/libxt_bloom.so
+install: $(KB_BFCTL_INSTALL) $(UBUILD)/xtables/libxt_bloom.so \
+		$(UBUILD)/xtables/libxt_BLOOM.so
 	install -D -m 0755 $(KB_BFCTL_INSTALL) $(KB_SBINDIR)/bfctl
 	install -D -m 0644 userspace/bfctl/bfctl.8 $(KB_MAN8DIR)/bfctl.8
 	install -D -m 0644 userspace/bfctl/bfctl.bash-completion $(KB_COMPDIR)/bfctl
 	install -D -m 0644 $(UBUILD)/xtables/libxt_bloom.so \
 		$(DESTDIR)$(KB_XTLIBDIR)/libxt_bloom.so
+	install -D -m 0644 $(UBUILD)/xtables/libxt_BLOOM.so \
+		$(DESTDIR)$(KB_XTLIBDIR)/libxt_BLOOM.so
 	install -D -m 0644 userspace/bpf/kbloom.bpf.h $(KB_INCDIR)/kbloom.bpf.h
 
 # native: make install into a temporary DESTDIR and check what landed

@@ -325,7 +325,7 @@ int bfctl_create_request(struct bfctl_kargs *a, struct kb_ioc_create *c)
 {
 	int ret, kind;
 
-	ret = bfctl_want_pos(a, 1, 2, "create NAME [KIND] [--items N --fpr P [--prefixes L] | --bits-per-key B | --bits M --hashes K] [--key-type T] [--hash H] [--seed S] [--window DUR [--slices S] | --grow [--max-bytes SIZE]] [--readers GROUP] [--writers GROUP] [-exist]");
+	ret = bfctl_want_pos(a, 1, 2, "create NAME [KIND] [--items N --fpr P [--prefixes L] | --bits-per-key B | --bits M --hashes K] [--key-type T] [--hash H] [--seed S] [--max-fpr P] [--window DUR [--slices S] | --grow [--max-bytes SIZE]] [--readers GROUP] [--writers GROUP] [-exist]");
 	if (!ret)
 		ret = bfctl_check_name(a, a->pos[0]);
 	if (ret)
@@ -341,7 +341,29 @@ int bfctl_create_request(struct bfctl_kargs *a, struct kb_ioc_create *c)
 	c->kind = (u32)kind;
 	c->key_type = a->s.key_type >= 0 ? (u32)a->s.key_type : KB_KEY_BYTES;
 	c->hash = KB_HASH_XXH64;
-	return bfctl_fill_spec(a, c) ?: bfctl_shape_fill(a, c);
+	ret = bfctl_fill_spec(a, c) ?: bfctl_shape_fill(a, c);
+	if (ret || !a->max_fpr_ppb)
+		return ret;
+	/*
+	 * --max-fpr: the cap on adds from the packet path (the BLOOM target,
+	 * the add kfuncs), which only blocked filters take
+	 */
+	if (c->kind != KB_KIND_BLOCKED)
+		return bfctl_usage(a->verb, "%s",
+				   "--max-fpr caps adds from the packet path, which only blocked filters take");
+	if (c->sizing == KB_SIZING_FPR && a->max_fpr_ppb < c->fpr_ppb)
+		return bfctl_usage(a->verb, "%s",
+				   "--max-fpr must not be below the filter's --fpr");
+	c->max_fpr_ppb = a->max_fpr_ppb;
+	return BFCTL_OK;
+}
+
+/* the packet path's cap when create gives none (uapi KB_A_MAX_FPR_PPB) */
+u32 bfctl_default_max_fpr(u32 fpr_ppb)
+{
+	if (!fpr_ppb)
+		return 10000000;		/* 1% */
+	return fpr_ppb >= 500000000 ? 1000000000 : 2 * fpr_ppb;
 }
 
 int bfctl_create_params(const struct kb_ioc_create *c, struct kb_params *p,
@@ -393,6 +415,10 @@ bool bfctl_create_matches(const struct kb_ioc_create *c,
 	/* a window's or growing filter's size is its slices' */
 	if (c->window_ms || c->flags & KB_CREATE_F_GROW)
 		same_size = bfctl_shape_size_matches(c, info);
+	/* a cap asked for must be the filter's (a kernel that says) */
+	if (c->max_fpr_ppb && info->max_fpr_ppb &&
+	    c->max_fpr_ppb != info->max_fpr_ppb)
+		return false;
 	return info->kind == p->kind && info->key_type == p->key_type &&
 	       info->hash == p->hash && same_size &&
 	       (!(c->flags & KB_CREATE_F_SEED) ||

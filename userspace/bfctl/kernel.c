@@ -276,6 +276,11 @@ static void json_info(const struct kb_ioc_info *i, enum bfctl_kf kf,
 	if (kb_key_type_is_net(i->key_type))
 		bfctl_json_u64("prefixes", i->prefixes);
 	bfctl_json_bool("over_capacity", i->over_capacity);
+	/* adds from the packet path: their cap, and what it refused */
+	if (i->max_fpr_ppb) {
+		bfctl_json_double("max_fpr", ppb(i->max_fpr_ppb));
+		bfctl_json_u64("learn_refused", i->learn_refused);
+	}
 	bfctl_json_u64("lookups", i->lookups);
 	bfctl_json_u64("hits", i->hits);
 	bfctl_json_u64("adds", i->adds);
@@ -323,6 +328,8 @@ static void table_row(const struct kb_ioc_info *i, const u32 *grants)
 		       i->nslices);
 	else if (i->grow)
 		printf(" grow=%u", i->nslices);
+	if (i->learn_refused)	/* the cap refuses what the packet path adds */
+		printf(" REFUSED=%llu", (unsigned long long)i->learn_refused);
 	bfctl_grants_row(grants[0], grants[1]);
 	printf("\n");
 }
@@ -447,6 +454,10 @@ static int do_info(struct kbconn *conn, struct bfctl_kargs *a)
 	if (kb_key_type_is_net(i.key_type))
 		printf("prefix lengths per lookup: %u\n", i.prefixes);
 	printf("over capacity: %s\n", i.over_capacity ? "yes" : "no");
+	if (i.max_fpr_ppb)
+		printf("max fpr (packet-path adds): %.9g\nlearn refused: %llu\n",
+		       ppb(i.max_fpr_ppb),
+		       (unsigned long long)i.learn_refused);
 	printf("lookups: %llu\nmaybe present: %llu\nadds: %llu\ngeneration: %llu\nconsumer references: %u\n",
 	       (unsigned long long)i.lookups, (unsigned long long)i.hits,
 	       (unsigned long long)i.adds, (unsigned long long)i.generation,
@@ -526,7 +537,7 @@ static const struct {
 	int (*fn)(struct kbconn *conn, struct bfctl_kargs *a);
 	u32 opts;	/* the option classes it takes besides KO_GLOBAL */
 } kverbs[] = {
-	{ "create", do_create, KO_SPEC | KO_EXIST | KO_GRANT | KO_SHAPE },
+	{ "create", do_create, KO_SPEC | KO_EXIST | KO_GRANT | KO_SHAPE | KO_MAXFPR },
 	{ "destroy", do_names, KO_FORCE },
 	{ "flush", do_names, 0 },
 	{ "swap", do_names, 0 },

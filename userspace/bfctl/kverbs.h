@@ -46,7 +46,9 @@ enum {
 	KO_FORCE	= 1 << 7,	/* --force (add, rebuild) */
 	KO_KEYFMT	= 1 << 8,	/* --key-format (the verbs reading keys) */
 	KO_JSON		= 1 << 9,	/* -j: the verbs with JSON output */
-	KO_MAXFPR	= 1 << 10,	/* --max-fpr (upload) */
+	KO_MAXFPR	= 1 << 10,	/* --max-fpr (upload; create: the
+					 * packet path's cap)
+					 */
 	KO_GRANT	= 1 << 11,	/* --readers, --writers, --none */
 	KO_SHAPE	= 1 << 12,	/* --window, --slices, --grow,
 					 * --max-bytes (create)
@@ -65,6 +67,11 @@ const char *bfctl_verb_name(const char *verb, const char *name);
 int bfctl_fill_spec(const struct bfctl_kargs *a, struct kb_ioc_create *c);
 /* create NAME [KIND] [options] -> the request (name, kind, spec); BFCTL_* */
 int bfctl_create_request(struct bfctl_kargs *a, struct kb_ioc_create *c);
+/*
+ * the cap on adds from the packet path of a filter of fpr_ppb (0: sized
+ * without one) that create gave none: the kernel's default
+ */
+u32 bfctl_default_max_fpr(u32 fpr_ppb);
 /* the parameters the kernel makes of c (core sizing); 0 or -errno */
 int bfctl_create_params(const struct kb_ioc_create *c, struct kb_params *p,
 			u64 max);

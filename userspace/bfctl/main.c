@@ -24,7 +24,7 @@ bool bfctl_quiet;
 
 static const struct bfctl_verb verbs[] = {
 	{ "create", bfctl_kernel_main, "create a filter",
-	  "NAME [KIND] " SIZE_OPTS "\n       [--key-type T] [--hash xxh64|siphash] [--seed S[,S2]]\n       [--readers GROUP] [--writers GROUP] [-exist]" },
+	  "NAME [KIND] " SIZE_OPTS "\n       [--key-type T] [--hash xxh64|siphash] [--seed S[,S2]]\n       [--max-fpr P] [--readers GROUP] [--writers GROUP] [-exist]" },
 	{ "destroy", bfctl_kernel_main, "destroy a filter", "NAME" },
 	{ "list", bfctl_kernel_main, "list filters (-t: names only)",
 	  "[NAME] [-t]" },

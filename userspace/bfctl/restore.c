@@ -200,7 +200,7 @@ static int line_create(struct bfctl_restore *rs, char *s)
 		return argc;
 	/* the parser of `bfctl create`, its messages captured */
 	bfctl_usage_capture(msg, sizeof(msg));
-	ret = bfctl_kargs_parse(argc, argv, &a, KO_SPEC | KO_SHAPE) ?:
+	ret = bfctl_kargs_parse(argc, argv, &a, KO_SPEC | KO_SHAPE | KO_MAXFPR) ?:
 	      bfctl_create_request(&a, &c);
 	bfctl_usage_capture(NULL, 0);
 	if (ret)
@@ -241,6 +241,7 @@ static int line_create(struct bfctl_restore *rs, char *s)
 	rs->fresh += !live;
 	rf->key_type = c.key_type;
 	rf->c = c;
+	rf->cap_ppb = c.max_fpr_ppb;
 	rf->p = p;
 	rf->have_p = rf->have_type = true;
 	rf->live = live;
@@ -651,6 +652,8 @@ int bfctl_restore_load(struct kbconn *conn, const char *verb,
 		return ret ? bfctl_fail_err(conn, what, ret) :
 			     bfctl_restore_exc(conn, verb, rf);
 	}
+	/* (the requests made of images and stand-ins do not carry it) */
+	rf->c.max_fpr_ppb = rf->cap_ppb;
 	ret = kbdev_txn_begin(conn->dev, &rf->c);
 	if (ret)
 		return bfctl_fail_err(conn, what, ret);

@@ -8,7 +8,8 @@
  *
  *   # bfctl save 1
  *   filter NAME kind=K key-type=T hash=H m=M k=K items=N fpr-ppb=P
- *          seed=S0,S1 plen4=X plen6=X0,X1,X2 count=C bytes=B crc32c=X
+ *          [max-fpr-ppb=P] seed=S0,S1 plen4=X plen6=X0,X1,X2 count=C
+ *          bytes=B crc32c=X
  *   <payload lines>
  *   end
  *
@@ -26,7 +27,7 @@
  *
  *   create NAME [KIND] [OPTIONS]	OPTIONS as for `bfctl create`: --items,
  *				--fpr, --bits-per-key, --bits, --hashes,
- *				--key-type, --hash, --seed
+ *				--key-type, --hash, --seed, --max-fpr
  *   add NAME KEY		KEY: the rest of the line, read as the
  *				filter's key type (as a key file's line:
  *				kbu_keyline())
@@ -211,6 +212,21 @@ struct save_state {
 };
 
 /*
+ * " max-fpr-ppb=P" when the filter's packet-path cap (i, as a list or info
+ * answered) is not the default create gives, so that saves of other
+ * filters read as before
+ */
+static const char *save_cap(const struct kb_ioc_info *i, char *buf,
+			    size_t len)
+{
+	buf[0] = 0;
+	if (i->max_fpr_ppb && i->kind == KB_KIND_BLOCKED &&
+	    i->max_fpr_ppb != bfctl_default_max_fpr(i->fpr_ppb))
+		snprintf(buf, len, " max-fpr-ppb=%u", i->max_fpr_ppb);
+	return buf;
+}
+
+/*
  * One block: "filter NAME ..." (slice 0), or "slice NAME index=N
  * age-ms=A saved-ms=T ..." (slice N of a window or growing filter, with
  * its age and the wall-clock time of its export), then its payload and
@@ -218,9 +234,10 @@ struct save_state {
  * error printed (BFCTL_ERR) as a positive code.
  */
 static int save_block(struct save_state *st, const char *name, u32 slice,
-		      const char *what)
+		      const char *what, const struct kb_ioc_info *info)
 {
 	struct save_pass one, two;
+	char cap[32];
 	struct kb_params p;
 	enum kb_img_err why;
 	u64 plen, count, age = 0;
@@ -243,11 +260,12 @@ static int save_block(struct save_state *st, const char *name, u32 slice,
 			(unsigned long long)bfctl_wall_ms());
 	else
 		fprintf(st->f, "filter %s", name);
-	fprintf(st->f, " kind=%s key-type=%s hash=%s m=%llu k=%u items=%llu fpr-ppb=%u seed=0x%llx,0x%llx plen4=0x%llx plen6=0x%llx,0x%llx,0x%llx count=%llu bytes=%llu crc32c=0x%08x\n",
+	fprintf(st->f, " kind=%s key-type=%s hash=%s m=%llu k=%u items=%llu fpr-ppb=%u%s seed=0x%llx,0x%llx plen4=0x%llx plen6=0x%llx,0x%llx,0x%llx count=%llu bytes=%llu crc32c=0x%08x\n",
 		kb_kind_name(p.kind),
 		kb_key_type_name(p.key_type), kb_hash_name(p.hash),
 		(unsigned long long)p.m, p.k,
 		(unsigned long long)p.items, p.fpr_ppb,
+		slice ? "" : save_cap(info, cap, sizeof(cap)),
 		(unsigned long long)p.seed[0],
 		(unsigned long long)p.seed[1],
 		(unsigned long long)p.plen4,
@@ -306,7 +324,7 @@ static int save_one(struct save_state *st, const char *name,
 		else if (!info || info->window_ms || info->grow)
 			ret = kbconn_info(st->conn, name, &before);
 		if (!ret && !before.window_ms && !before.grow) {
-			ret = save_block(st, name, 0, what);
+			ret = save_block(st, name, 0, what, &before);
 		} else if (!ret) {
 			/*
 			 * A window or a growing filter: its create line, then
@@ -316,7 +334,7 @@ static int save_one(struct save_state *st, const char *name,
 			 */
 			bfctl_save_create_line(st->f, &before);
 			for (n = 1; !ret && n <= before.nslices; n++)
-				ret = save_block(st, name, n, what);
+				ret = save_block(st, name, n, what, &before);
 			if (!ret)
 				ret = kbconn_info(st->conn, name, &after);
 			if (!ret && after.generation != before.generation)
@@ -584,6 +602,11 @@ static int parse_filter_line(struct bfctl_lines *r, char *s, struct rfilter *rf,
 		} else if (!strcmp(key, "fpr-ppb")) {
 			ret = bfctl_parse_u64(val_s, &v) ?: (v >> 32 ? -EINVAL : 0);
 			p->fpr_ppb = (u32)v;
+		} else if (!strcmp(key, "max-fpr-ppb")) {
+			/* the packet path's cap (uapi KB_A_MAX_FPR_PPB) */
+			ret = bfctl_parse_u64(val_s, &v) ?:
+			      (!v || v > 1000000000 ? -EINVAL : 0);
+			rf->cap_ppb = (u32)v;
 		} else if (!strcmp(key, "seed")) {
 			ret = parse_u64_list(val_s, p->seed, 2);
 		} else if (!strcmp(key, "plen4")) {
@@ -617,6 +640,8 @@ static int parse_filter_line(struct bfctl_lines *r, char *s, struct rfilter *rf,
 		return BAD("slice line needs index=N (1..16)");
 	if (kb_params_validate(p, 0))
 		return BAD("inconsistent filter parameters");
+	if (rf->cap_ppb && p->kind != KB_KIND_BLOCKED)
+		return BAD("max-fpr-ppb is for blocked filters");
 	if (*bytes != kb_params_payload_bytes(p))
 		return BAD("bytes does not match kind and m");
 	return 0;

@@ -109,6 +109,9 @@ struct rfilter {
 	bool gone;		/* not even its stand-in loaded */
 	char why[sizeof(((struct bfctl_lines *)0)->err)];
 	u32 max_fpr_ppb;	/* RF_IMAGE: the commit's saturation guard */
+	u32 cap_ppb;		/* the packet path's cap (create --max-fpr,
+				 * max-fpr-ppb=), 0: the default
+				 */
 	struct bfctl_grant grant;	/* its grant line (grant.c) */
 	/* a "slice" block being read (savefmt.c): its index= age-ms= ... */
 	bool slice_line;

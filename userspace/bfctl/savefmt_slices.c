@@ -126,6 +126,9 @@ void bfctl_save_create_line(FILE *f, const struct kb_ioc_info *i)
 	}
 	if (kb_key_type_is_net(i->key_type) && i->prefixes > 1)
 		fprintf(f, " --prefixes %u", i->prefixes);
+	/* the packet path's cap, as the kernel holds it (restores it exactly) */
+	if (i->max_fpr_ppb)
+		fprintf(f, " --max-fpr %.9f", i->max_fpr_ppb / 1e9);
 	if (i->window_ms)
 		fprintf(f, " --window %s --slices %u\n",
 			bfctl_duration_text(i->window_ms, d, sizeof(d)), s);

@@ -72,3 +72,12 @@ KB_BPF_SKELS = $(patsubst %,$(KB_BPF_OUT)/%.skel.h,$(KB_BPF_PROGS))
 KB_BPF_TEST_SKELS = $(patsubst %,$(KB_BPF_OUT)/%.skel.h,$(KB_BPF_TEST_PROGS))
 
 -include $(wildcard $(KB_BPF_OUT)/*.d)
+
+# ---- the XDP learning trap (docs/bpf.md "Learning a blocklist"): its
+# program and xdp-learn, the example loader (built, not installed; the
+# bfctl_learn VM test runs it) ----
+KB_BPF_PROGS += xdp_learn
+$(UBUILD)/xdp-learn: userspace/bpf/xdp_learn.c userspace/bpf/xdp_learn.h \
+		$(KB_BPF_OUT)/xdp_learn.skel.h
+	$(CC) $(CFLAGS_USER) $(KB_BPF_USER_CFLAGS) -o $@ $< $(KB_BPF_LIBS)
+USER_PROGS += $(UBUILD)/xdp-learn

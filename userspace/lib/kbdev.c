@@ -164,7 +164,10 @@ int kbdev_txn_begin(int fd, const struct kb_ioc_create *c)
 {
 	struct kb_ioc_create a = *c;
 
-	a.size = sizeof(a);
+	/* the first version's size where it is enough: any kernel takes it */
+	a.size = a.window_ms || a.max_bytes || a.slices || a.max_fpr_ppb ||
+		 a.flags & ~KB_CREATE_F_SEED ?
+		 sizeof(a) : KB_IOC_CREATE_SIZE_VER0;
 	return ioc(fd, KB_IOC_TXN_BEGIN, &a);
 }
 

@@ -264,6 +264,8 @@ int kbnl_create_grant(struct kbnl *nl, const struct kb_ioc_create *a,
 		bad |= nla_put_u32(msg, KB_A_READERS, *readers);
 	if (writers)
 		bad |= nla_put_u32(msg, KB_A_WRITERS, *writers);
+	if (a->max_fpr_ppb)
+		bad |= nla_put_u32(msg, KB_A_MAX_FPR_PPB, a->max_fpr_ppb);
 	if (bad) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
@@ -370,6 +372,8 @@ static void kbnl_to_info(struct nlattr **tb, struct kb_ioc_info *i)
 	/* a module before windows: one slice */
 	i->nslices = tb[KB_A_SLICES] ? nla_get_u32(tb[KB_A_SLICES]) : 1;
 	kbnl_to_slices(i);
+	i->max_fpr_ppb = kbnl_u32(tb, KB_A_MAX_FPR_PPB);
+	i->learn_refused = kbnl_u64(tb, KB_A_LEARN_REFUSED);
 }
 
 static int kbnl_parse_one(struct nlattr **tb, void *arg)

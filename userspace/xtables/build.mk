@@ -1,21 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
-# libxt_bloom.so (iptables/ip6tables extension for xt_bloom.ko) and the
-# xt_bloom VM selftest.
+# libxt_bloom.so and libxt_BLOOM.so (iptables/ip6tables extensions for
+# xt_bloom.ko: the bloom match and the BLOOM target) and the xt_bloom VM
+# selftest.
 XT_BUILD := $(UBUILD)/xtables
 XTABLES_LIBDIR_SYS := $(shell pkg-config --variable=xtlibdir xtables 2>/dev/null)
 
-$(XT_BUILD)/libxt_bloom.so: userspace/xtables/libxt_bloom.c uapi/linux/netfilter/xt_bloom.h
+# libxt_BLOOM.so: the BLOOM target (adds from the packet path).
+XT_DEPS := userspace/xtables/bloom_genl.h uapi/linux/netfilter/xt_bloom.h
+
+$(XT_BUILD)/libxt_%.so: userspace/xtables/libxt_%.c $(XT_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) -Wno-unused-parameter -fPIC -shared -o $@ $<
 
-USER_PROGS += $(XT_BUILD)/libxt_bloom.so
+USER_PROGS += $(XT_BUILD)/libxt_bloom.so $(XT_BUILD)/libxt_BLOOM.so
 
-# The same extension without its userspace check, so that the selftest
-# reaches xt_bloom's own refusals (never installed).
-$(XT_BUILD)/nocheck/libxt_bloom.so: userspace/xtables/libxt_bloom.c uapi/linux/netfilter/xt_bloom.h
+# The same extensions without their userspace check, so that the selftests
+# reach xt_bloom's own refusals (never installed).
+$(XT_BUILD)/nocheck/libxt_%.so: userspace/xtables/libxt_%.c $(XT_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) -DXT_BLOOM_NO_PRECHECK -Wno-unused-parameter -Wno-unused-function -fPIC -shared -o $@ $<
-VM_TEST_PROGS += $(XT_BUILD)/nocheck/libxt_bloom.so
+VM_TEST_PROGS += $(XT_BUILD)/nocheck/libxt_bloom.so $(XT_BUILD)/nocheck/libxt_BLOOM.so
 
 $(UBUILD)/selftests/xt_bloom: selftests/xt_bloom.c selftests/kb_test.h $(KSFT_DIR)/.stamp
 	@mkdir -p $(@D)
