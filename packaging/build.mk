@@ -19,7 +19,8 @@ KB_PKG_OUT = $(BUILD)/packaging/$(subst /,_,$(PREFIX))
 # `make uninstall` removes exactly these.
 KB_INSTALLED = $(KB_SBINDIR)/bfctl $(KB_MAN8DIR)/bfctl.8 $(KB_COMPDIR)/bfctl \
 	$(DESTDIR)$(KB_XTLIBDIR)/libxt_bloom.so $(KB_INCDIR)/kbloom.bpf.h \
-	$(DESTDIR)$(KB_LIBEXECDIR)/kbloom-persist $(KB_UNITDIR)/kbloom.service \
+	$(DESTDIR)$(KB_LIBEXECDIR)/kbloom-persist $(DESTDIR)$(KB_LIBEXECDIR)/kbloom-crowdsec \
+	$(KB_UNITDIR)/kbloom.service \
 	$(KB_UNITDIR)/kbloom-attach.service \
 	$(KB_UNITDIR)/bfctl-redis-watch@.service \
 	$(KB_UDEVDIR)/60-kbloom.rules $(KB_MODLOADDIR)/kbloom.conf \
@@ -36,6 +37,7 @@ install: install-boot
 install-boot: $(KB_PKG_OUT)/kbloom.service $(KB_PKG_OUT)/kbloom-persist \
 		$(KB_PKG_OUT)/kbloom-attach.service $(KB_PKG_OUT)/bfctl-redis-watch@.service
 	install -D -m 0755 $(KB_PKG_OUT)/kbloom-persist $(DESTDIR)$(KB_LIBEXECDIR)/kbloom-persist
+	install -D -m 0755 packaging/crowdsec/kbloom-crowdsec $(DESTDIR)$(KB_LIBEXECDIR)/kbloom-crowdsec
 	install -D -m 0644 $(KB_PKG_OUT)/kbloom.service $(KB_UNITDIR)/kbloom.service
 	install -D -m 0644 $(KB_PKG_OUT)/kbloom-attach.service $(KB_UNITDIR)/kbloom-attach.service
 	install -D -m 0644 '$(KB_PKG_OUT)/bfctl-redis-watch@.service' \
@@ -57,6 +59,7 @@ uninstall:
 NATIVE_TESTS += $(CURDIR)/packaging/tests/test-uninstall
 NATIVE_TESTS += $(CURDIR)/packaging/tests/test-units
 NATIVE_TESTS += $(CURDIR)/packaging/tests/test-doc-paths
+NATIVE_TESTS += $(CURDIR)/packaging/tests/test-crowdsec
 # ---- make deb: Debian packages kbloom-dkms and bfctl in build/deb/ ----
 # Built from a copy of the tree (no build output, no VCS), offline.
 KB_DEB_DIR = $(BUILD)/deb
