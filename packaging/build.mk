@@ -19,8 +19,7 @@ KB_PKG_OUT = $(BUILD)/packaging/$(subst /,_,$(PREFIX))
 # `make uninstall` removes exactly these.
 KB_INSTALLED = $(KB_SBINDIR)/bfctl $(KB_MAN8DIR)/bfctl.8 $(KB_COMPDIR)/bfctl \
 	$(DESTDIR)$(KB_XTLIBDIR)/libxt_bloom.so $(KB_INCDIR)/kbloom.bpf.h \
-	$(DESTDIR)$(KB_LIBEXECDIR)/kbloom-persist $(DESTDIR)$(KB_LIBEXECDIR)/kbloom-crowdsec \
-	$(KB_UNITDIR)/kbloom.service \
+	$(DESTDIR)$(KB_LIBEXECDIR)/kbloom-persist $(KB_UNITDIR)/kbloom.service \
 	$(KB_UNITDIR)/kbloom-attach.service \
 	$(KB_UNITDIR)/bfctl-redis-watch@.service \
 	$(KB_UDEVDIR)/60-kbloom.rules $(KB_MODLOADDIR)/kbloom.conf \
@@ -31,6 +30,9 @@ $(KB_PKG_OUT)/%: packaging/%.in
 	@mkdir -p $(@D)
 	sed -e 's,@LIBEXECDIR@,$(KB_LIBEXECDIR),g' \
 		-e 's,@SBINDIR@,$(PREFIX)/sbin,g' $< > $@
+
+# CrowdSec's custom bouncer's program (docs/crowdsec.md)
+KB_INSTALLED += $(DESTDIR)$(KB_LIBEXECDIR)/kbloom-crowdsec
 
 .PHONY: install-boot uninstall
 install: install-boot
