@@ -227,9 +227,9 @@ get() { local v=${1:-}; [ -n "$v" ] && fastest $v || echo None; }
 python3 - "$json" <<PY
 import json, sys
 n, rules, trules, tpkts = $n, $rules, $trules, $tpkts
-t = {k: $(for k in ipt_base ipset nft_base nft kbloom; do printf '"%s": %s, ' $k "$(get "${t[$k]:-}")"; done)}
-mem = {k: $(for k in ipt_base ipset nft_base nft kbloom; do printf '"%s": %s, ' $k "${mem[$k]:-None}"; done)}
-tt = {k: $(for k in base plain win4 win1; do printf '"%s": %s, ' $k "$(get "${tt[$k]:-}")"; done)}
+t = {$(for k in ipt_base ipset nft_base nft kbloom; do printf '"%s": %s, ' $k "$(get "${t[$k]:-}")"; done)}
+mem = {$(for k in ipt_base ipset nft_base nft kbloom; do printf '"%s": %s, ' $k "${mem[$k]:-None}"; done)}
+tt = {$(for k in base plain win4 win1; do printf '"%s": %s, ' $k "$(get "${tt[$k]:-}")"; done)}
 def per(a, b, cnt, r):	# ns per packet and rule, None when noise swamped it
     return (a - b) / cnt / r if a is not None and b is not None and a > b else None
 def ratio(a, b):
