@@ -14,9 +14,10 @@
 #    Every repetition starts from empty sets; chains alternate within a
 #    repetition and each takes its fastest (other load only adds time);
 #  - kernel memory once the N sources are learned (the first
-#    repetition): Slab + VmallocUsed deltas from /proc/meminfo around
-#    creating the sets and rules and learning, less the baseline's, per
-#    set;
+#    repetition): the delta of what is neither free nor page cache in
+#    /proc/meminfo, around creating the sets and rules and learning, less
+#    the baseline's, per set (Slab + VmallocUsed deltas and the sets' own
+#    sizes are reported beside it);
 #  - the per-packet test cost of a window filter of S+1 slices vs a plain
 #    filter of the same items and FPR: TRULES `-m bloom` rules that miss
 #    (as netfilter.sh measures the match), for S = 4 and S = 1.
@@ -32,12 +33,20 @@
 set -eu
 bfctl=$1 lblast=$2 ublast=$3 json=$4
 small=${5:-}
-n=1000000 rules=4 reps=3 fpr=0.001 tmo=300 trules=50 tpkts=20000 treps=9 nsrc=64
-[ "$small" = --small ] && n=100000 rules=2 reps=2 trules=25 tpkts=10000 treps=5
+n=1000000 rules=4 reps=4 fpr=0.001 tmo=300 trules=50 tpkts=20000 treps=9 nsrc=64
+[ "$small" = --small ] && n=100000 rules=2 reps=3 trules=25 tpkts=10000 treps=5
 work=$(mktemp -d)
 cd "$work"
 
-meminfo() {	# Slab + VmallocUsed, in kB
+# Kernel memory, in kB: what is neither free nor page cache (caches
+# dropped first; the guest runs nothing else).  Slab + VmallocUsed alone
+# would miss a payload that kvmalloc() took from the page allocator as
+# one high-order kmalloc (over 8 kB, not in Slab).
+meminfo() {
+	awk '/^MemTotal:/ { t = $2 } /^MemFree:|^Buffers:|^Cached:/ { f += $2 }
+	     END { print t - f }' /proc/meminfo
+}
+slabvm() {	# Slab + VmallocUsed, in kB, as netfilter.sh reports
 	awk '/^Slab:|^VmallocUsed:/ { s += $2 } END { print s }' /proc/meminfo
 }
 settle() { sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1; }
@@ -141,21 +150,23 @@ fi
 iptables -w -F INPUT
 "$bfctl" destroy lbprobe 2> /dev/null || true
 
-declare -A t mem
+declare -A t mem sv
 for k in $kinds; do t[$k]=""; done
 setup ipt_base; learn > /dev/null	# warm up (neighbour, caches)
 for rep in $(seq "$reps"); do
 	for k in $kinds; do
 		clear_all; settle
-		m0=$(meminfo)
+		m0=$(meminfo) s0=$(slabvm)
 		setup "$k"
 		ns=$(learn)
 		t[$k]="${t[$k]} $ns"
 		if [ "$rep" = 1 ]; then
-			settle; m1=$(meminfo)
-			mem[$k]=$((m1 - m0))
+			settle; m1=$(meminfo) s1=$(slabvm)
+			mem[$k]=$((m1 - m0)) sv[$k]=$((s1 - s0))
 			case $k in
-			ipset) ipset list -t ls1 | sed 's/^/# /' ;;
+			ipset)
+				ipset list -t ls1 | sed 's/^/# /'
+				ipset_bytes=$(ipset list -t ls1 | awk '/^Size in memory:/ { print $4 }') ;;
 			kbloom)
 				"$bfctl" info lb1 | sed 's/^/# /'
 				kb_bytes=$("$bfctl" info lb1 | awk '$1 == "bytes:" { print $2 }')
@@ -229,6 +240,7 @@ import json, sys
 n, rules, trules, tpkts = $n, $rules, $trules, $tpkts
 t = {$(for k in ipt_base ipset nft_base nft kbloom; do printf '"%s": %s, ' $k "$(get "${t[$k]:-}")"; done)}
 mem = {$(for k in ipt_base ipset nft_base nft kbloom; do printf '"%s": %s, ' $k "${mem[$k]:-None}"; done)}
+sv = {$(for k in ipt_base ipset nft_base nft kbloom; do printf '"%s": %s, ' $k "${sv[$k]:-None}"; done)}
 tt = {$(for k in base plain win4 win1; do printf '"%s": %s, ' $k "$(get "${tt[$k]:-}")"; done)}
 def per(a, b, cnt, r):	# ns per packet and rule, None when noise swamped it
     return (a - b) / cnt / r if a is not None and b is not None and a > b else None
@@ -250,7 +262,8 @@ r = {
     "learn_samples_ns": {k: [int(x) for x in v.split()] for k, v in {
         $(for k in ipt_base ipset nft_base nft kbloom; do printf '"%s": "%s", ' $k "${t[$k]:-}"; done)}.items()},
     "learn_ns_per_pkt_rule": ns, "learn_kernel_kb_per_set": kbs,
-    "learn_kernel_kb_raw": mem,
+    "learn_kernel_kb_raw": mem, "learn_slab_vmalloc_kb_raw": sv,
+    "ipset_size_in_memory": ${ipset_bytes:-None},
     "test_samples_ns": {k: [int(x) for x in v.split()] for k, v in {
         $(for k in base plain win4 win1; do printf '"%s": "%s", ' $k "${tt[$k]:-}"; done)}.items()},
     "test_ns_per_pkt_rule": test, "test_rules": trules, "test_pkts": tpkts,
