@@ -152,6 +152,9 @@ iptables -w -F INPUT
 
 declare -A t mem sv
 for k in $kinds; do t[$k]=""; done
+# KB_BENCH_LEARN_ONLY=test: the window's test cost alone (its learning
+# numbers null), for a build with windows but no BLOOM target
+[ "${KB_BENCH_LEARN_ONLY:-}" = test ] && reps=0
 setup ipt_base; learn > /dev/null	# warm up (neighbour, caches)
 for rep in $(seq "$reps"); do
 	for k in $kinds; do
