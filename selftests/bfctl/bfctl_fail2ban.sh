@@ -110,6 +110,7 @@ ban_of() {
 # bans_of IP: how many "Ban IP" lines fail2ban logged (its log, not
 # fail2ban-client: a python start-up per poll is seconds under TCG)
 bans_of() { grep -cE "NOTICE +\[kbt\] Ban $1\$" "$C/f2b.log"; }
+banned_n() { [ "$(bans_of "$1")" -ge "$2" ]; }	# IP N: banned N times
 unbans_of() { grep -cE "NOTICE +\[kbt\] Unban $1\$" "$C/f2b.log"; }
 # held SRC DST IP: dropped until the ban's time + 4 s (never earlier),
 # then passes again (within 20 s: the window's bound is 5 s, and TCG)
@@ -117,6 +118,10 @@ held() {
 	local src=$1 dst=$2 ip=$3 t0 now first=
 	t0=$(ban_of "$ip")
 	[ -n "$t0" ] || { nok "$ip: fail2ban logged its ban"; return; }
+	if ping1 "$src" "$dst"; then
+		nok "$ip is dropped after its ban"
+		return
+	fi
 	while :; do
 		now=$(date +%s.%N)
 		if ping1 "$src" "$dst"; then first=$now; break; fi
@@ -138,8 +143,8 @@ nsd iptables -w -I INPUT -m bloom --bloom-name $F --bloom-dir src -j DROP &&
 	nsd ip6tables -w -I INPUT -m bloom --bloom-name $F --bloom-dir src -j DROP
 check "iptables and ip6tables rules on the filter" test $? = 0
 fail 10.97.0.2 10.97.0.2 fd00:97::2 fd00:97::2
-wait_for "fail2ban banned 10.97.0.2" test "$(bans_of 10.97.0.2)" = 1
-wait_for "fail2ban banned fd00:97::2" test "$(bans_of fd00:97::2)" = 1
+wait_for "fail2ban banned 10.97.0.2" banned_n 10.97.0.2 1
+wait_for "fail2ban banned fd00:97::2" banned_n fd00:97::2 1
 expect 0 "bfctl test: both banned addresses are in the filter" \
 	nsd $B test -q $F 10.97.0.2 fd00:97::2
 check "-m bloom drops the banned IPv4 source" blocked 10.97.0.2 10.97.0.1
@@ -152,11 +157,11 @@ nsd ip6tables -w -D INPUT -m bloom --bloom-name $F --bloom-dir src -j DROP
 
 # ---- the XDP blocklist, no rule: a second ban of the same addresses ----
 expect 0 "bfctl xdp attach the filter" nsd $B xdp attach veth-d $F
-wait_for "fail2ban unbanned them (its own bantime)" \
-	test "$(unbans_of 10.97.0.2)$(unbans_of fd00:97::2)" = 11
+both_unbanned() { [ "$(unbans_of 10.97.0.2)" -ge 1 ] && [ "$(unbans_of fd00:97::2)" -ge 1 ]; }
+wait_for "fail2ban unbanned them (its own bantime)" both_unbanned
 fail 10.97.0.2 10.97.0.2 fd00:97::2 fd00:97::2
-wait_for "fail2ban banned 10.97.0.2 again" test "$(bans_of 10.97.0.2)" = 2
-wait_for "fail2ban banned fd00:97::2 again" test "$(bans_of fd00:97::2)" = 2
+wait_for "fail2ban banned 10.97.0.2 again" banned_n 10.97.0.2 2
+wait_for "fail2ban banned fd00:97::2 again" banned_n fd00:97::2 2
 check "XDP drops the banned IPv4 source" blocked 10.97.0.2 10.97.0.1
 check "... and the banned IPv6 source" blocked fd00:97::2 fd00:97::1
 check "an unlisted source passes" passes 10.97.0.3 10.97.0.1
@@ -165,13 +170,14 @@ held fd00:97::2 fd00:97::1 fd00:97::2
 
 # ---- stop and start: the filter stays, bans in it too ----
 fail 10.97.0.3 10.97.0.3
-wait_for "fail2ban banned 10.97.0.3" test "$(bans_of 10.97.0.3)" = 1
+wait_for "fail2ban banned 10.97.0.3" banned_n 10.97.0.3 1
 expect 0 "fail2ban stops" f2b stop
 check "actionstop left the filter" bash -c "ip netns exec $D $B info $F > /dev/null"
 check "... and its ban: 10.97.0.3 is still dropped" blocked 10.97.0.3 10.97.0.1
+: > "$C/f2b.log"
 expect 0 "fail2ban starts again" f2b start
 wait_for "the jail runs again, on the same filter (-exist)" \
-	test "$(grep -c "Jail 'kbt' started" "$C/f2b.log")" = 2
+	grep -q "Jail 'kbt' started" "$C/f2b.log"
 like "... without an error" "$(grep ERROR "$C/f2b.log")" "^$"
 expect 0 "fail2ban stops" f2b stop
 nsd $B xdp detach veth-d
