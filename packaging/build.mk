@@ -32,11 +32,15 @@ $(KB_PKG_OUT)/%: packaging/%.in
 	sed -e 's,@LIBEXECDIR@,$(KB_LIBEXECDIR),g' \
 		-e 's,@SBINDIR@,$(PREFIX)/sbin,g' $< > $@
 
+# CrowdSec's custom bouncer's program (docs/crowdsec.md)
+KB_INSTALLED += $(DESTDIR)$(KB_LIBEXECDIR)/kbloom-crowdsec
+
 .PHONY: install-boot uninstall
 install: install-boot
 install-boot: $(KB_PKG_OUT)/kbloom.service $(KB_PKG_OUT)/kbloom-persist \
 		$(KB_PKG_OUT)/kbloom-attach.service $(KB_PKG_OUT)/bfctl-redis-watch@.service
 	install -D -m 0755 $(KB_PKG_OUT)/kbloom-persist $(DESTDIR)$(KB_LIBEXECDIR)/kbloom-persist
+	install -D -m 0755 packaging/crowdsec/kbloom-crowdsec $(DESTDIR)$(KB_LIBEXECDIR)/kbloom-crowdsec
 	install -D -m 0644 $(KB_PKG_OUT)/kbloom.service $(KB_UNITDIR)/kbloom.service
 	install -D -m 0644 $(KB_PKG_OUT)/kbloom-attach.service $(KB_UNITDIR)/kbloom-attach.service
 	install -D -m 0644 '$(KB_PKG_OUT)/bfctl-redis-watch@.service' \
@@ -58,6 +62,7 @@ uninstall:
 NATIVE_TESTS += $(CURDIR)/packaging/tests/test-uninstall
 NATIVE_TESTS += $(CURDIR)/packaging/tests/test-units
 NATIVE_TESTS += $(CURDIR)/packaging/tests/test-doc-paths
+NATIVE_TESTS += $(CURDIR)/packaging/tests/test-crowdsec
 # ---- make deb: Debian packages kbloom-dkms and bfctl in build/deb/ ----
 # Built from a copy of the tree (no build output, no VCS), offline.
 KB_DEB_DIR = $(BUILD)/deb

@@ -128,6 +128,25 @@ bench-lsm-content: modules user
 	cp $(KB_BENCH_LSMC_OUT)/bench-lsm-content.json $(BUILD)/bench-lsm-content.json
 	@cat $(BUILD)/bench-lsm-content.json
 
+# ---- make bench-learn [BENCH_SMALL=1]: learning from the packet path,
+# kbloom's BLOOM target vs ipset's SET target vs nft's dynamic sets, and a
+# window's test cost (selftests/bench/learn.sh; one VM, TCG) ----
+BENCH_TARGETS += bench-learn
+KB_BENCH_LEARN_OUT = $(BUILD)/bench/learn-$(KVER)
+
+$(UBUILD)/bench/learn_blast: selftests/bench/learn_blast.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_USER) -o $@ $<
+
+.PHONY: bench-learn
+bench-learn: modules user $(UBUILD)/bench/learn_blast $(UBUILD)/bench/udp_blast
+	@rm -rf $(KB_BENCH_LEARN_OUT); mkdir -p $(KB_BENCH_LEARN_OUT)
+	$(KB_VM_RUN) -k $(KVER) -o $(KB_BENCH_LEARN_OUT) -t 3600 \
+		--insmod $(KBUILD_DIR)/kmod/kbloom.ko --insmod $(KBUILD_DIR)/kmod/xt_bloom.ko \
+		--run 'XTABLES_LIBDIR=$(XT_BUILD):$(XTABLES_LIBDIR_SYS) $(CURDIR)/selftests/bench/learn.sh $(UBUILD)/bfctl $(UBUILD)/bench/learn_blast $(UBUILD)/bench/udp_blast $(KB_BENCH_LEARN_OUT)/bench-learn.json $(if $(BENCH_SMALL),--small)'
+	cp $(KB_BENCH_LEARN_OUT)/bench-learn.json $(BUILD)/bench-learn.json
+	@cat $(BUILD)/bench-learn.json
+
 # ---- fault ----
 # Fault injection walk (failslab, fail_page_alloc, fail-nth): the real walk
 # runs on the debug kernel (make check-debug); kernels without fault
