@@ -22,6 +22,11 @@ static const struct netlink_range_validation kb_a_max_fpr_ppb_range = {
 	.max	= 1000000000ULL,
 };
 
+static const struct netlink_range_validation kb_a_window_ms_range = {
+	.min	= 1000ULL,
+	.max	= 2678400000ULL,
+};
+
 /* Common nested types */
 const struct nla_policy kbloom_keys_nl_policy[KB_KA_DATA + 1] = {
 	[KB_KA_DATA] = NLA_POLICY_RANGE(NLA_BINARY, 1, 1024),
@@ -43,7 +48,7 @@ const struct nla_policy kbloom_create_nl_policy[KB_A_MAX_BYTES + 1] = {
 	[KB_A_READERS] = { .type = NLA_U32, },
 	[KB_A_WRITERS] = { .type = NLA_U32, },
 	[KB_A_MAX_FPR_PPB] = NLA_POLICY_FULL_RANGE(NLA_U32, &kb_a_max_fpr_ppb_range),
-	[KB_A_WINDOW_MS] = NLA_POLICY_MIN(NLA_U64, 100),
+	[KB_A_WINDOW_MS] = NLA_POLICY_FULL_RANGE(NLA_U64, &kb_a_window_ms_range),
 	[KB_A_SLICES] = NLA_POLICY_RANGE(NLA_U32, 1, 15),
 	[KB_A_GROW] = { .type = NLA_FLAG, },
 	[KB_A_MAX_BYTES] = { .type = NLA_U64, },

@@ -44,6 +44,9 @@
 #include "lookup.h"
 
 #define KB_WINDOW_SLICES_DEFAULT	4
+/* a window: at most 31 days (as the netlink policy), a rotation a second */
+#define KB_WINDOW_MS_MAX		2678400000ULL
+#define KB_PERIOD_MS_MIN		1000
 #define KB_PPB				1000000000ULL
 
 static struct workqueue_struct *kb_slices_wq;
@@ -89,15 +92,23 @@ int kb_shape_check(struct kb_shape *sh, struct kb_spec *sp, int *attr,
 		sh->prefixes = sp->prefixes;
 		return 0;
 	}
-	if (sh->window_ms < 100) {
-		NL_SET_ERR_MSG_MOD(extack, "WINDOW_MS must be at least 100");
-		return kb_shape_bad(attr, KB_A_WINDOW_MS);
-	}
 	if (!sh->slices)
 		sh->slices = KB_WINDOW_SLICES_DEFAULT;
 	if (sh->slices > KB_SLICES_MAX - 1) {
 		NL_SET_ERR_MSG_MOD(extack, "SLICES must be 1..15");
 		return kb_shape_bad(attr, KB_A_SLICES);
+	}
+	/*
+	 * The netlink policy says the same; the ioctl (TXN_BEGIN VER1) has
+	 * no policy.  The cap keeps window_ms * NSEC_PER_MSEC and a born time
+	 * plus a period far from wrapping (a zero period would divide by
+	 * zero in the rotation); the floor keeps a filter from making its
+	 * kworker allocate a fresh slice more than once a second.
+	 */
+	if (sh->window_ms > KB_WINDOW_MS_MAX ||
+	    sh->window_ms < (u64)sh->slices * KB_PERIOD_MS_MIN) {
+		NL_SET_ERR_MSG_MOD(extack, "WINDOW_MS must be 1000 * SLICES .. 2678400000 (31 days): a rotation at most once a second");
+		return kb_shape_bad(attr, KB_A_WINDOW_MS);
 	}
 	/* each slice holds the keys of window / S; S + 1 of them are tested */
 	if (sp->sizing != KB_SIZING_MK)

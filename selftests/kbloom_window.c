@@ -540,6 +540,7 @@ TEST_F(win, shape_refused)
 	struct shape win = { .window_ms = 2000 };
 	struct shape slices = { .slices = 2 };
 	struct shape grow = { .grow = 1 };
+	struct shape big = { 0 };
 	int blamed;
 
 	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
@@ -553,6 +554,14 @@ TEST_F(win, shape_refused)
 	EXPECT_TRUE(blamed);
 	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
 				     10000000, &slices, KB_A_SLICES, &blamed));
+	EXPECT_TRUE(blamed);
+	/* over 31 days (policy), a rotation more than once a second */
+	big.window_ms = 1ULL << 58;
+	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
+				     10000000, &big, KB_A_WINDOW_MS, &blamed));
+	EXPECT_TRUE(blamed);
+	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
+				     10000000, &win, KB_A_WINDOW_MS, &blamed));
 	EXPECT_TRUE(blamed);
 	/* growth is sized by items + FPR */
 	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000, 0,
@@ -580,6 +589,17 @@ TEST_F(win, rebuild_with_window)
 	EXPECT_EQ(60000, w.window_ms);
 	/* window and grow: EINVAL, nothing begun */
 	c.flags = KB_CREATE_F_GROW;
+	EXPECT_EQ(-EINVAL, kbt_ioc(self->fd, KB_IOC_TXN_BEGIN, &c));
+	EXPECT_EQ(-ENOENT, kbt_txn(self->fd, KB_IOC_TXN_ABORT));
+	/*
+	 * the ioctl has no netlink policy: a window whose period in ns
+	 * wraps to 0 (a division by zero in the rotation, found by review)
+	 * or that rotates more than once a second is refused all the same
+	 */
+	c.flags = 0;
+	c.window_ms = 1ULL << 58;
+	EXPECT_EQ(-EINVAL, kbt_ioc(self->fd, KB_IOC_TXN_BEGIN, &c));
+	c.window_ms = 2999;
 	EXPECT_EQ(-EINVAL, kbt_ioc(self->fd, KB_IOC_TXN_BEGIN, &c));
 	EXPECT_EQ(-ENOENT, kbt_txn(self->fd, KB_IOC_TXN_ABORT));
 }

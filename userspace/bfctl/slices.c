@@ -14,7 +14,8 @@
 #include "kverbs.h"
 
 /* the kernel's bounds (uapi/kbloom.yaml: window-ms, slices) */
-#define SHAPE_WINDOW_MIN_MS	100
+#define SHAPE_WINDOW_MIN_MS	1000	/* window / slices: a rotation a second */
+#define SHAPE_WINDOW_MAX_MS	2678400000ULL	/* 31 days */
 #define SHAPE_SLICES_MAX	15
 #define SHAPE_SLICES_DEF	4
 
@@ -75,9 +76,10 @@ int bfctl_shape_opt(struct bfctl_shape_opts *o, const char *name,
 	}
 	if (!strcmp(name, "window")) {
 		ret = bfctl_parse_duration_ms(val, &o->window_ms);
-		if (ret || o->window_ms < SHAPE_WINDOW_MIN_MS) {
+		if (ret || o->window_ms < SHAPE_WINDOW_MIN_MS ||
+		    o->window_ms > SHAPE_WINDOW_MAX_MS) {
 			snprintf(msg, len,
-				 "bad --window '%s' (a duration of at least 100ms: 500ms, 10s, 10m, 1h, 2d)",
+				 "bad --window '%s' (a duration of 1s to 31d: 10s, 10m, 1h, 2d)",
 				 val);
 			return -1;
 		}
@@ -118,6 +120,12 @@ int bfctl_shape_fill(const struct bfctl_kargs *a, struct kb_ioc_create *c)
 	if ((o->window_ms || o->grow) && c->kind != KB_KIND_BLOCKED)
 		return bfctl_usage(a->verb, "%s",
 				   "windows and growing filters are of kind blocked");
+	/* the kernel rotates a window at most once a second */
+	if (o->window_ms &&
+	    o->window_ms < (u64)(o->slices ? o->slices : SHAPE_SLICES_DEF) *
+			   SHAPE_WINDOW_MIN_MS)
+		return bfctl_usage(a->verb, "%s",
+				   "--window must be at least --slices seconds (a window rotates at most once a second; --slices defaults to 4)");
 	c->window_ms = o->window_ms;
 	c->slices = o->slices;
 	c->max_bytes = o->max_bytes;
