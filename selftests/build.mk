@@ -186,6 +186,16 @@ $(STRESS_BIN): $(STRESS_SRCS) selftests/kbloom_stress.h selftests/kb_test.h \
 		-DXT_SYSDIR='"$(or $(XTABLES_LIBDIR_SYS),/usr/lib/x86_64-linux-gnu/xtables)"' \
 		-o $@ $(STRESS_SRCS) -lpthread
 
+# Stress of adds from the packet path (issue #27): the BLOOM target over
+# veth from two CPUs, bulk adds, rebuilds, a window's rotations, netns churn
+$(ST_BUILD)/kbloom_stress_learn: selftests/kbloom_stress_learn.c selftests/kb_test.h \
+		selftests/kb_nl.h uapi/linux/kbloom.h $(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(ST_CFLAGS) -DXT_LIBDIR='"$(UBUILD)/xtables"' \
+		-DXT_SYSDIR='"$(or $(XTABLES_LIBDIR_SYS),/usr/lib/x86_64-linux-gnu/xtables)"' \
+		-o $@ $< -lpthread -lm
+VM_TEST_PROGS += $(ST_BUILD)/kbloom_stress_learn
+
 # Timeouts grow with the duration (two variants, and TCG).
 KB_STRESS_SECONDS ?= 600
 .PHONY: check-stress
