@@ -18,9 +18,10 @@
  * least, and is dropped at the latest (S + 1) * window / S after t, plus
  * however late the work runs.  A work that finds several rotations due
  * (after a suspend or a stall) makes them at once: it drops that many of
- * the oldest slices (their keys are past their time) but keeps the newest
- * as the first older slice (it may hold keys added just now), unless the
- * whole window and one more slice has passed: then everything is gone.
+ * the oldest slices (their keys are past their time), all of them if the
+ * whole window has passed, but always keeps the newest as the first older
+ * slice: it may hold keys added just now, into a slice whose rotation was
+ * late.  Such a key is then held one period past that rotation.
  *
  * A growing filter (KB_A_GROW) starts with one slice sized for fpr / 2;
  * when the newest holds its items, a slice of twice the items at half
@@ -364,15 +365,17 @@ static int kb_slices_rotate(struct kb_set *s, struct kb_gen *old, u64 due,
 	if (IS_ERR(g))
 		return PTR_ERR(g);
 	kb_filter_stats_fill(&g->f, &st);
-	if (due <= S) {
-		/* the newest may hold keys of now: it stays, as older[0] */
-		ret = kb_oslice_freeze(old, &g->older[j++]);
-		if (ret)
-			goto fail;
-		keep = min_t(u32, S - due, old->nslices - 1);
-		for (i = 0; i < keep; i++)
-			kb_oslice_share(&g->older[j++], &old->older[i]);
-	}
+	/*
+	 * The newest may hold keys of now, however late this runs (a work
+	 * that fired late after a resume, adds meanwhile): it always stays,
+	 * as older[0]; only the older slices whose time is over go.
+	 */
+	ret = kb_oslice_freeze(old, &g->older[j++]);
+	if (ret)
+		goto fail;
+	keep = due < S ? min_t(u32, S - due, old->nslices - 1) : 0;
+	for (i = 0; i < keep; i++)
+		kb_oslice_share(&g->older[j++], &old->older[i]);
 	for (; j < S; j++) {
 		ret = kb_oslice_empty(g, &g->older[j], &st, now, NULL);
 		if (ret)
