@@ -126,6 +126,24 @@ const struct kb_filter *kb_gen_slice(const struct kb_gen *g, u32 i)
 	return i ? &g->older[i - 1].f : &g->f;
 }
 
+/*
+ * The statistics of g's newest slice with the packet path's adds: merged
+ * into its fill (s->lock held, or g unpublished), then the CPUs' pending
+ * deltas on a copy.  Learned bits drive growth and the frozen estimates
+ * of older slices (the cap reads those) as the slow path's do.
+ */
+static void kb_gen_live_stats(struct kb_gen *g, struct kb_stats *st)
+{
+	struct kb_filter f = g->f;
+	struct kb_fill fill;
+
+	kb_learn_sync(g);
+	fill = *g->fill;
+	kb_learn_fill_read(g, &fill);
+	f.fill = &fill;
+	kb_filter_stats_fill(&f, st);
+}
+
 /* P(any older slice says maybe), from their frozen estimates */
 static void kb_gen_older_fpr(struct kb_gen *g)
 {
@@ -308,7 +326,7 @@ static int kb_oslice_freeze(struct kb_gen *g, struct kb_oslice *o)
 	o->f.fill = NULL;
 	o->count = g->count;
 	o->born_ns = g->born_ns;
-	kb_filter_stats_fill(&g->f, &o->st);
+	kb_gen_live_stats(g, &o->st);
 	return 0;
 }
 
@@ -346,6 +364,8 @@ static void kb_slices_publish(struct kb_set *s, struct kb_gen *old,
 {
 	lockdep_assert_held(&s->lock);
 	kb_gen_older_fpr(g);
+	/* the packet path's cap starts from the older slices' estimate */
+	kb_learn_sync(g);
 	rcu_assign_pointer(s->gen, g);
 	kb_map_retire(old, KB_MAP_REPLACED);
 	kb_map_wake(s);
@@ -469,7 +489,7 @@ static bool kb_gen_full(struct kb_gen *g)
 	if (g->count >= g->f.p.items)
 		return true;
 	/* packet-path adds do not count: the fill tracker's estimate does */
-	kb_filter_stats_fill(&g->f, &st);
+	kb_gen_live_stats(g, &st);
 	return st.est_items >= g->f.p.items;
 }
 
@@ -699,9 +719,7 @@ int kb_set_slices_info(struct kb_set *s, struct kb_slices_info *si)
 			st = g->older[i - 1].st;
 			born = g->older[i - 1].born_ns;
 		} else {
-			/* the counters only: kb_filter_stats_fill() */
-			f = g->f;
-			kb_filter_stats_fill(&f, &st);
+			kb_gen_live_stats(g, &st);
 			born = g->born_ns;
 		}
 		f = *kb_gen_slice(g, i);
