@@ -49,6 +49,8 @@
 #define KB_WINDOW_MS_MAX		2678400000ULL
 #define KB_PERIOD_MS_MIN		1000
 #define KB_PPB				1000000000ULL
+/* a growing filter's default bound: this many times its first slice */
+#define KB_GROW_BYTES_DEFAULT		16
 
 static struct workqueue_struct *kb_slices_wq;
 
@@ -87,6 +89,10 @@ int kb_shape_check(struct kb_shape *sh, struct kb_spec *sp, int *attr,
 		if (sp->sizing != KB_SIZING_FPR) {
 			NL_SET_ERR_MSG_MOD(extack, "GROW needs sizing by ITEMS + FPR_PPB");
 			return kb_shape_bad(attr, KB_A_GROW);
+		}
+		if (sh->max_bytes > READ_ONCE(kb_max_filter_bytes)) {
+			NL_SET_ERR_MSG_MOD(extack, "MAX_BYTES is over the module's max_filter_bytes");
+			return kb_shape_bad(attr, KB_A_MAX_BYTES);
 		}
 		/* the first slice takes half the FPR: the series sums below */
 		sp->fpr_ppb = max(1U, sp->fpr_ppb / 2);
@@ -206,6 +212,15 @@ int kb_gen_slices_new(struct kb_gen *g, struct netlink_ext_ack *extack)
 	int ret;
 
 	g->born_ns = now;
+	/*
+	 * A learning filter fed spoofed sources would grow to the module's
+	 * max_filter_bytes: by default a growing filter stops at 16 times
+	 * its first slice (about 7 times its items: each slice doubles the
+	 * keys and takes more bits per key for its halved FPR).
+	 */
+	if (g->shape.grow && !g->shape.max_bytes)
+		g->shape.max_bytes = min_t(u64, READ_ONCE(kb_max_filter_bytes),
+					   KB_GROW_BYTES_DEFAULT * g->f.bytes);
 	if (!g->shape.window_ms)
 		return 0;
 	n = g->shape.slices;
@@ -409,10 +424,18 @@ fail:
 }
 
 /* the next slice of a growing filter: twice the items, half the FPR */
+/* a growing g's bound on all its slices (the module's cap may have moved) */
+static u64 kb_grow_max(const struct kb_gen *g)
+{
+	u64 max = READ_ONCE(kb_max_filter_bytes);
+
+	return g->shape.max_bytes ? min(g->shape.max_bytes, max) : max;
+}
+
 static int kb_grow_params(const struct kb_gen *old, struct kb_params *p)
 {
 	const struct kb_params *o = &old->f.p;
-	u64 max = old->shape.max_bytes ?: READ_ONCE(kb_max_filter_bytes);
+	u64 max = kb_grow_max(old);
 	int ret;
 
 	ret = kb_params_init(p, o->kind);
@@ -448,7 +471,7 @@ static u64 kb_gen_bytes(const struct kb_gen *g)
  */
 static int kb_slices_grow(struct kb_set *s, struct kb_gen *old)
 {
-	u64 max = old->shape.max_bytes ?: READ_ONCE(kb_max_filter_bytes);
+	u64 max = kb_grow_max(old);
 	struct kb_params p;
 	struct kb_gen *g;
 	u32 i;
@@ -707,7 +730,7 @@ int kb_set_slices_info(struct kb_set *s, struct kb_slices_info *si)
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	si->shape = g->shape;
 	si->nslices = g->nslices;
-	si->max_bytes = g->shape.max_bytes ?: READ_ONCE(kb_max_filter_bytes);
+	si->max_bytes = kb_grow_max(g);
 	if (g->shape.window_ms)
 		si->next_rotation_ms = div_u64(kb_rotate_in(g, now),
 					       NSEC_PER_MSEC);

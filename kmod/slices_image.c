@@ -30,7 +30,7 @@
 static int kb_si_grow_params(const struct kb_gen *cur, const struct kb_params *o,
 			     struct kb_params *p)
 {
-	u64 max = cur->shape.max_bytes ?: READ_ONCE(kb_max_filter_bytes);
+	u64 max = min_not_zero(cur->shape.max_bytes, (u64)READ_ONCE(kb_max_filter_bytes));
 	int ret;
 
 	ret = kb_params_init(p, o->kind);
@@ -161,7 +161,7 @@ struct kb_slice_up *kb_slice_up_prep(struct kb_gen *cur, u32 n,
 	up->q[0] = cur->f.p;
 	for (i = 0; i < k; i++)
 		bytes += kb_gen_slice(cur, i)->bytes;
-	max = sh->max_bytes ?: READ_ONCE(kb_max_filter_bytes);
+	max = min_not_zero(sh->max_bytes, (u64)READ_ONCE(kb_max_filter_bytes));
 	for (i = 1; i <= up->add; i++) {
 		ret = kb_si_grow_params(cur, &up->q[i - 1], &up->q[i]);
 		bytes += ret ? 0 : kb_params_payload_bytes(&up->q[i]);

@@ -84,8 +84,11 @@ static int wc_create(int fd, const char *name, __u32 kind, __u64 items,
 		if (blame == KB_A_GROW)
 			want = a;
 	}
-	if (sh && sh->max_bytes)
-		kbtn_put_u64(r, KB_A_MAX_BYTES, sh->max_bytes);
+	if (sh && sh->max_bytes) {
+		a = kbtn_put_u64(r, KB_A_MAX_BYTES, sh->max_bytes);
+		if (blame == KB_A_MAX_BYTES)
+			want = a;
+	}
 	ret = kbtn_do(n, r);
 	if (blamed)
 		*blamed = want && n->offs == kbtn_offs(r, want) &&
@@ -437,6 +440,20 @@ TEST_F(win, mapping)
 	close(ffd);
 }
 
+/* the module's max_filter_bytes (0: unreadable) */
+static __u64 module_max_bytes(void)
+{
+	FILE *f = fopen("/sys/module/kbloom/parameters/max_filter_bytes", "r");
+	unsigned long long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
 /* the bytes of a plain blocked filter of items at fpr_ppb */
 static __u64 plain_bytes(int fd, __u64 items, __u32 fpr_ppb)
 {
@@ -457,12 +474,18 @@ static __u64 plain_bytes(int fd, __u64 items, __u32 fpr_ppb)
  */
 TEST_F(win, grow_10x)
 {
-	struct shape sh = { .grow = 1 };
+	/* past the default bound (16 times the first slice: 3 slices) */
+	struct shape sh = { .grow = 1, .max_bytes = 1 << 24 };
 	__u64 items = 1000, total = 0, expect = 0;
 	__u32 fpr = 10000000, i;
 	struct winfo w;
 	long fp;
 
+	ASSERT_EQ(0, wc_create(self->fd, "d", KB_KIND_BLOCKED, items, fpr,
+			       &(struct shape){ .grow = 1 }, 0, NULL));
+	ASSERT_EQ(0, wc_info(self->fd, "d", &w));
+	EXPECT_EQ(16 * w.sl[0].bytes, w.max_bytes);
+	ASSERT_EQ(0, kbt_destroy(self->fd, "d"));
 	ASSERT_EQ(0, wc_create(self->fd, "g", KB_KIND_BLOCKED, items, fpr,
 			       &sh, 0, NULL));
 	ASSERT_EQ(0, wc_info(self->fd, "g", &w));
@@ -566,6 +589,12 @@ TEST_F(win, shape_refused)
 	/* growth is sized by items + FPR */
 	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000, 0,
 				     &grow, KB_A_GROW, &blamed));
+	EXPECT_TRUE(blamed);
+	/* a bound over the module's max_filter_bytes: growth would pass it */
+	grow.max_bytes = module_max_bytes() + 1;
+	ASSERT_LT(1, grow.max_bytes);
+	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
+				     10000000, &grow, KB_A_MAX_BYTES, &blamed));
 	EXPECT_TRUE(blamed);
 	/* nothing was made */
 	EXPECT_EQ(-ENOENT, kbt_destroy(self->fd, "x"));
