@@ -134,6 +134,13 @@ struct kb_shape {
 					 * slices it adds
 					 */
 	bool grow;
+	/*
+	 * windows and growing filters sized by ITEMS + FPR_PPB: what the
+	 * create or the rebuild asked of the whole filter (KB_CMD_GET says
+	 * these, not its newest slice's share); 0: another sizing
+	 */
+	u64 items;
+	u32 fpr_ppb;
 };
 
 /*

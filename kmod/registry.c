@@ -306,6 +306,11 @@ int kb_set_info(struct kb_set *s, struct kb_info *info)
 	kb_learn_sync(g);
 	info->max_fpr_ppb = kb_learn_cap(s, g);
 	info->p = g->f.p;
+	/* a sliced filter's sizing is the whole filter's, as created */
+	if (g->shape.items) {
+		info->p.items = g->shape.items;
+		info->p.fpr_ppb = g->shape.fpr_ppb;
+	}
 	info->count = g->count;
 	info->gen_id = g->id;
 	info->set_id = s->id;

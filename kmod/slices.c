@@ -77,6 +77,8 @@ int kb_shape_check(struct kb_shape *sh, struct kb_spec *sp, int *attr,
 	}
 	if (!sh->window_ms && !sh->grow)
 		return 0;
+	sh->items = sp->sizing == KB_SIZING_FPR ? sp->items : 0;
+	sh->fpr_ppb = sp->sizing == KB_SIZING_FPR ? sp->fpr_ppb : 0;
 	if (sh->window_ms && sh->grow) {
 		NL_SET_ERR_MSG_MOD(extack, "a filter has a window (WINDOW_MS) or grows (GROW), not both");
 		return kb_shape_bad(attr, KB_A_GROW);

@@ -105,7 +105,8 @@ struct slice {
 
 struct winfo {
 	__u64 generation, window_ms, next_rotation_ms, max_bytes, count;
-	__u32 slices, nnest;
+	__u64 items;
+	__u32 slices, nnest, fpr_ppb;
 	int grow, over;
 	struct slice sl[KB_SLICES_MAX];
 };
@@ -146,6 +147,12 @@ static int wc_info(int fd, const char *name, struct winfo *w)
 			break;
 		case KB_A_COUNT:
 			w->count = kbtn_u64(a);
+			break;
+		case KB_A_ITEMS:
+			w->items = kbtn_u64(a);
+			break;
+		case KB_A_FPR_PPB:
+			w->fpr_ppb = kbtn_u32(a);
 			break;
 		case KB_A_SLICES:
 			w->slices = kbtn_u32(a);
@@ -245,6 +252,9 @@ TEST_F(win, bounds)
 	/* a slice holds the keys of window / S, at fpr / (S + 1) */
 	EXPECT_EQ(500, w.sl[0].items);
 	EXPECT_EQ(FPR_LOW / 3, w.sl[0].fpr_ppb);
+	/* the filter's: what create asked (save recreates it from these) */
+	EXPECT_EQ(1000, w.items);
+	EXPECT_EQ(FPR_LOW, w.fpr_ppb);
 	t0 = now_ms();
 	ASSERT_EQ(0, wc_add(self->fd, "w", 4, 0, 64));
 	t1 = now_ms();
@@ -492,6 +502,8 @@ TEST_F(win, grow_10x)
 	EXPECT_EQ(1, w.slices);
 	EXPECT_EQ(1, w.grow);
 	EXPECT_EQ(fpr / 2, w.sl[0].fpr_ppb);
+	EXPECT_EQ(items, w.items);
+	EXPECT_EQ(fpr, w.fpr_ppb);
 	for (i = 0; i < 10; i++)
 		ASSERT_EQ(0, wc_add(self->fd, "g", 4, i * items, items));
 	ASSERT_EQ(0, wc_info(self->fd, "g", &w));
