@@ -614,6 +614,19 @@ void kb_exc_release(struct kb_exc *e);
  */
 int kb_shape_check(struct kb_shape *sh, struct kb_spec *sp, int *attr,
 		   struct netlink_ext_ack *extack);
+/* g is a window or a growing filter (held as slices) */
+static inline bool kb_gen_sliced(const struct kb_gen *g)
+{
+	return g->shape.window_ms || g->shape.grow;
+}
+
+/* the same of s's current generation (any context but hard irq) */
+bool kb_set_sliced(struct kb_set *s);
+/*
+ * TXN_BEGIN VER0 (no shape fields) of filter name: its window or growth
+ * into sh (the cap and max_bytes stay at their defaults), if it exists
+ */
+void kb_shape_keep(struct net *net, const char *name, struct kb_shape *sh);
 /* g's older slices for its shape (kb_gen_alloc()), and their release */
 int kb_gen_slices_new(struct kb_gen *g, struct netlink_ext_ack *extack);
 void kb_gen_slices_free(struct kb_gen *g);

@@ -511,8 +511,12 @@ int kb_reg_upload(struct net *net, const char *name, struct kb_gen *g,
 		ret = kb_set_insert(net, name, g, NULL, extack);
 	else if (!s)
 		ret = -ENOENT;
+	else if (kb_set_sliced(s))
+		ret = -EOPNOTSUPP;	/* its images are slices */
 	else
 		ret = kb_set_replace(net, s, g, extack);
+	if (ret == -EOPNOTSUPP)
+		NL_SET_ERR_MSG_MOD(extack, "a window or growing filter takes images slice by slice");
 	mutex_unlock(&kn->lock);
 	if (ret == -ENOENT && !s)
 		NL_SET_ERR_MSG_MOD(extack, "no such filter");

@@ -127,6 +127,32 @@ int kb_shape_check(struct kb_shape *sh, struct kb_spec *sp, int *attr,
 	return 0;
 }
 
+bool kb_set_sliced(struct kb_set *s)
+{
+	bool sliced;
+
+	rcu_read_lock();
+	sliced = kb_gen_sliced(rcu_dereference(s->gen));
+	rcu_read_unlock();
+	return sliced;
+}
+
+void kb_shape_keep(struct net *net, const char *name, struct kb_shape *sh)
+{
+	struct kb_set *s = kb_set_find(net, name, false);
+	const struct kb_gen *g;
+
+	if (IS_ERR(s))
+		return;
+	rcu_read_lock();
+	g = rcu_dereference(s->gen);
+	sh->window_ms = g->shape.window_ms;
+	sh->slices = g->shape.slices;
+	sh->grow = g->shape.grow;
+	rcu_read_unlock();
+	kb_set_put(s);
+}
+
 /* ---- slices of a generation ------------------------------------------ */
 
 const struct kb_filter *kb_gen_slice(const struct kb_gen *g, u32 i)

@@ -646,6 +646,43 @@ TEST_F(win, rebuild_with_window)
 }
 
 /*
+ * A window's images are its slices: a whole image (slice 0) is refused,
+ * live, with CREATE of the existing name and into a transaction, and the
+ * window stays; a TXN_BEGIN VER0 (no shape fields) keeps the window
+ */
+TEST_F(win, whole_image_and_ver0_rebuild)
+{
+	struct kb_ioc_create c = kbt_spec("r", KB_KIND_BLOCKED, KB_KEY_BYTES,
+					  1000, FPR_LOW);
+	struct shape sh = { .window_ms = 60000, .slices = 3 };
+	struct winfo w;
+	void *img;
+	long len;
+
+	ASSERT_EQ(0, kbt_create(self->fd, "p", KB_KIND_BLOCKED, KB_KEY_BYTES,
+				1000));
+	len = kbt_export(self->fd, "p", 0, &img);
+	ASSERT_LT(0, len);
+	ASSERT_EQ(0, wc_create(self->fd, "r", KB_KIND_BLOCKED, 1000, FPR_LOW,
+			       &sh, 0, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, kbt_upload(self->fd, "r", 0, img, len, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, kbt_upload(self->fd, "r", KB_IMAGE_F_CREATE,
+					  img, len, NULL));
+	c.size = KB_IOC_CREATE_SIZE_VER0;
+	c.items = 2000;
+	ASSERT_EQ(0, kbt_ioc(self->fd, KB_IOC_TXN_BEGIN, &c));
+	EXPECT_EQ(-EOPNOTSUPP, kbt_upload(self->fd, "r", KB_IMAGE_F_TXN, img,
+					  len, NULL));
+	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_COMMIT));
+	free(img);
+	ASSERT_EQ(0, wc_info(self->fd, "r", &w));
+	EXPECT_EQ(4, w.slices);
+	EXPECT_EQ(60000, w.window_ms);
+	EXPECT_EQ(2000, w.items);
+	EXPECT_EQ(667, w.sl[0].items);
+}
+
+/*
  * Destroy with a rotation pending, then netns exit with one: no work runs
  * on a freed filter (the debug lane's KASAN, lockdep and kmemleak watch),
  * and the memory is back: the same filter fits max_netns_bytes again
