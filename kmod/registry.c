@@ -265,7 +265,7 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 	if (ret >= 0 && op != KB_OP_DEL && over && kb_gen_over(g))
 		*over = true;
 	/* adds may note new prefix lengths (even before a bad key) */
-	if (op != KB_OP_DEL)
+	if (op != KB_OP_DEL && !s->dead)
 		kb_map_sync(s, g);
 	mutex_unlock(&s->lock);
 	if (ret >= 0 && op == KB_OP_ADD)

@@ -415,40 +415,126 @@ static void kb_slices_publish(struct kb_set *s, struct kb_gen *old,
 	kb_gen_discard(old);
 }
 
-/* due rotations of old (a window) at now, in one new generation */
-static int kb_slices_rotate(struct kb_set *s, struct kb_gen *old, u64 due,
-			    u64 now)
+/* s is linked (its net alive): s->lock held, s not dead */
+static void kb_slices_announce(struct kb_set *s, enum kb_nl_event ev)
 {
-	u32 S = old->shape.slices, keep, i, j = 0;
-	struct kb_stats st;
+	char name[KB_NAME_MAX];
+
+	kb_set_name(s, name);
+	kb_reg_announce(s->net, ev, name, NULL);
+}
+
+/* the prefix lengths old noted since g was made from it (s->lock held) */
+static void kb_gen_plens(struct kb_gen *g, const struct kb_gen *old)
+{
+	g->f.p.plen4 |= READ_ONCE(old->f.p.plen4);
+	g->f.p.plen6[0] |= READ_ONCE(old->f.p.plen6[0]);
+	g->f.p.plen6[1] |= READ_ONCE(old->f.p.plen6[1]);
+	g->f.p.plen6[2] |= READ_ONCE(old->f.p.plen6[2]);
+}
+
+/*
+ * A rotation or a growth allocates (and zeroes) whole slices: not under
+ * s->lock, which every add, GET and the packet path's workers wait on.
+ * prep() makes g from old with no lock (a reference on old held), then
+ * link() fills g's shared slices and publishes it, with the lock, if old
+ * is still the filter's; else g goes.  Entered and left with s->lock
+ * held; s may be dead on return (the caller checks).
+ */
+static int kb_slices_swap(struct kb_set *s, struct kb_gen *old, u64 arg,
+			  struct kb_gen *(*prep)(struct kb_gen *, u64),
+			  int (*link)(struct kb_set *, struct kb_gen *,
+				      struct kb_gen *, u64))
+{
 	struct kb_gen *g;
 	int ret;
 
+	lockdep_assert_held(&s->lock);
+	refcount_inc(&old->ref);
+	mutex_unlock(&s->lock);
+	g = prep(old, arg);
+	mutex_lock(&s->lock);
+	ret = PTR_ERR_OR_ZERO(g);
+	if (!ret && (s->dead || old != rcu_dereference_protected(s->gen,
+					lockdep_is_held(&s->lock)))) {
+		kb_gen_discard(g);
+		ret = -EAGAIN;
+	} else if (!ret) {
+		kb_gen_plens(g, old);
+		ret = link(s, old, g, arg);
+		if (ret)
+			kb_gen_discard(g);
+	}
+	kb_gen_put(old);
+	return ret;
+}
+
+/* due rotations of old in one generation: its S - 1 + ... empty slices */
+static u32 kb_rotate_keep(const struct kb_gen *old, u64 due)
+{
+	u32 S = old->shape.slices;
+
+	return due < S ? min_t(u32, S - due, old->nslices - 1) : 0;
+}
+
+static struct kb_gen *kb_rotate_prep(struct kb_gen *old, u64 due)
+{
+	u32 S = old->shape.slices, j;
+	u64 now = ktime_get_boottime_ns();
+	struct kb_stats st;
+	struct kb_gen *g;
+	int ret = 0;
+
 	g = kb_gen_next(old, &old->f.p, S + 1, NULL);
 	if (IS_ERR(g))
-		return PTR_ERR(g);
+		return g;
 	kb_filter_stats_fill(&g->f, &st);
+	/* older[0] and the kept ones are link()'s, the rest fresh */
+	for (j = 1 + kb_rotate_keep(old, due); !ret && j < S; j++)
+		ret = kb_oslice_empty(g, &g->older[j], &st, now, NULL);
+	if (ret) {
+		kb_gen_discard(g);
+		return ERR_PTR(ret);
+	}
+	return g;
+}
+
+static int kb_rotate_link(struct kb_set *s, struct kb_gen *old,
+			  struct kb_gen *g, u64 due)
+{
+	u32 keep = kb_rotate_keep(old, due), i;
+	int ret;
+
 	/*
 	 * The newest may hold keys of now, however late this runs (a work
 	 * that fired late after a resume, adds meanwhile): it always stays,
 	 * as older[0]; only the older slices whose time is over go.
 	 */
-	ret = kb_oslice_freeze(old, &g->older[j++]);
+	ret = kb_oslice_freeze(old, &g->older[0]);
 	if (ret)
-		goto fail;
-	keep = due < S ? min_t(u32, S - due, old->nslices - 1) : 0;
+		return ret;
 	for (i = 0; i < keep; i++)
-		kb_oslice_share(&g->older[j++], &old->older[i]);
-	for (; j < S; j++) {
-		ret = kb_oslice_empty(g, &g->older[j], &st, now, NULL);
-		if (ret)
-			goto fail;
-	}
+		kb_oslice_share(&g->older[i + 1], &old->older[i]);
 	kb_slices_publish(s, old, g);
 	return 0;
-fail:
-	kb_gen_discard(g);
-	return ret;
+}
+
+/* due rotations of old (a window), in one new generation (s->lock held) */
+static int kb_slices_rotate(struct kb_set *s, struct kb_gen *old, u64 due)
+{
+	return kb_slices_swap(s, old, due, kb_rotate_prep, kb_rotate_link);
+}
+
+/* rotations due now of s's window g, before adds (s->lock held) */
+static void kb_slices_catch_up(struct kb_set *s, struct kb_gen *g)
+{
+	u64 now = ktime_get_boottime_ns(), due;
+
+	if (!g->shape.window_ms || g->born_ns > now)
+		return;
+	due = div64_u64(now - g->born_ns, kb_window_period_ns(&g->shape));
+	if (due && !kb_slices_rotate(s, g, due) && !s->dead)
+		kb_slices_announce(s, KB_EVENT_ROTATED);
 }
 
 /* the next slice of a growing filter: twice the items, half the FPR */
@@ -493,39 +579,45 @@ static u64 kb_gen_bytes(const struct kb_gen *g)
 	return b;
 }
 
-/*
- * Grow old (s->lock held): 0 and a new generation published, or an error
- * and old->grow_stop (it stays as it is, and goes over capacity).
- */
-static int kb_slices_grow(struct kb_set *s, struct kb_gen *old)
+static struct kb_gen *kb_grow_prep(struct kb_gen *old, u64 unused)
 {
-	u64 max = kb_grow_max(old);
 	struct kb_params p;
-	struct kb_gen *g;
-	u32 i;
 	int ret;
 
 	ret = old->nslices < KB_SLICES_MAX ? kb_grow_params(old, &p) : -E2BIG;
-	if (!ret && kb_gen_bytes(old) + kb_params_payload_bytes(&p) > max)
+	if (!ret && kb_gen_bytes(old) + kb_params_payload_bytes(&p) >
+		    kb_grow_max(old))
 		ret = -E2BIG;
-	if (ret)
-		goto stop;
-	g = kb_gen_next(old, &p, old->nslices + 1, NULL);
-	ret = PTR_ERR_OR_ZERO(g);
-	if (ret)
-		goto stop;
+	return ret ? ERR_PTR(ret) : kb_gen_next(old, &p, old->nslices + 1,
+						 NULL);
+}
+
+static int kb_grow_link(struct kb_set *s, struct kb_gen *old,
+			struct kb_gen *g, u64 unused)
+{
+	u32 i;
+	int ret;
+
 	ret = kb_oslice_freeze(old, &g->older[0]);
-	if (ret) {
-		kb_gen_discard(g);
+	if (ret)
 		return ret;
-	}
 	for (i = 0; i + 1 < old->nslices; i++)
 		kb_oslice_share(&g->older[i + 1], &old->older[i]);
 	kb_slices_publish(s, old, g);
 	return 0;
-stop:
-	/* -ENOMEM of a transient shortage is tried again at the next add */
-	if (ret != -ENOMEM)
+}
+
+/*
+ * Grow old (s->lock held, dropped meanwhile): 0 and a new generation
+ * published, or an error and old->grow_stop (it stays as it is, and goes
+ * over capacity); -ENOMEM of a transient shortage is tried again at the
+ * next add, -EAGAIN (old replaced meanwhile) is nothing.
+ */
+static int kb_slices_grow(struct kb_set *s, struct kb_gen *old)
+{
+	int ret = kb_slices_swap(s, old, 0, kb_grow_prep, kb_grow_link);
+
+	if (ret && ret != -ENOMEM && ret != -EAGAIN)
 		old->grow_stop = true;
 	return ret;
 }
@@ -544,14 +636,6 @@ static bool kb_gen_full(struct kb_gen *g)
 	return st.est_items >= g->f.p.items;
 }
 
-static void kb_slices_announce(struct kb_set *s, enum kb_nl_event ev)
-{
-	char name[KB_NAME_MAX];
-
-	kb_set_name(s, name);
-	kb_reg_announce(s->net, ev, name, NULL);
-}
-
 int kb_slices_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		   u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack)
 {
@@ -564,8 +648,10 @@ int kb_slices_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		return kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
 	if (bitmap)
 		memset(bitmap, 0, DIV_ROUND_UP(n, 64) * 8);
+	/* a late rotation (after a resume) first: keys go to a fresh slice */
+	kb_slices_catch_up(s, g);
 	/* one key at a time: a growing filter grows between two keys */
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !s->dead; i++) {
 		bool older;
 		u32 bad1;
 		u64 b = 0;
@@ -596,6 +682,12 @@ int kb_slices_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		if (kb_gen_full(g) && !kb_slices_grow(s, g))
 			grew++;
 	}
+	/* a rotation or growth let go of s->lock: destroyed meanwhile */
+	if (s->dead) {
+		NL_SET_ERR_MSG_MOD(extack, "the filter was destroyed");
+		*bad = i;
+		return -ENOENT;
+	}
 	/* no registry lock is taken by an announcement: s->lock is fine */
 	if (grew)
 		kb_slices_announce(s, KB_EVENT_GREW);
@@ -618,7 +710,7 @@ static void kb_slices_grow_work(struct work_struct *w)
 		g = rcu_dereference_protected(s->gen,
 					      lockdep_is_held(&s->lock));
 		grew = kb_gen_full(g) && !kb_slices_grow(s, g);
-		if (grew)
+		if (grew && !s->dead)
 			kb_slices_announce(s, KB_EVENT_GREW);
 	}
 	mutex_unlock(&s->lock);
@@ -652,6 +744,7 @@ static void kb_slices_rotate_work(struct work_struct *w)
 	bool rotated = false, put = true;
 	struct kb_gen *g;
 	u64 now, due;
+	int ret = 0;
 
 	mutex_lock(&s->lock);
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
@@ -661,14 +754,18 @@ static void kb_slices_rotate_work(struct work_struct *w)
 	due = div64_u64(now - g->born_ns, kb_window_period_ns(&g->shape));
 	if (due) {
 		/* on failure (memory, limits), again in a second */
-		rotated = !kb_slices_rotate(s, g, due, now);
-		if (!rotated)
+		ret = kb_slices_rotate(s, g, due);
+		/* destroyed while it allocated: stop_sync() waits for us */
+		if (s->dead)
+			goto out;
+		rotated = !ret;
+		if (ret && ret != -EAGAIN)
 			pr_warn_ratelimited("netns %u: a window's rotation failed (memory or its limits): retrying\n",
 					    s->net->ns.inum);
 		g = rcu_dereference_protected(s->gen,
 					      lockdep_is_held(&s->lock));
 	}
-	if (rotated || !due)
+	if (rotated || !due || ret == -EAGAIN)
 		delay = nsecs_to_jiffies(kb_rotate_in(g, now)) + 1;
 	/* the reference goes on with the work (unless it is queued anew) */
 	put = !queue_delayed_work(kb_slices_wq, &s->rotate, delay);
