@@ -219,6 +219,11 @@ struct kb_gen {
 					 */
 	u32 older_fpr_ppb;		/* est. FPR of the older slices */
 	u64 born_ns;			/* boottime f began taking adds */
+	u64 staged_ns;			/* unpublished: the boottime its born
+					 * times are as of (published, they
+					 * move by the time since); 0 once
+					 * published
+					 */
 	struct kb_oslice *older;
 	struct kb_pl *pl;
 	/*

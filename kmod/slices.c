@@ -240,6 +240,7 @@ int kb_gen_slices_new(struct kb_gen *g, struct netlink_ext_ack *extack)
 	int ret;
 
 	g->born_ns = now;
+	g->staged_ns = now;
 	/*
 	 * A learning filter fed spoofed sources would grow to the module's
 	 * max_filter_bytes: by default a growing filter stops at 16 times
@@ -406,6 +407,9 @@ static void kb_slices_publish(struct kb_set *s, struct kb_gen *old,
 			      struct kb_gen *g)
 {
 	lockdep_assert_held(&s->lock);
+	/* its newest takes adds from now (allocated unlocked, earlier) */
+	g->born_ns = ktime_get_boottime_ns();
+	g->staged_ns = 0;
 	kb_gen_older_fpr(g);
 	/* the packet path's cap starts from the older slices' estimate */
 	kb_learn_sync(g);
@@ -790,7 +794,22 @@ void kb_slices_init_set(struct kb_set *s, struct net *net)
 void kb_slices_arm(struct kb_set *s)
 {
 	struct kb_gen *g = rcu_dereference_protected(s->gen, true);
+	u64 d;
+	u32 i;
 
+	/*
+	 * A generation staged a while (a transaction open longer than the
+	 * window) takes adds from its publication: its slices' times move
+	 * with it, so that its first rotation is a period from now, not a
+	 * catch-up emptying what the transaction loaded.
+	 */
+	if (g->staged_ns) {
+		d = ktime_get_boottime_ns() - g->staged_ns;
+		g->born_ns += d;
+		for (i = 0; i + 1 < g->nslices; i++)
+			g->older[i].born_ns += d;
+		g->staged_ns = 0;
+	}
 	if (s->dead || !g->shape.window_ms)
 		return;
 	refcount_inc(&s->ref);

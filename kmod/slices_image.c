@@ -187,7 +187,8 @@ struct kb_slice_up *kb_slice_up_prep(struct kb_gen *cur, u32 n,
 		img->count = 0;
 	}
 	/* boottime never goes below 0: an older age is as old as the boot */
-	up->now = ktime_get_boottime_ns();
+	/* a transaction's staging generation: its times are as of staging */
+	up->now = cur->staged_ns ?: ktime_get_boottime_ns();
 	up->born = up->now - min_t(u64, age_ms * NSEC_PER_MSEC, up->now);
 	if (n == 1 && !up->add) {
 		up->g = img;
@@ -225,6 +226,7 @@ struct kb_gen *kb_slice_up_link(struct kb_slice_up *up, struct kb_gen *cur,
 	int ret;
 
 	g->shape = cur->shape;
+	g->staged_ns = cur->staged_ns;
 	g->older = kcalloc(t - 1, sizeof(*g->older), GFP_KERNEL_ACCOUNT);
 	ret = g->older ? 0 : -ENOMEM;
 	g->nslices = t;

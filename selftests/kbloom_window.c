@@ -646,6 +646,42 @@ TEST_F(win, rebuild_with_window)
 }
 
 /*
+ * A transaction open longer than the window (2 s, S = 2: 3 s bound): its
+ * keys are in the newest slice once committed, which starts its period
+ * then, not at begin (a catch-up would at once retire them)
+ */
+TEST_F(win, long_txn)
+{
+	struct kb_ioc_create c = kbt_spec("t", KB_KIND_BLOCKED, KB_KEY_BYTES,
+					  1000, FPR_LOW);
+	__u32 keys[64], i;
+	struct kb_ioc_keys k;
+	struct winfo w;
+
+	for (i = 0; i < 64; i++)
+		keys[i] = 0x7a000000 + i;
+	c.window_ms = 2000;
+	c.slices = 2;
+	ASSERT_EQ(0, kbt_ioc(self->fd, KB_IOC_TXN_BEGIN, &c));
+	ASSERT_EQ(0, kbt_keys(self->fd, KB_IOC_ADD, "t", KB_KEYS_F_TXN, keys,
+			      4, 64, NULL, NULL));
+	sleep_ms(3500);
+	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_COMMIT));
+	sleep_ms(300);
+	ASSERT_EQ(0, wc_info(self->fd, "t", &w));
+	ASSERT_EQ(3, w.nnest);
+	TH_LOG("newest: age %llu ms, %llu bits; next rotation in %llu ms",
+	       (unsigned long long)w.sl[0].age_ms,
+	       (unsigned long long)w.sl[0].bits_set,
+	       (unsigned long long)w.next_rotation_ms);
+	EXPECT_LT(0, w.sl[0].bits_set);
+	EXPECT_GT(1000, w.sl[0].age_ms);
+	ASSERT_EQ(0, kbt_keys(self->fd, KB_IOC_TEST, "t", 0, keys, 4, 64,
+			      NULL, &k));
+	EXPECT_EQ(64, k.hits);
+}
+
+/*
  * A window's images are its slices: a whole image (slice 0) is refused,
  * live, with CREATE of the existing name and into a transaction, and the
  * window stays; a TXN_BEGIN VER0 (no shape fields) keeps the window
@@ -656,7 +692,7 @@ TEST_F(win, whole_image_and_ver0_rebuild)
 					  1000, FPR_LOW);
 	struct shape sh = { .window_ms = 60000, .slices = 3 };
 	struct winfo w;
-	void *img;
+	void *img = NULL;
 	long len;
 
 	ASSERT_EQ(0, kbt_create(self->fd, "p", KB_KIND_BLOCKED, KB_KEY_BYTES,
