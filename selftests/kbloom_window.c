@@ -590,9 +590,9 @@ TEST_F(win, shape_refused)
 	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
 				     10000000, &slices, KB_A_SLICES, &blamed));
 	EXPECT_TRUE(blamed);
-	/* over 31 days (policy), a rotation more than once a second */
+	/* over 31 days (the policy's max: ERANGE), a rotation a second */
 	big.window_ms = 1ULL << 58;
-	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
+	EXPECT_EQ(-ERANGE, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
 				     10000000, &big, KB_A_WINDOW_MS, &blamed));
 	EXPECT_TRUE(blamed);
 	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
