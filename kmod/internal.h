@@ -289,6 +289,11 @@ struct kb_set {
 	struct mutex lock;		/* serializes changes */
 	refcount_t ref;
 	atomic_t users;			/* consumer references */
+	unsigned long over;		/* bit 0: over capacity announced,
+					 * once per filter until its slices
+					 * are all back within capacity
+					 * (kb_set_over_once())
+					 */
 	struct kb_pcpu __percpu *stats;
 	kgid_t readers;			/* grants (KB_A_READERS, _WRITERS):
 					 * INVALID_GID: none; written under
@@ -649,6 +654,13 @@ u32 kb_gen_older_fpr_ppb(const struct kb_gen *g);
 /* OR the older slices into a TEST batch's answers; returns hits added */
 u32 kb_gen_test_older_many(const struct kb_gen *g, const struct kb_key *keys,
 			   u32 n, u64 *bitmap);
+/*
+ * Whether to announce KB_EVENT_OVER_CAPACITY of s now: once per filter,
+ * not per generation (a window's rotations would repeat it every period
+ * under a flood); again after new contents (a rebuild, a flush) or a
+ * rotation that leaves no slice over capacity.  Any context.
+ */
+bool kb_set_over_once(struct kb_set *s);
 /* a growing filter's newest slice may be full: grow (any context) */
 void kb_set_grow_kick(struct kb_set *s);
 /*

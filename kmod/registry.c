@@ -262,7 +262,8 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
 	/* a growth may have published a new generation */
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
-	if (ret >= 0 && op != KB_OP_DEL && over && kb_gen_over(g))
+	if (ret >= 0 && op != KB_OP_DEL && over && kb_gen_over(g) &&
+	    kb_set_over_once(s))
 		*over = true;
 	/* adds may note new prefix lengths (even before a bad key) */
 	if (op != KB_OP_DEL && !s->dead)
@@ -612,6 +613,7 @@ int kb_reg_flush(struct net *net, const char *name,
 		WRITE_ONCE(g->f.p.plen6[i], 0);
 	g->count = 0;
 	g->over_told = false;
+	clear_bit(0, &s->over);
 	kb_learn_reset(g);
 	g->seq++;
 	mutex_unlock(&s->lock);

@@ -127,6 +127,11 @@ int kb_shape_check(struct kb_shape *sh, struct kb_spec *sp, int *attr,
 	return 0;
 }
 
+bool kb_set_over_once(struct kb_set *s)
+{
+	return !test_bit(0, &s->over) && !test_and_set_bit(0, &s->over);
+}
+
 bool kb_set_sliced(struct kb_set *s)
 {
 	bool sliced;
@@ -406,6 +411,8 @@ static struct kb_gen *kb_gen_next(struct kb_gen *old, const struct kb_params *p,
 static void kb_slices_publish(struct kb_set *s, struct kb_gen *old,
 			      struct kb_gen *g)
 {
+	u32 i;
+
 	lockdep_assert_held(&s->lock);
 	/* its newest takes adds from now (allocated unlocked, earlier) */
 	g->born_ns = ktime_get_boottime_ns();
@@ -413,6 +420,12 @@ static void kb_slices_publish(struct kb_set *s, struct kb_gen *old,
 	kb_gen_older_fpr(g);
 	/* the packet path's cap starts from the older slices' estimate */
 	kb_learn_sync(g);
+	/* back within capacity (the newest is empty): may be told again */
+	for (i = 0; i + 1 < g->nslices; i++)
+		if (g->older[i].st.over_capacity)
+			break;
+	if (i + 1 >= g->nslices)
+		clear_bit(0, &s->over);
 	rcu_assign_pointer(s->gen, g);
 	kb_map_retire(old, KB_MAP_REPLACED);
 	kb_map_wake(s);
@@ -810,6 +823,8 @@ void kb_slices_arm(struct kb_set *s)
 			g->older[i].born_ns += d;
 		g->staged_ns = 0;
 	}
+	/* new contents (a rebuild, an upload, a swap): told anew */
+	clear_bit(0, &s->over);
 	if (s->dead || !g->shape.window_ms)
 		return;
 	refcount_inc(&s->ref);

@@ -568,6 +568,36 @@ TEST_F(win, grow_max_bytes)
 	kbtn_close(ev);
 }
 
+/*
+ * A window overfilled period after period says it is over capacity once,
+ * not at every rotation (each a new generation)
+ */
+TEST_F(win, over_once)
+{
+	struct shape sh = { .window_ms = 2000, .slices = 2 };
+	char name[KB_NAME_MAX], name2[KB_NAME_MAX];
+	struct kbtn *ev = kbtn_open();
+	int i, e, over = 0, rotated = 0;
+
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(0, kbtn_join(ev));
+	ASSERT_EQ(0, wc_create(self->fd, "o", KB_KIND_BLOCKED, 1000, FPR_LOW,
+			       &sh, 0, NULL));
+	/* 3 slices' worth each 0.7 s for 3.5 s: 3 rotations, all over */
+	for (i = 0; i < 5; i++) {
+		ASSERT_EQ(0, wc_add(self->fd, "o", 4, i * 1500, 1500));
+		sleep_ms(700);
+	}
+	while ((e = kbtn_event(ev, 200, name, name2)) > 0) {
+		over += e == KB_EVENT_OVER_CAPACITY;
+		rotated += e == KB_EVENT_ROTATED;
+	}
+	TH_LOG("%d rotations, %d over-capacity events", rotated, over);
+	EXPECT_LE(2, rotated);
+	EXPECT_EQ(1, over);
+	kbtn_close(ev);
+}
+
 /* the shapes refused, each with a message naming its attribute */
 TEST_F(win, shape_refused)
 {
