@@ -415,7 +415,12 @@ struct kb_ioc_info {
  * ~0 when no key is at fault.
  *
  * KB_KEYS_F_TXN: work on this open file's transaction's staging generation
- * (name must be the transaction's name) instead of the live filter.
+ * (name must be the transaction's name) instead of the live filter.  Such
+ * batches do not grow a growing filter (nor rotate a window): the staging
+ * generation keeps the slices it was begun or uploaded with, and keys
+ * past its newest slice's items overfill that slice (over capacity at
+ * commit, as a fixed filter).  Size a rebuild for the keys it loads; the
+ * live filter grows again with its own adds after the commit.
  */
 #define KB_KEYS_F_TXN		(1U << 0)
 
