@@ -378,6 +378,9 @@ static long kb_ioc_txn_begin(struct file *file, struct kb_file *kf,
 		.window_ms = a.window_ms, .max_bytes = a.max_bytes,
 		.slices = a.slices, .grow = a.flags & KB_CREATE_F_GROW,
 	};
+	/* VER0 knows no shape: a window or growing filter keeps its own */
+	if (usize < KB_IOC_CREATE_SIZE_VER1)
+		kb_shape_keep(kf->net, a.name, &sh);
 	ret = kb_shape_check(&sh, &s, &attr, NULL);
 	if (ret)
 		return ret;

@@ -134,6 +134,13 @@ struct kb_shape {
 					 * slices it adds
 					 */
 	bool grow;
+	/*
+	 * windows and growing filters sized by ITEMS + FPR_PPB: what the
+	 * create or the rebuild asked of the whole filter (KB_CMD_GET says
+	 * these, not its newest slice's share); 0: another sizing
+	 */
+	u64 items;
+	u32 fpr_ppb;
 };
 
 /*
@@ -212,6 +219,11 @@ struct kb_gen {
 					 */
 	u32 older_fpr_ppb;		/* est. FPR of the older slices */
 	u64 born_ns;			/* boottime f began taking adds */
+	u64 staged_ns;			/* unpublished: the boottime its born
+					 * times are as of (published, they
+					 * move by the time since); 0 once
+					 * published
+					 */
 	struct kb_oslice *older;
 	struct kb_pl *pl;
 	/*
@@ -277,6 +289,11 @@ struct kb_set {
 	struct mutex lock;		/* serializes changes */
 	refcount_t ref;
 	atomic_t users;			/* consumer references */
+	unsigned long over;		/* bit 0: over capacity announced,
+					 * once per filter until its slices
+					 * are all back within capacity
+					 * (kb_set_over_once())
+					 */
 	struct kb_pcpu __percpu *stats;
 	kgid_t readers;			/* grants (KB_A_READERS, _WRITERS):
 					 * INVALID_GID: none; written under
@@ -607,6 +624,19 @@ void kb_exc_release(struct kb_exc *e);
  */
 int kb_shape_check(struct kb_shape *sh, struct kb_spec *sp, int *attr,
 		   struct netlink_ext_ack *extack);
+/* g is a window or a growing filter (held as slices) */
+static inline bool kb_gen_sliced(const struct kb_gen *g)
+{
+	return g->shape.window_ms || g->shape.grow;
+}
+
+/* the same of s's current generation (any context but hard irq) */
+bool kb_set_sliced(struct kb_set *s);
+/*
+ * TXN_BEGIN VER0 (no shape fields) of filter name: its window or growth
+ * into sh (the cap and max_bytes stay at their defaults), if it exists
+ */
+void kb_shape_keep(struct net *net, const char *name, struct kb_shape *sh);
 /* g's older slices for its shape (kb_gen_alloc()), and their release */
 int kb_gen_slices_new(struct kb_gen *g, struct netlink_ext_ack *extack);
 void kb_gen_slices_free(struct kb_gen *g);
@@ -624,6 +654,13 @@ u32 kb_gen_older_fpr_ppb(const struct kb_gen *g);
 /* OR the older slices into a TEST batch's answers; returns hits added */
 u32 kb_gen_test_older_many(const struct kb_gen *g, const struct kb_key *keys,
 			   u32 n, u64 *bitmap);
+/*
+ * Whether to announce KB_EVENT_OVER_CAPACITY of s now: once per filter,
+ * not per generation (a window's rotations would repeat it every period
+ * under a flood); again after new contents (a rebuild, a flush) or a
+ * rotation that leaves no slice over capacity.  Any context.
+ */
+bool kb_set_over_once(struct kb_set *s);
 /* a growing filter's newest slice may be full: grow (any context) */
 void kb_set_grow_kick(struct kb_set *s);
 /*

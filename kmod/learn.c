@@ -271,7 +271,7 @@ static void kb_learn_account(struct kb_set *s, struct kb_gen *g,
 }
 
 /*
- * A refusal: counted; over-capacity told once per generation, in net (a
+ * A refusal: counted; over-capacity told once per filter, in net (a
  * caller without one, a BPF ref's add outside a task, leaves it to the
  * next refusal that has one)
  */
@@ -280,7 +280,7 @@ static int kb_learn_refuse(struct net *net, struct kb_set *s,
 {
 	this_cpu_inc(s->stats->learn_refused);
 	if (net && !test_bit(0, &g->learn.told) &&
-	    !test_and_set_bit(0, &g->learn.told))
+	    !test_and_set_bit(0, &g->learn.told) && kb_set_over_once(s))
 		kb_learn_kick(net, s, KB_LEARN_TELL);
 	return -ENOSPC;
 }

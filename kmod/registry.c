@@ -262,10 +262,11 @@ int kb_set_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		ret = kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
 	/* a growth may have published a new generation */
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
-	if (ret >= 0 && op != KB_OP_DEL && over && kb_gen_over(g))
+	if (ret >= 0 && op != KB_OP_DEL && over && kb_gen_over(g) &&
+	    kb_set_over_once(s))
 		*over = true;
 	/* adds may note new prefix lengths (even before a bad key) */
-	if (op != KB_OP_DEL)
+	if (op != KB_OP_DEL && !s->dead)
 		kb_map_sync(s, g);
 	mutex_unlock(&s->lock);
 	if (ret >= 0 && op == KB_OP_ADD)
@@ -306,6 +307,11 @@ int kb_set_info(struct kb_set *s, struct kb_info *info)
 	kb_learn_sync(g);
 	info->max_fpr_ppb = kb_learn_cap(s, g);
 	info->p = g->f.p;
+	/* a sliced filter's sizing is the whole filter's, as created */
+	if (g->shape.items) {
+		info->p.items = g->shape.items;
+		info->p.fpr_ppb = g->shape.fpr_ppb;
+	}
 	info->count = g->count;
 	info->gen_id = g->id;
 	info->set_id = s->id;
@@ -506,8 +512,12 @@ int kb_reg_upload(struct net *net, const char *name, struct kb_gen *g,
 		ret = kb_set_insert(net, name, g, NULL, extack);
 	else if (!s)
 		ret = -ENOENT;
+	else if (kb_set_sliced(s))
+		ret = -EOPNOTSUPP;	/* its images are slices */
 	else
 		ret = kb_set_replace(net, s, g, extack);
+	if (ret == -EOPNOTSUPP)
+		NL_SET_ERR_MSG_MOD(extack, "a window or growing filter takes images slice by slice");
 	mutex_unlock(&kn->lock);
 	if (ret == -ENOENT && !s)
 		NL_SET_ERR_MSG_MOD(extack, "no such filter");
@@ -603,6 +613,7 @@ int kb_reg_flush(struct net *net, const char *name,
 		WRITE_ONCE(g->f.p.plen6[i], 0);
 	g->count = 0;
 	g->over_told = false;
+	clear_bit(0, &s->over);
 	kb_learn_reset(g);
 	g->seq++;
 	mutex_unlock(&s->lock);

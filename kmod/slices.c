@@ -18,9 +18,10 @@
  * least, and is dropped at the latest (S + 1) * window / S after t, plus
  * however late the work runs.  A work that finds several rotations due
  * (after a suspend or a stall) makes them at once: it drops that many of
- * the oldest slices (their keys are past their time) but keeps the newest
- * as the first older slice (it may hold keys added just now), unless the
- * whole window and one more slice has passed: then everything is gone.
+ * the oldest slices (their keys are past their time), all of them if the
+ * whole window has passed, but always keeps the newest as the first older
+ * slice: it may hold keys added just now, into a slice whose rotation was
+ * late.  Such a key is then held one period past that rotation.
  *
  * A growing filter (KB_A_GROW) starts with one slice sized for fpr / 2;
  * when the newest holds its items, a slice of twice the items at half
@@ -48,6 +49,8 @@
 #define KB_WINDOW_MS_MAX		2678400000ULL
 #define KB_PERIOD_MS_MIN		1000
 #define KB_PPB				1000000000ULL
+/* a growing filter's default bound: this many times its first slice */
+#define KB_GROW_BYTES_DEFAULT		16
 
 static struct workqueue_struct *kb_slices_wq;
 
@@ -74,6 +77,8 @@ int kb_shape_check(struct kb_shape *sh, struct kb_spec *sp, int *attr,
 	}
 	if (!sh->window_ms && !sh->grow)
 		return 0;
+	sh->items = sp->sizing == KB_SIZING_FPR ? sp->items : 0;
+	sh->fpr_ppb = sp->sizing == KB_SIZING_FPR ? sp->fpr_ppb : 0;
 	if (sh->window_ms && sh->grow) {
 		NL_SET_ERR_MSG_MOD(extack, "a filter has a window (WINDOW_MS) or grows (GROW), not both");
 		return kb_shape_bad(attr, KB_A_GROW);
@@ -86,6 +91,10 @@ int kb_shape_check(struct kb_shape *sh, struct kb_spec *sp, int *attr,
 		if (sp->sizing != KB_SIZING_FPR) {
 			NL_SET_ERR_MSG_MOD(extack, "GROW needs sizing by ITEMS + FPR_PPB");
 			return kb_shape_bad(attr, KB_A_GROW);
+		}
+		if (sh->max_bytes > READ_ONCE(kb_max_filter_bytes)) {
+			NL_SET_ERR_MSG_MOD(extack, "MAX_BYTES is over the module's max_filter_bytes");
+			return kb_shape_bad(attr, KB_A_MAX_BYTES);
 		}
 		/* the first slice takes half the FPR: the series sums below */
 		sp->fpr_ppb = max(1U, sp->fpr_ppb / 2);
@@ -118,11 +127,60 @@ int kb_shape_check(struct kb_shape *sh, struct kb_spec *sp, int *attr,
 	return 0;
 }
 
+bool kb_set_over_once(struct kb_set *s)
+{
+	return !test_bit(0, &s->over) && !test_and_set_bit(0, &s->over);
+}
+
+bool kb_set_sliced(struct kb_set *s)
+{
+	bool sliced;
+
+	rcu_read_lock();
+	sliced = kb_gen_sliced(rcu_dereference(s->gen));
+	rcu_read_unlock();
+	return sliced;
+}
+
+void kb_shape_keep(struct net *net, const char *name, struct kb_shape *sh)
+{
+	struct kb_set *s = kb_set_find(net, name, false);
+	const struct kb_gen *g;
+
+	if (IS_ERR(s))
+		return;
+	rcu_read_lock();
+	g = rcu_dereference(s->gen);
+	sh->window_ms = g->shape.window_ms;
+	sh->slices = g->shape.slices;
+	sh->grow = g->shape.grow;
+	rcu_read_unlock();
+	kb_set_put(s);
+}
+
 /* ---- slices of a generation ------------------------------------------ */
 
 const struct kb_filter *kb_gen_slice(const struct kb_gen *g, u32 i)
 {
 	return i ? &g->older[i - 1].f : &g->f;
+}
+
+/*
+ * The statistics of g's newest slice with the packet path's adds: merged
+ * into its fill (s->lock held, or g unpublished), then the CPUs' pending
+ * deltas on a copy.  Learned bits drive growth and the frozen estimates
+ * of older slices (the cap reads those) as the slow path's do.
+ */
+static void kb_gen_live_stats(struct kb_gen *g, struct kb_stats *st)
+{
+	struct kb_filter f = g->f;
+	struct kb_fill fill;
+
+	kb_learn_sync(g);
+	fill = *g->fill;
+	kb_learn_fill_read(g, &fill);
+	f.fill = &fill;
+	kb_filter_stats_fill(&f, st);
 }
 
 /* P(any older slice says maybe), from their frozen estimates */
@@ -187,6 +245,16 @@ int kb_gen_slices_new(struct kb_gen *g, struct netlink_ext_ack *extack)
 	int ret;
 
 	g->born_ns = now;
+	g->staged_ns = now;
+	/*
+	 * A learning filter fed spoofed sources would grow to the module's
+	 * max_filter_bytes: by default a growing filter stops at 16 times
+	 * its first slice (about 7 times its items: each slice doubles the
+	 * keys and takes more bits per key for its halved FPR).
+	 */
+	if (g->shape.grow && !g->shape.max_bytes)
+		g->shape.max_bytes = min_t(u64, READ_ONCE(kb_max_filter_bytes),
+					   KB_GROW_BYTES_DEFAULT * g->f.bytes);
 	if (!g->shape.window_ms)
 		return 0;
 	n = g->shape.slices;
@@ -307,7 +375,7 @@ static int kb_oslice_freeze(struct kb_gen *g, struct kb_oslice *o)
 	o->f.fill = NULL;
 	o->count = g->count;
 	o->born_ns = g->born_ns;
-	kb_filter_stats_fill(&g->f, &o->st);
+	kb_gen_live_stats(g, &o->st);
 	return 0;
 }
 
@@ -343,53 +411,162 @@ static struct kb_gen *kb_gen_next(struct kb_gen *old, const struct kb_params *p,
 static void kb_slices_publish(struct kb_set *s, struct kb_gen *old,
 			      struct kb_gen *g)
 {
+	u32 i;
+
 	lockdep_assert_held(&s->lock);
+	/* its newest takes adds from now (allocated unlocked, earlier) */
+	g->born_ns = ktime_get_boottime_ns();
+	g->staged_ns = 0;
 	kb_gen_older_fpr(g);
+	/* the packet path's cap starts from the older slices' estimate */
+	kb_learn_sync(g);
+	/* back within capacity (the newest is empty): may be told again */
+	for (i = 0; i + 1 < g->nslices; i++)
+		if (g->older[i].st.over_capacity)
+			break;
+	if (i + 1 >= g->nslices)
+		clear_bit(0, &s->over);
 	rcu_assign_pointer(s->gen, g);
 	kb_map_retire(old, KB_MAP_REPLACED);
 	kb_map_wake(s);
 	kb_gen_discard(old);
 }
 
-/* due rotations of old (a window) at now, in one new generation */
-static int kb_slices_rotate(struct kb_set *s, struct kb_gen *old, u64 due,
-			    u64 now)
+/* s is linked (its net alive): s->lock held, s not dead */
+static void kb_slices_announce(struct kb_set *s, enum kb_nl_event ev)
 {
-	u32 S = old->shape.slices, keep, i, j = 0;
-	struct kb_stats st;
+	char name[KB_NAME_MAX];
+
+	kb_set_name(s, name);
+	kb_reg_announce(s->net, ev, name, NULL);
+}
+
+/* the prefix lengths old noted since g was made from it (s->lock held) */
+static void kb_gen_plens(struct kb_gen *g, const struct kb_gen *old)
+{
+	g->f.p.plen4 |= READ_ONCE(old->f.p.plen4);
+	g->f.p.plen6[0] |= READ_ONCE(old->f.p.plen6[0]);
+	g->f.p.plen6[1] |= READ_ONCE(old->f.p.plen6[1]);
+	g->f.p.plen6[2] |= READ_ONCE(old->f.p.plen6[2]);
+}
+
+/*
+ * A rotation or a growth allocates (and zeroes) whole slices: not under
+ * s->lock, which every add, GET and the packet path's workers wait on.
+ * prep() makes g from old with no lock (a reference on old held), then
+ * link() fills g's shared slices and publishes it, with the lock, if old
+ * is still the filter's; else g goes.  Entered and left with s->lock
+ * held; s may be dead on return (the caller checks).
+ */
+static int kb_slices_swap(struct kb_set *s, struct kb_gen *old, u64 arg,
+			  struct kb_gen *(*prep)(struct kb_gen *, u64),
+			  int (*link)(struct kb_set *, struct kb_gen *,
+				      struct kb_gen *, u64))
+{
 	struct kb_gen *g;
 	int ret;
 
-	g = kb_gen_next(old, &old->f.p, S + 1, NULL);
-	if (IS_ERR(g))
-		return PTR_ERR(g);
-	kb_filter_stats_fill(&g->f, &st);
-	if (due <= S) {
-		/* the newest may hold keys of now: it stays, as older[0] */
-		ret = kb_oslice_freeze(old, &g->older[j++]);
+	lockdep_assert_held(&s->lock);
+	refcount_inc(&old->ref);
+	mutex_unlock(&s->lock);
+	g = prep(old, arg);
+	mutex_lock(&s->lock);
+	ret = PTR_ERR_OR_ZERO(g);
+	if (!ret && (s->dead || old != rcu_dereference_protected(s->gen,
+					lockdep_is_held(&s->lock)))) {
+		kb_gen_discard(g);
+		ret = -EAGAIN;
+	} else if (!ret) {
+		kb_gen_plens(g, old);
+		ret = link(s, old, g, arg);
 		if (ret)
-			goto fail;
-		keep = min_t(u32, S - due, old->nslices - 1);
-		for (i = 0; i < keep; i++)
-			kb_oslice_share(&g->older[j++], &old->older[i]);
+			kb_gen_discard(g);
 	}
-	for (; j < S; j++) {
-		ret = kb_oslice_empty(g, &g->older[j], &st, now, NULL);
-		if (ret)
-			goto fail;
-	}
-	kb_slices_publish(s, old, g);
-	return 0;
-fail:
-	kb_gen_discard(g);
+	kb_gen_put(old);
 	return ret;
 }
 
+/* due rotations of old in one generation: its S - 1 + ... empty slices */
+static u32 kb_rotate_keep(const struct kb_gen *old, u64 due)
+{
+	u32 S = old->shape.slices;
+
+	return due < S ? min_t(u32, S - due, old->nslices - 1) : 0;
+}
+
+static struct kb_gen *kb_rotate_prep(struct kb_gen *old, u64 due)
+{
+	u32 S = old->shape.slices, j;
+	u64 now = ktime_get_boottime_ns();
+	struct kb_stats st;
+	struct kb_gen *g;
+	int ret = 0;
+
+	g = kb_gen_next(old, &old->f.p, S + 1, NULL);
+	if (IS_ERR(g))
+		return g;
+	kb_filter_stats_fill(&g->f, &st);
+	/* older[0] and the kept ones are link()'s, the rest fresh */
+	for (j = 1 + kb_rotate_keep(old, due); !ret && j < S; j++)
+		ret = kb_oslice_empty(g, &g->older[j], &st, now, NULL);
+	if (ret) {
+		kb_gen_discard(g);
+		return ERR_PTR(ret);
+	}
+	return g;
+}
+
+static int kb_rotate_link(struct kb_set *s, struct kb_gen *old,
+			  struct kb_gen *g, u64 due)
+{
+	u32 keep = kb_rotate_keep(old, due), i;
+	int ret;
+
+	/*
+	 * The newest may hold keys of now, however late this runs (a work
+	 * that fired late after a resume, adds meanwhile): it always stays,
+	 * as older[0]; only the older slices whose time is over go.
+	 */
+	ret = kb_oslice_freeze(old, &g->older[0]);
+	if (ret)
+		return ret;
+	for (i = 0; i < keep; i++)
+		kb_oslice_share(&g->older[i + 1], &old->older[i]);
+	kb_slices_publish(s, old, g);
+	return 0;
+}
+
+/* due rotations of old (a window), in one new generation (s->lock held) */
+static int kb_slices_rotate(struct kb_set *s, struct kb_gen *old, u64 due)
+{
+	return kb_slices_swap(s, old, due, kb_rotate_prep, kb_rotate_link);
+}
+
+/* rotations due now of s's window g, before adds (s->lock held) */
+static void kb_slices_catch_up(struct kb_set *s, struct kb_gen *g)
+{
+	u64 now = ktime_get_boottime_ns(), due;
+
+	if (!g->shape.window_ms || g->born_ns > now)
+		return;
+	due = div64_u64(now - g->born_ns, kb_window_period_ns(&g->shape));
+	if (due && !kb_slices_rotate(s, g, due) && !s->dead)
+		kb_slices_announce(s, KB_EVENT_ROTATED);
+}
+
 /* the next slice of a growing filter: twice the items, half the FPR */
+/* a growing g's bound on all its slices (the module's cap may have moved) */
+static u64 kb_grow_max(const struct kb_gen *g)
+{
+	u64 max = READ_ONCE(kb_max_filter_bytes);
+
+	return g->shape.max_bytes ? min(g->shape.max_bytes, max) : max;
+}
+
 static int kb_grow_params(const struct kb_gen *old, struct kb_params *p)
 {
 	const struct kb_params *o = &old->f.p;
-	u64 max = old->shape.max_bytes ?: READ_ONCE(kb_max_filter_bytes);
+	u64 max = kb_grow_max(old);
 	int ret;
 
 	ret = kb_params_init(p, o->kind);
@@ -419,39 +596,45 @@ static u64 kb_gen_bytes(const struct kb_gen *g)
 	return b;
 }
 
-/*
- * Grow old (s->lock held): 0 and a new generation published, or an error
- * and old->grow_stop (it stays as it is, and goes over capacity).
- */
-static int kb_slices_grow(struct kb_set *s, struct kb_gen *old)
+static struct kb_gen *kb_grow_prep(struct kb_gen *old, u64 unused)
 {
-	u64 max = old->shape.max_bytes ?: READ_ONCE(kb_max_filter_bytes);
 	struct kb_params p;
-	struct kb_gen *g;
-	u32 i;
 	int ret;
 
 	ret = old->nslices < KB_SLICES_MAX ? kb_grow_params(old, &p) : -E2BIG;
-	if (!ret && kb_gen_bytes(old) + kb_params_payload_bytes(&p) > max)
+	if (!ret && kb_gen_bytes(old) + kb_params_payload_bytes(&p) >
+		    kb_grow_max(old))
 		ret = -E2BIG;
-	if (ret)
-		goto stop;
-	g = kb_gen_next(old, &p, old->nslices + 1, NULL);
-	ret = PTR_ERR_OR_ZERO(g);
-	if (ret)
-		goto stop;
+	return ret ? ERR_PTR(ret) : kb_gen_next(old, &p, old->nslices + 1,
+						 NULL);
+}
+
+static int kb_grow_link(struct kb_set *s, struct kb_gen *old,
+			struct kb_gen *g, u64 unused)
+{
+	u32 i;
+	int ret;
+
 	ret = kb_oslice_freeze(old, &g->older[0]);
-	if (ret) {
-		kb_gen_discard(g);
+	if (ret)
 		return ret;
-	}
 	for (i = 0; i + 1 < old->nslices; i++)
 		kb_oslice_share(&g->older[i + 1], &old->older[i]);
 	kb_slices_publish(s, old, g);
 	return 0;
-stop:
-	/* -ENOMEM of a transient shortage is tried again at the next add */
-	if (ret != -ENOMEM)
+}
+
+/*
+ * Grow old (s->lock held, dropped meanwhile): 0 and a new generation
+ * published, or an error and old->grow_stop (it stays as it is, and goes
+ * over capacity); -ENOMEM of a transient shortage is tried again at the
+ * next add, -EAGAIN (old replaced meanwhile) is nothing.
+ */
+static int kb_slices_grow(struct kb_set *s, struct kb_gen *old)
+{
+	int ret = kb_slices_swap(s, old, 0, kb_grow_prep, kb_grow_link);
+
+	if (ret && ret != -ENOMEM && ret != -EAGAIN)
 		old->grow_stop = true;
 	return ret;
 }
@@ -466,16 +649,8 @@ static bool kb_gen_full(struct kb_gen *g)
 	if (g->count >= g->f.p.items)
 		return true;
 	/* packet-path adds do not count: the fill tracker's estimate does */
-	kb_filter_stats_fill(&g->f, &st);
+	kb_gen_live_stats(g, &st);
 	return st.est_items >= g->f.p.items;
-}
-
-static void kb_slices_announce(struct kb_set *s, enum kb_nl_event ev)
-{
-	char name[KB_NAME_MAX];
-
-	kb_set_name(s, name);
-	kb_reg_announce(s->net, ev, name, NULL);
 }
 
 int kb_slices_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
@@ -490,8 +665,10 @@ int kb_slices_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		return kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
 	if (bitmap)
 		memset(bitmap, 0, DIV_ROUND_UP(n, 64) * 8);
+	/* a late rotation (after a resume) first: keys go to a fresh slice */
+	kb_slices_catch_up(s, g);
 	/* one key at a time: a growing filter grows between two keys */
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !s->dead; i++) {
 		bool older;
 		u32 bad1;
 		u64 b = 0;
@@ -522,6 +699,12 @@ int kb_slices_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		if (kb_gen_full(g) && !kb_slices_grow(s, g))
 			grew++;
 	}
+	/* a rotation or growth let go of s->lock: destroyed meanwhile */
+	if (s->dead) {
+		NL_SET_ERR_MSG_MOD(extack, "the filter was destroyed");
+		*bad = i;
+		return -ENOENT;
+	}
 	/* no registry lock is taken by an announcement: s->lock is fine */
 	if (grew)
 		kb_slices_announce(s, KB_EVENT_GREW);
@@ -544,7 +727,7 @@ static void kb_slices_grow_work(struct work_struct *w)
 		g = rcu_dereference_protected(s->gen,
 					      lockdep_is_held(&s->lock));
 		grew = kb_gen_full(g) && !kb_slices_grow(s, g);
-		if (grew)
+		if (grew && !s->dead)
 			kb_slices_announce(s, KB_EVENT_GREW);
 	}
 	mutex_unlock(&s->lock);
@@ -578,6 +761,7 @@ static void kb_slices_rotate_work(struct work_struct *w)
 	bool rotated = false, put = true;
 	struct kb_gen *g;
 	u64 now, due;
+	int ret = 0;
 
 	mutex_lock(&s->lock);
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
@@ -587,14 +771,18 @@ static void kb_slices_rotate_work(struct work_struct *w)
 	due = div64_u64(now - g->born_ns, kb_window_period_ns(&g->shape));
 	if (due) {
 		/* on failure (memory, limits), again in a second */
-		rotated = !kb_slices_rotate(s, g, due, now);
-		if (!rotated)
+		ret = kb_slices_rotate(s, g, due);
+		/* destroyed while it allocated: stop_sync() waits for us */
+		if (s->dead)
+			goto out;
+		rotated = !ret;
+		if (ret && ret != -EAGAIN)
 			pr_warn_ratelimited("netns %u: a window's rotation failed (memory or its limits): retrying\n",
 					    s->net->ns.inum);
 		g = rcu_dereference_protected(s->gen,
 					      lockdep_is_held(&s->lock));
 	}
-	if (rotated || !due)
+	if (rotated || !due || ret == -EAGAIN)
 		delay = nsecs_to_jiffies(kb_rotate_in(g, now)) + 1;
 	/* the reference goes on with the work (unless it is queued anew) */
 	put = !queue_delayed_work(kb_slices_wq, &s->rotate, delay);
@@ -619,7 +807,24 @@ void kb_slices_init_set(struct kb_set *s, struct net *net)
 void kb_slices_arm(struct kb_set *s)
 {
 	struct kb_gen *g = rcu_dereference_protected(s->gen, true);
+	u64 d;
+	u32 i;
 
+	/*
+	 * A generation staged a while (a transaction open longer than the
+	 * window) takes adds from its publication: its slices' times move
+	 * with it, so that its first rotation is a period from now, not a
+	 * catch-up emptying what the transaction loaded.
+	 */
+	if (g->staged_ns) {
+		d = ktime_get_boottime_ns() - g->staged_ns;
+		g->born_ns += d;
+		for (i = 0; i + 1 < g->nslices; i++)
+			g->older[i].born_ns += d;
+		g->staged_ns = 0;
+	}
+	/* new contents (a rebuild, an upload, a swap): told anew */
+	clear_bit(0, &s->over);
 	if (s->dead || !g->shape.window_ms)
 		return;
 	refcount_inc(&s->ref);
@@ -684,7 +889,7 @@ int kb_set_slices_info(struct kb_set *s, struct kb_slices_info *si)
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	si->shape = g->shape;
 	si->nslices = g->nslices;
-	si->max_bytes = g->shape.max_bytes ?: READ_ONCE(kb_max_filter_bytes);
+	si->max_bytes = kb_grow_max(g);
 	if (g->shape.window_ms)
 		si->next_rotation_ms = div_u64(kb_rotate_in(g, now),
 					       NSEC_PER_MSEC);
@@ -696,9 +901,7 @@ int kb_set_slices_info(struct kb_set *s, struct kb_slices_info *si)
 			st = g->older[i - 1].st;
 			born = g->older[i - 1].born_ns;
 		} else {
-			/* the counters only: kb_filter_stats_fill() */
-			f = g->f;
-			kb_filter_stats_fill(&f, &st);
+			kb_gen_live_stats(g, &st);
 			born = g->born_ns;
 		}
 		f = *kb_gen_slice(g, i);

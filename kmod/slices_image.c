@@ -30,7 +30,7 @@
 static int kb_si_grow_params(const struct kb_gen *cur, const struct kb_params *o,
 			     struct kb_params *p)
 {
-	u64 max = cur->shape.max_bytes ?: READ_ONCE(kb_max_filter_bytes);
+	u64 max = min_not_zero(cur->shape.max_bytes, (u64)READ_ONCE(kb_max_filter_bytes));
 	int ret;
 
 	ret = kb_params_init(p, o->kind);
@@ -161,7 +161,7 @@ struct kb_slice_up *kb_slice_up_prep(struct kb_gen *cur, u32 n,
 	up->q[0] = cur->f.p;
 	for (i = 0; i < k; i++)
 		bytes += kb_gen_slice(cur, i)->bytes;
-	max = sh->max_bytes ?: READ_ONCE(kb_max_filter_bytes);
+	max = min_not_zero(sh->max_bytes, (u64)READ_ONCE(kb_max_filter_bytes));
 	for (i = 1; i <= up->add; i++) {
 		ret = kb_si_grow_params(cur, &up->q[i - 1], &up->q[i]);
 		bytes += ret ? 0 : kb_params_payload_bytes(&up->q[i]);
@@ -187,7 +187,8 @@ struct kb_slice_up *kb_slice_up_prep(struct kb_gen *cur, u32 n,
 		img->count = 0;
 	}
 	/* boottime never goes below 0: an older age is as old as the boot */
-	up->now = ktime_get_boottime_ns();
+	/* a transaction's staging generation: its times are as of staging */
+	up->now = cur->staged_ns ?: ktime_get_boottime_ns();
 	up->born = up->now - min_t(u64, age_ms * NSEC_PER_MSEC, up->now);
 	if (n == 1 && !up->add) {
 		up->g = img;
@@ -225,6 +226,7 @@ struct kb_gen *kb_slice_up_link(struct kb_slice_up *up, struct kb_gen *cur,
 	int ret;
 
 	g->shape = cur->shape;
+	g->staged_ns = cur->staged_ns;
 	g->older = kcalloc(t - 1, sizeof(*g->older), GFP_KERNEL_ACCOUNT);
 	ret = g->older ? 0 : -ENOMEM;
 	g->nslices = t;

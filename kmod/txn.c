@@ -58,6 +58,10 @@ int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
 		NL_SET_ERR_MSG_MOD(extack, "the key type of a filter cannot change");
 		return -EINVAL;
 	}
+	if (kb_gen_sliced(t->gen) && !kb_gen_sliced(g)) {
+		NL_SET_ERR_MSG_MOD(extack, "a window or growing filter takes images slice by slice");
+		return -EOPNOTSUPP;
+	}
 	ret = kb_txn_use(t, KB_TXN_KEYS);
 	if (ret)
 		return ret;

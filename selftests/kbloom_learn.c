@@ -425,6 +425,64 @@ TEST_F_TIMEOUT(kl, flood, 600)
 	kbtn_close(ev);
 }
 
+/* KB_CMD_GET's KB_A_SLICES of name (slices held), -errno */
+static long gl_slices(int fd, const char *name)
+{
+	struct nlattr *tb[KB_A_MAX + 1];
+	struct kbtn *n = kbt_nl(fd);
+	long ret = kbtn_name_cmd(n, KB_CMD_GET, name);
+
+	if (!ret && n->reply_len) {
+		kbtn_parse((struct nlmsghdr *)n->reply, tb, KB_A_MAX);
+		ret = tb[KB_A_SLICES] ? kbt_nla_u32(tb, KB_A_SLICES) : -EPROTO;
+	}
+	kbt_nl_put(fd, n);
+	return ret;
+}
+
+/*
+ * A growing filter fed by the packet path only grows: its growth reads the
+ * learned bits (not only the slow path's count), with no GET between the
+ * adds and the growth to merge them for it
+ */
+TEST_F(kl, grow_learned)
+{
+	struct kb_learn *sk = self->sk;
+	struct kbtn *n;
+	struct kbtn_req *r;
+	long slices = 0;
+	int i;
+
+	NEED_SK();
+	n = kbt_nl(self->fd);
+	r = malloc(sizeof(*r));
+	kbtn_init(r, n->family, KB_CMD_CREATE, 0);
+	kbtn_put_str(r, KB_A_NAME, "gl");
+	kbtn_put_u32(r, KB_A_KIND, KB_KIND_BLOCKED);
+	kbtn_put_u32(r, KB_A_KEY_TYPE, KB_KEY_IPV4);
+	kbtn_put_u64(r, KB_A_ITEMS, 1000);
+	kbtn_put_u32(r, KB_A_FPR_PPB, 10000000);
+	kbtn_put(r, KB_A_GROW, NULL, 0);
+	ASSERT_EQ(0, kbtn_do(n, r));
+	kbt_nl_put(self->fd, n);
+	free(r);
+	sk->bss->id = set_id(self->fd, "gl");
+	sk->bss->seed = 0x6e0;
+	sk->bss->ctr = 0;
+	/* 3x the first slice's items, in runs, so the grow work can run */
+	for (i = 0; i < 30; i++) {
+		ASSERT_EQ(0, run(sk->progs.flood, 100));
+		usleep(20000);
+	}
+	EXPECT_EQ(0, sk->bss->n_other);
+	usleep(500000);
+	slices = gl_slices(self->fd, "gl");
+	TH_LOG("added %llu, refused %llu: %ld slices",
+	       (unsigned long long)sk->bss->n_added,
+	       (unsigned long long)sk->bss->n_nospc, slices);
+	EXPECT_LE(2, slices);
+}
+
 /* ---- concurrency ---------------------------------------------------------- */
 
 struct cc {

@@ -84,8 +84,11 @@ static int wc_create(int fd, const char *name, __u32 kind, __u64 items,
 		if (blame == KB_A_GROW)
 			want = a;
 	}
-	if (sh && sh->max_bytes)
-		kbtn_put_u64(r, KB_A_MAX_BYTES, sh->max_bytes);
+	if (sh && sh->max_bytes) {
+		a = kbtn_put_u64(r, KB_A_MAX_BYTES, sh->max_bytes);
+		if (blame == KB_A_MAX_BYTES)
+			want = a;
+	}
 	ret = kbtn_do(n, r);
 	if (blamed)
 		*blamed = want && n->offs == kbtn_offs(r, want) &&
@@ -102,7 +105,8 @@ struct slice {
 
 struct winfo {
 	__u64 generation, window_ms, next_rotation_ms, max_bytes, count;
-	__u32 slices, nnest;
+	__u64 items;
+	__u32 slices, nnest, fpr_ppb;
 	int grow, over;
 	struct slice sl[KB_SLICES_MAX];
 };
@@ -143,6 +147,12 @@ static int wc_info(int fd, const char *name, struct winfo *w)
 			break;
 		case KB_A_COUNT:
 			w->count = kbtn_u64(a);
+			break;
+		case KB_A_ITEMS:
+			w->items = kbtn_u64(a);
+			break;
+		case KB_A_FPR_PPB:
+			w->fpr_ppb = kbtn_u32(a);
 			break;
 		case KB_A_SLICES:
 			w->slices = kbtn_u32(a);
@@ -242,6 +252,9 @@ TEST_F(win, bounds)
 	/* a slice holds the keys of window / S, at fpr / (S + 1) */
 	EXPECT_EQ(500, w.sl[0].items);
 	EXPECT_EQ(FPR_LOW / 3, w.sl[0].fpr_ppb);
+	/* the filter's: what create asked (save recreates it from these) */
+	EXPECT_EQ(1000, w.items);
+	EXPECT_EQ(FPR_LOW, w.fpr_ppb);
 	t0 = now_ms();
 	ASSERT_EQ(0, wc_add(self->fd, "w", 4, 0, 64));
 	t1 = now_ms();
@@ -437,6 +450,20 @@ TEST_F(win, mapping)
 	close(ffd);
 }
 
+/* the module's max_filter_bytes (0: unreadable) */
+static __u64 module_max_bytes(void)
+{
+	FILE *f = fopen("/sys/module/kbloom/parameters/max_filter_bytes", "r");
+	unsigned long long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
 /* the bytes of a plain blocked filter of items at fpr_ppb */
 static __u64 plain_bytes(int fd, __u64 items, __u32 fpr_ppb)
 {
@@ -457,18 +484,26 @@ static __u64 plain_bytes(int fd, __u64 items, __u32 fpr_ppb)
  */
 TEST_F(win, grow_10x)
 {
-	struct shape sh = { .grow = 1 };
+	/* past the default bound (16 times the first slice: 3 slices) */
+	struct shape sh = { .grow = 1, .max_bytes = 1 << 24 };
 	__u64 items = 1000, total = 0, expect = 0;
 	__u32 fpr = 10000000, i;
 	struct winfo w;
 	long fp;
 
+	ASSERT_EQ(0, wc_create(self->fd, "d", KB_KIND_BLOCKED, items, fpr,
+			       &(struct shape){ .grow = 1 }, 0, NULL));
+	ASSERT_EQ(0, wc_info(self->fd, "d", &w));
+	EXPECT_EQ(16 * w.sl[0].bytes, w.max_bytes);
+	ASSERT_EQ(0, kbt_destroy(self->fd, "d"));
 	ASSERT_EQ(0, wc_create(self->fd, "g", KB_KIND_BLOCKED, items, fpr,
 			       &sh, 0, NULL));
 	ASSERT_EQ(0, wc_info(self->fd, "g", &w));
 	EXPECT_EQ(1, w.slices);
 	EXPECT_EQ(1, w.grow);
 	EXPECT_EQ(fpr / 2, w.sl[0].fpr_ppb);
+	EXPECT_EQ(items, w.items);
+	EXPECT_EQ(fpr, w.fpr_ppb);
 	for (i = 0; i < 10; i++)
 		ASSERT_EQ(0, wc_add(self->fd, "g", 4, i * items, items));
 	ASSERT_EQ(0, wc_info(self->fd, "g", &w));
@@ -533,6 +568,36 @@ TEST_F(win, grow_max_bytes)
 	kbtn_close(ev);
 }
 
+/*
+ * A window overfilled period after period says it is over capacity once,
+ * not at every rotation (each a new generation)
+ */
+TEST_F(win, over_once)
+{
+	struct shape sh = { .window_ms = 2000, .slices = 2 };
+	char name[KB_NAME_MAX], name2[KB_NAME_MAX];
+	struct kbtn *ev = kbtn_open();
+	int i, e, over = 0, rotated = 0;
+
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(0, kbtn_join(ev));
+	ASSERT_EQ(0, wc_create(self->fd, "o", KB_KIND_BLOCKED, 1000, FPR_LOW,
+			       &sh, 0, NULL));
+	/* 3 slices' worth each 0.7 s for 3.5 s: 3 rotations, all over */
+	for (i = 0; i < 5; i++) {
+		ASSERT_EQ(0, wc_add(self->fd, "o", 4, i * 1500, 1500));
+		sleep_ms(700);
+	}
+	while ((e = kbtn_event(ev, 200, name, name2)) > 0) {
+		over += e == KB_EVENT_OVER_CAPACITY;
+		rotated += e == KB_EVENT_ROTATED;
+	}
+	TH_LOG("%d rotations, %d over-capacity events", rotated, over);
+	EXPECT_LE(2, rotated);
+	EXPECT_EQ(1, over);
+	kbtn_close(ev);
+}
+
 /* the shapes refused, each with a message naming its attribute */
 TEST_F(win, shape_refused)
 {
@@ -555,9 +620,9 @@ TEST_F(win, shape_refused)
 	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
 				     10000000, &slices, KB_A_SLICES, &blamed));
 	EXPECT_TRUE(blamed);
-	/* over 31 days (policy), a rotation more than once a second */
+	/* over 31 days (the policy's max: ERANGE), a rotation a second */
 	big.window_ms = 1ULL << 58;
-	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
+	EXPECT_EQ(-ERANGE, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
 				     10000000, &big, KB_A_WINDOW_MS, &blamed));
 	EXPECT_TRUE(blamed);
 	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
@@ -566,6 +631,12 @@ TEST_F(win, shape_refused)
 	/* growth is sized by items + FPR */
 	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000, 0,
 				     &grow, KB_A_GROW, &blamed));
+	EXPECT_TRUE(blamed);
+	/* a bound over the module's max_filter_bytes: growth would pass it */
+	grow.max_bytes = module_max_bytes() + 1;
+	ASSERT_LT(1, grow.max_bytes);
+	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
+				     10000000, &grow, KB_A_MAX_BYTES, &blamed));
 	EXPECT_TRUE(blamed);
 	/* nothing was made */
 	EXPECT_EQ(-ENOENT, kbt_destroy(self->fd, "x"));
@@ -602,6 +673,79 @@ TEST_F(win, rebuild_with_window)
 	c.window_ms = 2999;
 	EXPECT_EQ(-EINVAL, kbt_ioc(self->fd, KB_IOC_TXN_BEGIN, &c));
 	EXPECT_EQ(-ENOENT, kbt_txn(self->fd, KB_IOC_TXN_ABORT));
+}
+
+/*
+ * A transaction open longer than the window (2 s, S = 2: 3 s bound): its
+ * keys are in the newest slice once committed, which starts its period
+ * then, not at begin (a catch-up would at once retire them)
+ */
+TEST_F(win, long_txn)
+{
+	struct kb_ioc_create c = kbt_spec("t", KB_KIND_BLOCKED, KB_KEY_BYTES,
+					  1000, FPR_LOW);
+	__u32 keys[64], i;
+	struct kb_ioc_keys k;
+	struct winfo w;
+
+	for (i = 0; i < 64; i++)
+		keys[i] = 0x7a000000 + i;
+	c.window_ms = 2000;
+	c.slices = 2;
+	ASSERT_EQ(0, kbt_ioc(self->fd, KB_IOC_TXN_BEGIN, &c));
+	ASSERT_EQ(0, kbt_keys(self->fd, KB_IOC_ADD, "t", KB_KEYS_F_TXN, keys,
+			      4, 64, NULL, NULL));
+	sleep_ms(3500);
+	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_COMMIT));
+	sleep_ms(300);
+	ASSERT_EQ(0, wc_info(self->fd, "t", &w));
+	ASSERT_EQ(3, w.nnest);
+	TH_LOG("newest: age %llu ms, %llu bits; next rotation in %llu ms",
+	       (unsigned long long)w.sl[0].age_ms,
+	       (unsigned long long)w.sl[0].bits_set,
+	       (unsigned long long)w.next_rotation_ms);
+	EXPECT_LT(0, w.sl[0].bits_set);
+	EXPECT_GT(1000, w.sl[0].age_ms);
+	ASSERT_EQ(0, kbt_keys(self->fd, KB_IOC_TEST, "t", 0, keys, 4, 64,
+			      NULL, &k));
+	EXPECT_EQ(64, k.hits);
+}
+
+/*
+ * A window's images are its slices: a whole image (slice 0) is refused,
+ * live, with CREATE of the existing name and into a transaction, and the
+ * window stays; a TXN_BEGIN VER0 (no shape fields) keeps the window
+ */
+TEST_F(win, whole_image_and_ver0_rebuild)
+{
+	struct kb_ioc_create c = kbt_spec("r", KB_KIND_BLOCKED, KB_KEY_BYTES,
+					  1000, FPR_LOW);
+	struct shape sh = { .window_ms = 60000, .slices = 3 };
+	struct winfo w;
+	void *img = NULL;
+	long len;
+
+	ASSERT_EQ(0, kbt_create(self->fd, "p", KB_KIND_BLOCKED, KB_KEY_BYTES,
+				1000));
+	len = kbt_export(self->fd, "p", 0, &img);
+	ASSERT_LT(0, len);
+	ASSERT_EQ(0, wc_create(self->fd, "r", KB_KIND_BLOCKED, 1000, FPR_LOW,
+			       &sh, 0, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, kbt_upload(self->fd, "r", 0, img, len, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, kbt_upload(self->fd, "r", KB_IMAGE_F_CREATE,
+					  img, len, NULL));
+	c.size = KB_IOC_CREATE_SIZE_VER0;
+	c.items = 2000;
+	ASSERT_EQ(0, kbt_ioc(self->fd, KB_IOC_TXN_BEGIN, &c));
+	EXPECT_EQ(-EOPNOTSUPP, kbt_upload(self->fd, "r", KB_IMAGE_F_TXN, img,
+					  len, NULL));
+	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_COMMIT));
+	free(img);
+	ASSERT_EQ(0, wc_info(self->fd, "r", &w));
+	EXPECT_EQ(4, w.slices);
+	EXPECT_EQ(60000, w.window_ms);
+	EXPECT_EQ(2000, w.items);
+	EXPECT_EQ(667, w.sl[0].items);
 }
 
 /*

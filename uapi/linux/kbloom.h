@@ -415,7 +415,12 @@ struct kb_ioc_info {
  * ~0 when no key is at fault.
  *
  * KB_KEYS_F_TXN: work on this open file's transaction's staging generation
- * (name must be the transaction's name) instead of the live filter.
+ * (name must be the transaction's name) instead of the live filter.  Such
+ * batches do not grow a growing filter (nor rotate a window): the staging
+ * generation keeps the slices it was begun or uploaded with, and keys
+ * past its newest slice's items overfill that slice (over capacity at
+ * commit, as a fixed filter).  Size a rebuild for the keys it loads; the
+ * live filter grows again with its own adds after the commit.
  */
 #define KB_KEYS_F_TXN		(1U << 0)
 
@@ -464,7 +469,9 @@ struct kb_ioc_keys {
  * newest first; a test ORs them, adds go to the newest.  Their image is one
  * image per slice: slice = n (1 = the newest) exports that slice's image and
  * its age (age_ms: milliseconds since it began taking adds); slice = 0 is
- * EOPNOTSUPP for them (and slice != 0 EINVAL for the others).  An upload
+ * EOPNOTSUPP for them, export and upload alike (a whole image, also with
+ * KB_IMAGE_F_CREATE of an existing one, or with KB_IMAGE_F_TXN into a
+ * transaction that makes one), and slice != 0 EINVAL for the others.  An upload
  * with slice = n (flags 0 or KB_IMAGE_F_TXN) replaces slice n's payload,
  * whose parameters the image must have (EINVAL), and sets its age to
  * age_ms: a window whose newest slice is older than window / slices
@@ -510,6 +517,11 @@ struct kb_ioc_image {
  * commit, the commit replaces it under its new name (and the rebuilt
  * event carries that name).  The batches, uploads and exports of the
  * transaction (the *_F_TXN flags) name it by the name given at begin.
+ * A TXN_BEGIN of the first version's size (no shape fields) of a window
+ * or a growing filter keeps its window (window_ms, slices) or its growth,
+ * with the default max_bytes and packet-path cap for the new sizing; a
+ * VER1 one gives the shape (all zero: a plain filter).  items and fpr_ppb
+ * are the whole filter's in both, as at create.
  * A commit with max_fpr_ppb (VER1; 0: no limit) refuses a staging
  * generation whose estimated FPR is over it, as an upload does (EDOM, a
  * KB_EVENT_REFUSED event; the transaction ends, the live filter serves

@@ -44,57 +44,17 @@ u64 bfctl_slice_age(u64 age_ms, u64 saved_ms, u64 now_ms)
 	return age_ms + since < age_ms ? ~0ULL : age_ms + since;
 }
 
-/* the m and k the kernel gives a slice of c's sizing (kb_shape_check()) */
-static bool sized_as(const struct kb_ioc_info *i, u64 items, u32 fpr,
-		     const struct kb_ioc_info_slice *want)
-{
-	struct kb_ioc_create c = {
-		.kind = i->kind, .key_type = i->key_type, .hash = i->hash,
-		.sizing = KB_SIZING_FPR, .items = items, .fpr_ppb = fpr,
-	};
-	struct kb_params p;
-
-	if (kb_key_type_is_net(i->key_type) && i->prefixes > 1)
-		c.prefixes = i->prefixes;
-	return !bfctl_create_params(&c, &p, ~0ULL) && p.m == want->m &&
-	       p.k == want->k;
-}
-
 /*
- * The FPR asked for that the kernel divided by div (rounding down) into
- * ppb: of the div values that give it, the roundest (0.01, not 0.009999999)
- */
-static u32 fpr_undivided(u32 ppb, u32 div)
-{
-	u64 v, best = (u64)ppb * div;
-	int z, bestz = -1;
-	u32 i;
-
-	for (i = 0; i < div && (u64)ppb * div + i <= 999999999; i++) {
-		v = (u64)ppb * div + i;
-		for (z = 0; v && v % 10 == 0; z++)
-			v /= 10;
-		if (z > bestz) {
-			bestz = z;
-			best = (u64)ppb * div + i;
-		}
-	}
-	return best > 999999999 ? 999999999 : (u32)best;
-}
-
-/*
- * The create line.  The kernel sizes a window's slices for items / S at
- * fpr / (S + 1) (rounded up, down), a growing filter's first (its oldest)
- * for items at fpr / 2: the line asks for what gives those slices again,
- * checked with the core's sizing; a window sized otherwise (--bits,
- * --bits-per-key) is asked for by its slices' m and k.
+ * The create line.  The kernel reports the items and FPR a window or
+ * growing filter sized by them was created with (the whole filter's, not
+ * its slices' shares): the line asks for them again.  A window sized
+ * otherwise (--bits, --bits-per-key) reports its newest slice's, and is
+ * asked for by its slices' m and k.
  */
 void bfctl_save_create_line(FILE *f, const struct kb_ioc_info *i)
 {
-	const struct kb_ioc_info_slice *sl;
+	const struct kb_ioc_info_slice *sl = &i->slice[0];
 	u32 s = i->nslices > 1 ? i->nslices - 1 : 1;
-	u64 items;
-	u32 fpr;
 	char d[32];
 
 	fprintf(f, "create %s %s --key-type %s --hash %s --seed 0x%llx",
@@ -103,27 +63,14 @@ void bfctl_save_create_line(FILE *f, const struct kb_ioc_info *i)
 	/* xxh64 takes one 64-bit seed, siphash two */
 	if (i->hash == KB_HASH_SIPHASH)
 		fprintf(f, ",0x%llx", (unsigned long long)i->seed[1]);
-	if (!i->nslice) {
-		/* no slice nests: the kernel's own items and FPR */
+	if (i->nslice && i->window_ms && i->items == sl->items &&
+	    i->fpr_ppb == sl->fpr_ppb)
+		fprintf(f, " --items %llu --bits %llu --hashes %u",
+			(unsigned long long)sl->items,
+			(unsigned long long)sl->m, sl->k);
+	else
 		fprintf(f, " --items %llu --fpr %.9f",
 			(unsigned long long)i->items, i->fpr_ppb / 1e9);
-	} else if (i->window_ms) {
-		sl = &i->slice[0];
-		items = sl->items * s;
-		fpr = fpr_undivided(sl->fpr_ppb, s + 1);
-		if (fpr && sized_as(i, (items + s - 1) / s, fpr / (s + 1), sl))
-			fprintf(f, " --items %llu --fpr %.9f",
-				(unsigned long long)items, fpr / 1e9);
-		else
-			fprintf(f, " --items %llu --bits %llu --hashes %u",
-				(unsigned long long)sl->items,
-				(unsigned long long)sl->m, sl->k);
-	} else {
-		sl = &i->slice[i->nslice - 1];	/* the first, the oldest */
-		fpr = fpr_undivided(sl->fpr_ppb, 2);
-		fprintf(f, " --items %llu --fpr %.9f",
-			(unsigned long long)sl->items, fpr / 1e9);
-	}
 	if (kb_key_type_is_net(i->key_type) && i->prefixes > 1)
 		fprintf(f, " --prefixes %u", i->prefixes);
 	/* the packet path's cap, as the kernel holds it (restores it exactly) */
