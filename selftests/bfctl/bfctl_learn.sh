@@ -52,7 +52,9 @@ probe() {
 	esac
 }
 # passes NS SRC DST PORT / dropped NS SRC DST PORT
-passes() { [ "$(probe "$@")" = refused ]; }
+# (a RST comes back in milliseconds; the long timeout is for a TCG guest
+# on a loaded host, where bash alone may take a second to start)
+passes() { [ "$(probe "$@" 6)" = refused ]; }
 dropped() { [ "$(probe "$@" 1)" = timeout ]; }
 
 ip netns add $T && ip netns add $S && ip netns add $I &&
