@@ -128,7 +128,10 @@ struct kb_shape {
 	u64 window_ms;			/* 0: no window */
 	u64 max_bytes;			/* grow: bound on all slices */
 	u32 slices;			/* window: S (S + 1 slices held) */
-	u32 max_fpr_ppb;		/* the packet path's cap, 0: default */
+	u32 max_fpr_ppb;		/* the packet path's cap, of the
+					 * whole filter (kb_shape_check()
+					 * resolves its default)
+					 */
 	u32 prefixes;			/* grow: the sizing's prefix lengths
 					 * (KB_A_PREFIXES, 0: 1), for the
 					 * slices it adds
@@ -300,12 +303,6 @@ struct kb_set {
 	struct net *net;
 	struct delayed_work rotate;
 	struct work_struct grow;
-	/*
-	 * The packet path's cap (KB_A_MAX_FPR_PPB, 0: the default), set at
-	 * create.  TODO(issue 27): moves to kb_gen.shape with the shape
-	 * plumbing of windows and growth.
-	 */
-	u32 max_fpr_ppb;
 	/*
 	 * learn.c's work (what the packet path cannot do: netlink events,
 	 * mapping headers): learn_todo's bits say what, learn_net (a
@@ -481,8 +478,6 @@ int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 int kb_reg_create(struct net *net, const char *name,
 		  const struct kb_params *p, const struct kb_shape *sh,
 		  const struct kb_grant *gr, struct netlink_ext_ack *extack);
-/* the packet path's cap of the filter name just created (learn.c) */
-void kb_reg_set_max_fpr(struct net *net, const char *name, u32 max_fpr_ppb);
 /* set the groups gr flags; event KB_EVENT_GRANTED */
 int kb_reg_grant(struct net *net, const char *name, const struct kb_grant *gr,
 		 struct netlink_ext_ack *extack);
@@ -569,8 +564,13 @@ void kb_learn_sync(struct kb_gen *g);
 void kb_learn_reset(struct kb_gen *g);
 /* into a copy of g's fill: the deltas of every CPU not folded yet */
 void kb_learn_fill_read(struct kb_gen *g, struct kb_fill *fill);
-/* the cap of s in force (its default resolved) */
-u32 kb_learn_cap(struct kb_set *s, const struct kb_gen *g);
+/*
+ * The cap of g in force: its shape's (resolved at create and rebuild by
+ * kb_shape_check()), else (a filter an upload made) the default for its
+ * FPR; kb_learn_default_cap(): twice fpr_ppb, or 1% without one.
+ */
+u32 kb_learn_cap(const struct kb_gen *g);
+u32 kb_learn_default_cap(u32 fpr_ppb);
 void kb_learn_set_init(struct kb_set *s);
 int kb_learn_init(void);
 void kb_learn_exit(void);

@@ -16,10 +16,10 @@
  * a saturated filter answers "maybe" for everything, which a DROP rule
  * makes "drop everything".  Once the filter's estimated FPR (the newest
  * slice's live estimate with the older slices' frozen ones) is over its
- * cap (kb_set.max_fpr_ppb, default twice its target FPR, or 1% for
- * filters sized without one), adds are refused (-ENOSPC), counted per CPU
- * (learn_refused) and over-capacity is announced once per generation,
- * from a work item (never netlink from softirq).
+ * cap (kb_shape.max_fpr_ppb, default twice the whole filter's target
+ * FPR, or 1% for filters sized without one), adds are refused (-ENOSPC),
+ * counted per CPU (learn_refused) and over-capacity is announced once per
+ * generation, from a work item (never netlink from softirq).
  *
  * The fill tracker: each add's fill change (bits set, the FPR sum's
  * change) goes to its CPU's delta (kb_learn.pc), folded under kb_learn.lock
@@ -61,17 +61,18 @@ static struct workqueue_struct *kb_learn_wq;
 
 /* ---- the cap and the estimate ------------------------------------------ */
 
-u32 kb_learn_cap(struct kb_set *s, const struct kb_gen *g)
+u32 kb_learn_default_cap(u32 fpr_ppb)
 {
-	u32 cap = READ_ONCE(s->max_fpr_ppb);
-	u64 v;
+	u64 v = 2ULL * fpr_ppb;
 
-	if (cap)
-		return cap;
-	if (!g->f.p.fpr_ppb)
+	if (!fpr_ppb)
 		return KB_LEARN_FPR_PPB;
-	v = 2ULL * g->f.p.fpr_ppb;
 	return v < 1000000000ULL ? (u32)v : 1000000000U;
+}
+
+u32 kb_learn_cap(const struct kb_gen *g)
+{
+	return g->shape.max_fpr_ppb ?: kb_learn_default_cap(g->f.p.fpr_ppb);
 }
 
 /* one 128-bit sum into another */
@@ -299,7 +300,7 @@ static int kb_learn_gen(struct net *net, struct kb_set *s, struct kb_gen *g,
 	    (kb_blocked_test_i(&g->f, key, len) ||
 	     kb_gen_test_older(g, key, len)))
 		return 0;
-	if (unlikely(READ_ONCE(g->learn.est_ppb) > kb_learn_cap(s, g)))
+	if (unlikely(READ_ONCE(g->learn.est_ppb) > kb_learn_cap(g)))
 		return kb_learn_refuse(net, s, g);
 	if (net_key) {
 		plen = ((const u8 *)key)[len - 1];
