@@ -547,14 +547,13 @@ bool kb_set_test_rcu(struct kb_set *s, const void *key, u32 len);
  * (added: the key tested absent), 0 (it may be present: nothing done,
  * unless flags has KBLOOM_ADD_REFRESH), -ENOSPC (over the cap), -EOPNOTSUPP
  * (not blocked), -ENOENT (destroyed), -EINVAL (bad key, or an address
- * the filter's key type does not take).  net: the caller's, for events.
+ * the filter's key type does not take).  Events go to the filter's netns.
  * kb_set_learn_addr(): an address (AF_INET: 4 bytes, AF_INET6: 16), for
  * net key types its prefix of length plen.
  */
-int kb_set_learn_key(struct net *net, struct kb_set *s, const void *key,
-		     u32 len, u32 flags);
-int kb_set_learn_addr(struct net *net, struct kb_set *s, int family,
-		      const void *addr, u32 plen, u32 flags);
+int kb_set_learn_key(struct kb_set *s, const void *key, u32 len, u32 flags);
+int kb_set_learn_addr(struct kb_set *s, int family, const void *addr,
+		      u32 plen, u32 flags);
 /* a generation's state (gen.c: kb_gen_new(), its release) */
 int kb_learn_gen_init(struct kb_gen *g);
 void kb_learn_gen_free(struct kb_gen *g);

@@ -214,13 +214,20 @@ static void kb_learn_work(struct work_struct *w)
 	kb_set_put(s);
 }
 
-/* ask the work to do what (RCU held; any context) */
-static void kb_learn_kick(struct net *net, struct kb_set *s, int what)
+/* ask the work to do what, in s's netns (RCU held; any context) */
+static void kb_learn_kick(struct kb_set *s, int what)
 {
+	struct net *net;
+
 	set_bit(what, &s->learn_todo);
 	if (test_and_set_bit(KB_LEARN_QUEUED, &s->learn_todo))
 		return;
-	net = net ? maybe_get_net(net) : NULL;
+	/*
+	 * the filter's own namespace, whoever adds (a BPF program may hold
+	 * a filter of another one); valid while s is linked, and a netns
+	 * being dismantled has no reference left to take
+	 */
+	net = READ_ONCE(s->dead) ? NULL : maybe_get_net(s->net);
 	if (!net || !kb_set_get_rcu(s)) {
 		if (net)
 			put_net(net);
@@ -271,23 +278,18 @@ static void kb_learn_account(struct kb_set *s, struct kb_gen *g,
 		kb_set_grow_kick(s);
 }
 
-/*
- * A refusal: counted; over-capacity told once per generation, in net (a
- * caller without one, a BPF ref's add outside a task, leaves it to the
- * next refusal that has one)
- */
-static int kb_learn_refuse(struct net *net, struct kb_set *s,
-			   struct kb_gen *g)
+/* a refusal: counted; over-capacity told once per generation */
+static int kb_learn_refuse(struct kb_set *s, struct kb_gen *g)
 {
 	this_cpu_inc(s->stats->learn_refused);
-	if (net && !test_bit(0, &g->learn.told) &&
+	if (!test_bit(0, &g->learn.told) &&
 	    !test_and_set_bit(0, &g->learn.told))
-		kb_learn_kick(net, s, KB_LEARN_TELL);
+		kb_learn_kick(s, KB_LEARN_TELL);
 	return -ENOSPC;
 }
 
 /* the add in generation g; key valid for s */
-static int kb_learn_gen(struct net *net, struct kb_set *s, struct kb_gen *g,
+static int kb_learn_gen(struct kb_set *s, struct kb_gen *g,
 			const void *key, u32 len, u32 flags)
 {
 	struct kb_fill_delta d = {};
@@ -301,14 +303,14 @@ static int kb_learn_gen(struct net *net, struct kb_set *s, struct kb_gen *g,
 	     kb_gen_test_older(g, key, len)))
 		return 0;
 	if (unlikely(READ_ONCE(g->learn.est_ppb) > kb_learn_cap(g)))
-		return kb_learn_refuse(net, s, g);
+		return kb_learn_refuse(s, g);
 	if (net_key) {
 		plen = ((const u8 *)key)[len - 1];
 		fam = len == 5 ? 4 : 6;
 		if (!kb_params_has_prefix(&g->f.p, fam, plen)) {
 			/* before the bits: a reader seeing them tests it */
 			kb_params_note_plen(&g->f.p, key, len);
-			kb_learn_kick(net, s, KB_LEARN_SYNC);
+			kb_learn_kick(s, KB_LEARN_SYNC);
 		}
 	}
 	if (!kb_blocked_add_atomic(&g->f, key, len, &d))
@@ -317,8 +319,7 @@ static int kb_learn_gen(struct net *net, struct kb_set *s, struct kb_gen *g,
 	return 1;
 }
 
-int kb_set_learn_key(struct net *net, struct kb_set *s, const void *key,
-		     u32 len, u32 flags)
+int kb_set_learn_key(struct kb_set *s, const void *key, u32 len, u32 flags)
 {
 	struct kb_gen *g, *now;
 	int ret, again;
@@ -329,14 +330,14 @@ int kb_set_learn_key(struct net *net, struct kb_set *s, const void *key,
 	    kb_key_validate(s->key_type, key, len))
 		return -EINVAL;
 	g = rcu_dereference_check(s->gen, rcu_read_lock_any_held());
-	ret = kb_learn_gen(net, s, g, key, len, flags);
+	ret = kb_learn_gen(s, g, key, len, flags);
 	if (ret < 0)
 		return ret;
 	/* the ORs before the load: a generation published since gets it too */
 	smp_mb();
 	now = rcu_dereference_check(s->gen, rcu_read_lock_any_held());
 	if (unlikely(now != g)) {
-		again = kb_learn_gen(net, s, now, key, len, flags);
+		again = kb_learn_gen(s, now, key, len, flags);
 		ret = again < 0 ? again : ret | again;
 	}
 	if (ret > 0)
@@ -344,8 +345,8 @@ int kb_set_learn_key(struct net *net, struct kb_set *s, const void *key,
 	return ret;
 }
 
-int kb_set_learn_addr(struct net *net, struct kb_set *s, int family,
-		      const void *addr, u32 plen, u32 flags)
+int kb_set_learn_addr(struct kb_set *s, int family, const void *addr,
+		      u32 plen, u32 flags)
 {
 	u32 alen = family == AF_INET ? 4 : 16;
 	bool v4 = family == AF_INET;
@@ -368,11 +369,11 @@ int kb_set_learn_addr(struct net *net, struct kb_set *s, int family,
 		if (plen > alen * 8)
 			return -EINVAL;
 		kb_key_net(key, addr, alen, plen);
-		return kb_set_learn_key(net, s, key, alen + 1, flags);
+		return kb_set_learn_key(s, key, alen + 1, flags);
 	default:	/* ip, bytes, str: the raw address, as the tests */
 		break;
 	}
-	return kb_set_learn_key(net, s, addr, alen, flags);
+	return kb_set_learn_key(s, addr, alen, flags);
 }
 
 int kb_learn_init(void)
