@@ -293,25 +293,28 @@ static int kb_learn_gen(struct kb_set *s, struct kb_gen *g,
 			const void *key, u32 len, u32 flags)
 {
 	struct kb_fill_delta d = {};
-	bool net_key = kb_key_type_is_net(s->key_type);
-	u32 plen, fam;
+	bool note = false;
 
 	if (unlikely(g->f.p.kind != KB_KIND_BLOCKED || !g->learn.pc))
 		return -EOPNOTSUPP;
-	if (!(flags & KBLOOM_ADD_REFRESH) &&
+	/*
+	 * a net key at a prefix length g has not noted is added whatever
+	 * the test says: a false positive would leave the length unnoted,
+	 * and no address lookup would ever test the key
+	 */
+	if (kb_key_type_is_net(s->key_type))
+		note = !kb_params_has_prefix(&g->f.p, len == 5 ? 4 : 6,
+					     ((const u8 *)key)[len - 1]);
+	if (!(flags & KBLOOM_ADD_REFRESH) && !note &&
 	    (kb_blocked_test_i(&g->f, key, len) ||
 	     kb_gen_test_older(g, key, len)))
 		return 0;
 	if (unlikely(READ_ONCE(g->learn.est_ppb) > kb_learn_cap(g)))
 		return kb_learn_refuse(s, g);
-	if (net_key) {
-		plen = ((const u8 *)key)[len - 1];
-		fam = len == 5 ? 4 : 6;
-		if (!kb_params_has_prefix(&g->f.p, fam, plen)) {
-			/* before the bits: a reader seeing them tests it */
-			kb_params_note_plen(&g->f.p, key, len);
-			kb_learn_kick(s, KB_LEARN_SYNC);
-		}
+	if (note) {
+		/* before the bits: a reader seeing them tests it */
+		kb_params_note_plen(&g->f.p, key, len);
+		kb_learn_kick(s, KB_LEARN_SYNC);
 	}
 	if (!kb_blocked_add_atomic(&g->f, key, len, &d))
 		return 0;
@@ -337,7 +340,15 @@ int kb_set_learn_key(struct kb_set *s, const void *key, u32 len, u32 flags)
 	smp_mb();
 	now = rcu_dereference_check(s->gen, rcu_read_lock_any_held());
 	if (unlikely(now != g)) {
-		again = kb_learn_gen(s, now, key, len, flags);
+		/*
+		 * A key this add found new is added to now whatever now's
+		 * test says: after a rotation or a growth, now's older slice
+		 * shares g's payload and so has the key, but not a prefix
+		 * length g noted after now copied g's (the key would be
+		 * absent for address lookups for a whole window)
+		 */
+		again = kb_learn_gen(s, now, key, len,
+				     ret ? flags | KBLOOM_ADD_REFRESH : flags);
 		ret = again < 0 ? again : ret | again;
 	}
 	if (ret > 0)
