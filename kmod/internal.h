@@ -170,20 +170,40 @@ struct kb_oslice {
 /*
  * The fill changes of a generation's adds from the packet path (learn.c;
  * blocked filters only, else pc is NULL).  Each CPU adds its own into pc
- * (this_cpu ops) and folds them into 'folded' every KB_LEARN_BATCH bits,
- * under lock, which also re-estimates the filter's FPR for the cap
- * (est_ppb).  Only the writer (kb_set.lock, or an unpublished generation's
- * owner) merges 'folded' into kb_gen.fill (kb_learn_sync()); readers of
- * the statistics add the CPUs' pending ones (folded on read).
+ * (this_cpu ops) and folds them into fold_bits and fold_fpr (atomic,
+ * only ever growing) every KB_LEARN_BATCH bits.  Only the writer
+ * (kb_set.lock, or an unpublished generation's owner) merges what was
+ * folded into kb_gen.fill (kb_learn_sync(), which notes how much in m*
+ * and the fill it left in w*) and so sets the limits the packet path
+ * compares the folded sums with: fpr_lim for the cap, bits_lim for a
+ * growing filter's full slice.  Readers of the statistics add the CPUs'
+ * pending deltas (folded on read).  lock: the limits' computation and
+ * the fields only it reads (m*, w*, the cached thresholds).
  */
 struct kb_learn {
 	struct kb_fill_delta __percpu *pc;
-	raw_spinlock_t lock;		/* folded, w*, est_ppb's updates */
-	u64 fbits, fhi, flo;		/* folded, not yet in fill */
-	u64 wbits, whi, wlo;		/* fill, as its writer last synced */
-	u32 est_ppb;			/* the whole filter's estimated FPR
-					 * at the last fold or sync
+	atomic64_t fold_bits;		/* bits folded by the CPUs */
+	atomic64_t fold_fpr;		/* FPR sum folded, in units of
+					 * 2^KB_LEARN_SHIFT
 					 */
+	s64 fpr_lim;			/* fold_fpr at the cap (0 until the
+					 * first computation)
+					 */
+	s64 bits_lim;			/* fold_bits at a growing newest
+					 * slice's items
+					 */
+	u32 older;			/* the older slices' FPR the limits
+					 * were computed with
+					 */
+	raw_spinlock_t lock;
+	s64 mbits, mfpr;		/* folded sums merged into fill */
+	u64 wbits, whi, wlo;		/* fill, as its writer last synced */
+	u64 qmax;			/* kb_learn_qmax() of cap, older,
+					 * nplens
+					 */
+	u64 bits_full;
+	u32 cap, nplens;
+	bool ready;			/* qmax and bits_full computed */
 	unsigned long told;		/* bit 0: over-capacity announced */
 };
 
