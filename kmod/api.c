@@ -106,8 +106,7 @@ EXPORT_SYMBOL_GPL(kbloom_test_addr);
 int kbloom_add_addr_rcu(struct net *net, struct kbloom_ref *ref, int family,
 			const void *addr, u32 plen, u32 flags)
 {
-	return kb_set_learn_addr(net, kb_ref_set(ref), family, addr, plen,
-				 flags);
+	return kb_set_learn_addr(kb_ref_set(ref), family, addr, plen, flags);
 }
 EXPORT_SYMBOL_GPL(kbloom_add_addr_rcu);
 

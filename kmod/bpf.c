@@ -252,9 +252,9 @@ static __always_inline int kb_bpf_add_set(struct net *net, struct kb_set *s,
 					  bool addr)
 {
 	if (addr)
-		return kb_set_learn_addr(net, s, kb_bpf_addr_family(sz), key,
+		return kb_set_learn_addr(s, kb_bpf_addr_family(sz), key,
 					 sz * 8, flags);
-	return kb_set_learn_key(net, s, key, sz, flags);
+	return kb_set_learn_key(s, key, sz, flags);
 }
 
 static int kb_bpf_add_name_rcu(struct net *net, const char *name,

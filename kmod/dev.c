@@ -363,7 +363,7 @@ static long kb_ioc_txn_begin(struct file *file, struct kb_file *kf,
 	if (ret)
 		return ret;
 	if ((a.flags & ~(KB_CREATE_F_SEED | KB_CREATE_F_GROW)) ||
-	    !kb_zero(a.reserved, sizeof(a.reserved)) || a.max_fpr_ppb ||
+	    !kb_zero(a.reserved, sizeof(a.reserved)) ||
 	    !kb_ioc_name_ok(a.name))
 		return -EINVAL;
 	s = (struct kb_spec) {
@@ -377,6 +377,7 @@ static long kb_ioc_txn_begin(struct file *file, struct kb_file *kf,
 	sh = (struct kb_shape) {
 		.window_ms = a.window_ms, .max_bytes = a.max_bytes,
 		.slices = a.slices, .grow = a.flags & KB_CREATE_F_GROW,
+		.max_fpr_ppb = a.max_fpr_ppb,
 	};
 	/* VER0 knows no shape: a window or growing filter keeps its own */
 	if (usize < KB_IOC_CREATE_SIZE_VER1)

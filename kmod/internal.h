@@ -128,7 +128,10 @@ struct kb_shape {
 	u64 window_ms;			/* 0: no window */
 	u64 max_bytes;			/* grow: bound on all slices */
 	u32 slices;			/* window: S (S + 1 slices held) */
-	u32 max_fpr_ppb;		/* the packet path's cap, 0: default */
+	u32 max_fpr_ppb;		/* the packet path's cap, of the
+					 * whole filter (kb_shape_check()
+					 * resolves its default)
+					 */
 	u32 prefixes;			/* grow: the sizing's prefix lengths
 					 * (KB_A_PREFIXES, 0: 1), for the
 					 * slices it adds
@@ -174,20 +177,40 @@ struct kb_oslice {
 /*
  * The fill changes of a generation's adds from the packet path (learn.c;
  * blocked filters only, else pc is NULL).  Each CPU adds its own into pc
- * (this_cpu ops) and folds them into 'folded' every KB_LEARN_BATCH bits,
- * under lock, which also re-estimates the filter's FPR for the cap
- * (est_ppb).  Only the writer (kb_set.lock, or an unpublished generation's
- * owner) merges 'folded' into kb_gen.fill (kb_learn_sync()); readers of
- * the statistics add the CPUs' pending ones (folded on read).
+ * (this_cpu ops) and folds them into fold_bits and fold_fpr (atomic,
+ * only ever growing) every KB_LEARN_BATCH bits.  Only the writer
+ * (kb_set.lock, or an unpublished generation's owner) merges what was
+ * folded into kb_gen.fill (kb_learn_sync(), which notes how much in m*
+ * and the fill it left in w*) and so sets the limits the packet path
+ * compares the folded sums with: fpr_lim for the cap, bits_lim for a
+ * growing filter's full slice.  Readers of the statistics add the CPUs'
+ * pending deltas (folded on read).  lock: the limits' computation and
+ * the fields only it reads (m*, w*, the cached thresholds).
  */
 struct kb_learn {
 	struct kb_fill_delta __percpu *pc;
-	raw_spinlock_t lock;		/* folded, w*, est_ppb's updates */
-	u64 fbits, fhi, flo;		/* folded, not yet in fill */
-	u64 wbits, whi, wlo;		/* fill, as its writer last synced */
-	u32 est_ppb;			/* the whole filter's estimated FPR
-					 * at the last fold or sync
+	atomic64_t fold_bits;		/* bits folded by the CPUs */
+	atomic64_t fold_fpr;		/* FPR sum folded, in units of
+					 * 2^KB_LEARN_SHIFT
 					 */
+	s64 fpr_lim;			/* fold_fpr at the cap (0 until the
+					 * first computation)
+					 */
+	s64 bits_lim;			/* fold_bits at a growing newest
+					 * slice's items
+					 */
+	u32 older;			/* the older slices' FPR the limits
+					 * were computed with
+					 */
+	raw_spinlock_t lock;
+	s64 mbits, mfpr;		/* folded sums merged into fill */
+	u64 wbits, whi, wlo;		/* fill, as its writer last synced */
+	u64 qmax;			/* kb_learn_qmax() of cap, older,
+					 * nplens
+					 */
+	u64 bits_full;
+	u32 cap, nplens;
+	bool ready;			/* qmax and bits_full computed */
 	unsigned long told;		/* bit 0: over-capacity announced */
 };
 
@@ -317,12 +340,6 @@ struct kb_set {
 	struct net *net;
 	struct delayed_work rotate;
 	struct work_struct grow;
-	/*
-	 * The packet path's cap (KB_A_MAX_FPR_PPB, 0: the default), set at
-	 * create.  TODO(issue 27): moves to kb_gen.shape with the shape
-	 * plumbing of windows and growth.
-	 */
-	u32 max_fpr_ppb;
 	/*
 	 * learn.c's work (what the packet path cannot do: netlink events,
 	 * mapping headers): learn_todo's bits say what, learn_net (a
@@ -498,8 +515,6 @@ int kb_set_replace(struct net *net, struct kb_set *s, struct kb_gen *g,
 int kb_reg_create(struct net *net, const char *name,
 		  const struct kb_params *p, const struct kb_shape *sh,
 		  const struct kb_grant *gr, struct netlink_ext_ack *extack);
-/* the packet path's cap of the filter name just created (learn.c) */
-void kb_reg_set_max_fpr(struct net *net, const char *name, u32 max_fpr_ppb);
 /* set the groups gr flags; event KB_EVENT_GRANTED */
 int kb_reg_grant(struct net *net, const char *name, const struct kb_grant *gr,
 		 struct netlink_ext_ack *extack);
@@ -569,14 +584,13 @@ bool kb_set_test_rcu(struct kb_set *s, const void *key, u32 len);
  * (added: the key tested absent), 0 (it may be present: nothing done,
  * unless flags has KBLOOM_ADD_REFRESH), -ENOSPC (over the cap), -EOPNOTSUPP
  * (not blocked), -ENOENT (destroyed), -EINVAL (bad key, or an address
- * the filter's key type does not take).  net: the caller's, for events.
+ * the filter's key type does not take).  Events go to the filter's netns.
  * kb_set_learn_addr(): an address (AF_INET: 4 bytes, AF_INET6: 16), for
  * net key types its prefix of length plen.
  */
-int kb_set_learn_key(struct net *net, struct kb_set *s, const void *key,
-		     u32 len, u32 flags);
-int kb_set_learn_addr(struct net *net, struct kb_set *s, int family,
-		      const void *addr, u32 plen, u32 flags);
+int kb_set_learn_key(struct kb_set *s, const void *key, u32 len, u32 flags);
+int kb_set_learn_addr(struct kb_set *s, int family, const void *addr,
+		      u32 plen, u32 flags);
 /* a generation's state (gen.c: kb_gen_new(), its release) */
 int kb_learn_gen_init(struct kb_gen *g);
 void kb_learn_gen_free(struct kb_gen *g);
@@ -586,8 +600,13 @@ void kb_learn_sync(struct kb_gen *g);
 void kb_learn_reset(struct kb_gen *g);
 /* into a copy of g's fill: the deltas of every CPU not folded yet */
 void kb_learn_fill_read(struct kb_gen *g, struct kb_fill *fill);
-/* the cap of s in force (its default resolved) */
-u32 kb_learn_cap(struct kb_set *s, const struct kb_gen *g);
+/*
+ * The cap of g in force: its shape's (resolved at create and rebuild by
+ * kb_shape_check()), else (a filter an upload made) the default for its
+ * FPR; kb_learn_default_cap(): twice fpr_ppb, or 1% without one.
+ */
+u32 kb_learn_cap(const struct kb_gen *g);
+u32 kb_learn_default_cap(u32 fpr_ppb);
 void kb_learn_set_init(struct kb_set *s);
 int kb_learn_init(void);
 void kb_learn_exit(void);

@@ -81,7 +81,7 @@ bool kbloom_test_addr_rcu(struct kbloom_ref *ref, int family,
  *      to the newest slice anyway)
  *   -ENOSPC  refused: the filter's estimated FPR is over its max-fpr-ppb
  *      cap (counted in learn-refused; over-capacity is announced once in
- *      net, the caller's namespace, e.g. xt_net(par))
+ *      the filter's namespace; net, the caller's, is not used)
  *   -EOPNOTSUPP  not a blocked filter
  *   -EINVAL  an address the filter's key type does not take (ipv4, net4
  *      for IPv6 ...), plen out of range, or unknown flags

@@ -8,26 +8,31 @@
  * allocation.  Bits are set with atomic ORs (kb_blocked_add_atomic()); the
  * writer's adds are atomic ORs too, so neither loses the other's bits.
  *
- * Test first: a key that may already be present (in any slice) is left
- * as it is (0), unless the caller asks for a refresh (KBLOOM_ADD_REFRESH,
- * the target's --exist), which adds it to the newest slice (g->f).
+ * A key that may already be present (in any slice) is left as it is (0),
+ * unless the caller asks for a refresh (KBLOOM_ADD_REFRESH, the target's
+ * --exist), which adds it to the newest slice (g->f).  Older slices are
+ * tested first; the newest is not: its add sets no bit of a key it holds.
  *
  * The cap: a spoofed source can feed a learning rule millions of keys, and
  * a saturated filter answers "maybe" for everything, which a DROP rule
  * makes "drop everything".  Once the filter's estimated FPR (the newest
  * slice's live estimate with the older slices' frozen ones) is over its
- * cap (kb_set.max_fpr_ppb, default twice its target FPR, or 1% for
- * filters sized without one), adds are refused (-ENOSPC), counted per CPU
- * (learn_refused) and over-capacity is announced once per generation,
- * from a work item (never netlink from softirq).
+ * cap (kb_shape.max_fpr_ppb, default twice the whole filter's target
+ * FPR, or 1% for filters sized without one), adds are refused (-ENOSPC),
+ * counted per CPU (learn_refused) and over-capacity is announced once per
+ * generation, from a work item (never netlink from softirq).
  *
  * The fill tracker: each add's fill change (bits set, the FPR sum's
- * change) goes to its CPU's delta (kb_learn.pc), folded under kb_learn.lock
- * every KB_LEARN_BATCH bits, which is also when the estimate behind the cap
- * is refreshed; the writer merges what was folded into the fill tracker;
- * statistics add the CPUs' pending deltas on read.  So the cap lets at most
- * about ncpus x KB_LEARN_BATCH bits past it, and bits_set is exact but for
- * adds that race a flush (docs/design.md, "Adds from the packet path").
+ * change) goes to its CPU's delta (kb_learn.pc), folded into shared
+ * atomic sums every KB_LEARN_BATCH bits; the writer merges what was
+ * folded into the fill tracker and, from the fill it leaves, sets the
+ * folded FPR sum at which the whole filter's estimate passes the cap
+ * (kb_learn_limits(): the estimate's arithmetic inverted once per cap,
+ * older slices' estimate and prefix count).  So the common add is a hash,
+ * one block's atomic ORs, two per-CPU adds and one compare; no lock, no
+ * estimate.  The cap lets at most about ncpus x KB_LEARN_BATCH bits past
+ * it, and bits_set is exact but for adds that race a flush
+ * (docs/design.md, "Adds from the packet path").
  *
  * A generation published during an add (a rotation, a growth, a rebuild):
  * the add is made again in the new one, so a key learned across a
@@ -47,6 +52,9 @@
 /* a CPU folds its delta every this many bits (or this much FPR sum) */
 #define KB_LEARN_BATCH		64
 #define KB_LEARN_FPR_BATCH	(1ULL << 60)
+/* the shared FPR sum counts units of 2^this (a q62 term each add) */
+#define KB_LEARN_SHIFT		32
+#define KB_LEARN_PPB		1000000000ULL
 /* the cap of filters sized without an FPR */
 #define KB_LEARN_FPR_PPB	10000000U
 
@@ -61,17 +69,18 @@ static struct workqueue_struct *kb_learn_wq;
 
 /* ---- the cap and the estimate ------------------------------------------ */
 
-u32 kb_learn_cap(struct kb_set *s, const struct kb_gen *g)
+u32 kb_learn_default_cap(u32 fpr_ppb)
 {
-	u32 cap = READ_ONCE(s->max_fpr_ppb);
-	u64 v;
+	u64 v = 2ULL * fpr_ppb;
 
-	if (cap)
-		return cap;
-	if (!g->f.p.fpr_ppb)
+	if (!fpr_ppb)
 		return KB_LEARN_FPR_PPB;
-	v = 2ULL * g->f.p.fpr_ppb;
 	return v < 1000000000ULL ? (u32)v : 1000000000U;
+}
+
+u32 kb_learn_cap(const struct kb_gen *g)
+{
+	return g->shape.max_fpr_ppb ?: kb_learn_default_cap(g->f.p.fpr_ppb);
 }
 
 /* one 128-bit sum into another */
@@ -81,31 +90,159 @@ static void kb_learn_add128(u64 *hi, u64 *lo, u64 ahi, u64 alo)
 	*hi += ahi + (*lo < alo);
 }
 
-/*
- * The FPR of the whole filter from the writer's fill and what was folded,
- * combined with the older slices' (kb_learn.lock held): 1 - (1-a)(1-b).
- * True if the newest slice is at its capacity (items).
- */
-static bool kb_learn_estimate(struct kb_gen *g)
+/* a * b as 128 bits (32-bit kernels have no u128) */
+static void kb_learn_mul128(u64 a, u64 b, u64 *hi, u64 *lo)
 {
-	struct kb_learn *l = &g->learn;
+	u64 al = (u32)a, ah = a >> 32, bl = (u32)b, bh = b >> 32;
+	u64 ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+	u64 mid = (ll >> 32) + (u32)lh + (u32)hl;
+
+	*lo = (mid << 32) | (u32)ll;
+	*hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+/* the whole filter's estimate from the newest slice's a and the older b */
+static u64 kb_learn_combine(u64 a, u64 b)
+{
+	return a + b - div_u64(a * b, KB_LEARN_PPB);
+}
+
+/*
+ * The greatest FPR sum quotient q (q62, the newest slice's sum over its
+ * blocks) at which the whole filter's estimate is within the cap, as
+ * kb_filter_stats_fill() computes it (the lookup of nplens probes, then
+ * combined with the older slices' b): the cap holds while sum < (q + 1) x
+ * nblocks.  U64_MAX: none (the older slices are over the cap already).
+ * Binary searches of the same integer arithmetic: only when the cap, b
+ * or nplens change.
+ */
+static u64 kb_learn_qmax(u32 cap, u32 b, u32 nplens)
+{
+	u64 lo = 0, hi = KB_LEARN_PPB, mid, a;
+
+	if (b > cap)
+		return U64_MAX;
+	/* the greatest a (ppb) with combine(a, b) <= cap */
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (kb_learn_combine(mid, b) <= cap)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	a = lo;
+	/* the greatest q with the estimate's ppb <= a */
+	lo = 0;
+	hi = KB_Q62_ONE;
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (kb_q62_to_ppb(kb_fpr_lookup_q62(mid, nplens)) <= a)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* the bits at which a growing newest slice's estimate says it is full */
+static u64 kb_learn_bits_full(const struct kb_gen *g)
+{
 	struct kb_filter f = g->f;
 	struct kb_fill fill = {};
+	u64 lo = 0, hi = g->f.p.m, mid;
 	struct kb_stats st;
-	u64 a, b;
 
-	fill.bits_set = l->wbits + l->fbits;
-	fill.fpr_hi = l->whi;
-	fill.fpr_lo = l->wlo;
-	kb_learn_add128(&fill.fpr_hi, &fill.fpr_lo, l->fhi, l->flo);
 	f.fill = &fill;
-	/* the counters only: kb_filter_stats_fill() reads no term */
-	kb_filter_stats_fill(&f, &st);
-	a = st.est_fpr_ppb;
-	b = kb_gen_older_fpr_ppb(g);
-	a = a + b - div_u64(a * b, 1000000000U);
-	WRITE_ONCE(l->est_ppb, (u32)min_t(u64, a, 1000000000U));
-	return g->f.p.items && st.est_items >= g->f.p.items;
+	/* est_items grows with bits_set only (no term is read) */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		fill.bits_set = mid;
+		kb_filter_stats_fill(&f, &st);
+		if (st.est_items >= g->f.p.items)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * The packet path's limits from the writer's last fill (w*) and what it
+ * merged of the folded sums (m*), kb_learn.lock held: fold_fpr reaching
+ * fpr_lim is the cap reached (the folded sum past what the cap leaves of
+ * the sum the writer counted), fold_bits reaching bits_lim a growing
+ * filter's newest slice full.  The thresholds behind them (qmax,
+ * bits_full) are recomputed only when what they depend on changed.
+ */
+static void kb_learn_limits(struct kb_gen *g)
+{
+	struct kb_learn *l = &g->learn;
+	u32 cap = kb_learn_cap(g), b = kb_gen_older_fpr_ppb(g);
+	u32 nplens = max(kb_params_nplens(&g->f.p), 1U);
+	u64 thi, tlo, room;
+	s64 lim;
+
+	if (!l->ready || cap != l->cap || b != l->older ||
+	    nplens != l->nplens) {
+		l->qmax = kb_learn_qmax(cap, b, nplens);
+		if (g->shape.grow && !l->ready)
+			l->bits_full = kb_learn_bits_full(g);
+		l->cap = cap;
+		WRITE_ONCE(l->older, b);
+		l->nplens = nplens;
+	}
+	/* the cap holds while the sum is under T = (qmax + 1) x nblocks */
+	if (l->qmax == U64_MAX) {
+		thi = 0;
+		tlo = 0;
+	} else {
+		kb_learn_mul128(l->qmax + 1, g->f.nblocks, &thi, &tlo);
+	}
+	if (thi < l->whi || (thi == l->whi && tlo <= l->wlo)) {
+		lim = l->mfpr;
+	} else {
+		/* (T - w) in KB_LEARN_SHIFT units, rounded up */
+		thi -= l->whi + (tlo < l->wlo);
+		tlo -= l->wlo;
+		room = (tlo >> KB_LEARN_SHIFT) | (thi << (64 - KB_LEARN_SHIFT));
+		room += !!(tlo & (BIT_ULL(KB_LEARN_SHIFT) - 1));
+		if (thi >> (64 - KB_LEARN_SHIFT) || room > S64_MAX - l->mfpr)
+			lim = S64_MAX;
+		else
+			lim = l->mfpr + room;
+	}
+	WRITE_ONCE(l->fpr_lim, lim);
+	if (g->shape.grow)
+		WRITE_ONCE(l->bits_lim, l->mbits + (l->bits_full > l->wbits ?
+				l->bits_full - l->wbits : 0));
+	/* the limits before the flag: kb_learn_over() reads it first */
+	smp_store_release(&l->ready, true);
+}
+
+/* the limits again (any context): a new prefix length, older slices */
+static void kb_learn_refresh(struct kb_gen *g)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&g->learn.lock, flags);
+	kb_learn_limits(g);
+	raw_spin_unlock_irqrestore(&g->learn.lock, flags);
+}
+
+/*
+ * The folded sum reached the limit: over the cap, unless the limit was
+ * never computed (a generation's first add) or is stale (the older
+ * slices' estimate changed since).  Refusals past the cap take no lock.
+ */
+static bool kb_learn_over(struct kb_gen *g)
+{
+	struct kb_learn *l = &g->learn;
+
+	/* pairs with kb_learn_limits()'s release: ready, then the limits */
+	if (!smp_load_acquire(&l->ready) ||
+	    READ_ONCE(g->older_fpr_ppb) != READ_ONCE(l->older))
+		kb_learn_refresh(g);
+	return atomic64_read(&l->fold_fpr) >= READ_ONCE(l->fpr_lim);
 }
 
 /* ---- a generation's state ------------------------------------------------ */
@@ -113,6 +250,9 @@ static bool kb_learn_estimate(struct kb_gen *g)
 int kb_learn_gen_init(struct kb_gen *g)
 {
 	raw_spin_lock_init(&g->learn.lock);
+	/* computed at the first add (kb_learn_over()) or sync */
+	g->learn.fpr_lim = 0;
+	g->learn.bits_lim = S64_MAX;
 	if (g->f.p.kind != KB_KIND_BLOCKED)
 		return 0;
 	g->learn.pc = alloc_percpu_gfp(struct kb_fill_delta, GFP_KERNEL_ACCOUNT);
@@ -126,7 +266,7 @@ void kb_learn_gen_free(struct kb_gen *g)
 
 /*
  * The writer (kb_set.lock held, or g not published): what the CPUs folded
- * goes into g->fill, and the estimate starts from it.  After every add
+ * goes into g->fill, and the limits start from it.  After every add
  * batch, an upload's count and a flush.
  */
 void kb_learn_sync(struct kb_gen *g)
@@ -134,19 +274,24 @@ void kb_learn_sync(struct kb_gen *g)
 	struct kb_learn *l = &g->learn;
 	struct kb_fill *fl = g->fill;
 	unsigned long flags;
+	s64 fb, ff;
+	u64 d;
 
 	if (!l->pc || !fl)
 		return;
 	raw_spin_lock_irqsave(&l->lock, flags);
-	fl->bits_set += l->fbits;
-	kb_learn_add128(&fl->fpr_hi, &fl->fpr_lo, l->fhi, l->flo);
-	l->fbits = 0;
-	l->fhi = 0;
-	l->flo = 0;
+	fb = atomic64_read(&l->fold_bits);
+	ff = atomic64_read(&l->fold_fpr);
+	fl->bits_set += fb - l->mbits;
+	d = ff - l->mfpr;
+	kb_learn_add128(&fl->fpr_hi, &fl->fpr_lo, d >> (64 - KB_LEARN_SHIFT),
+			d << KB_LEARN_SHIFT);
+	l->mbits = fb;
+	l->mfpr = ff;
 	l->wbits = fl->bits_set;
 	l->whi = fl->fpr_hi;
 	l->wlo = fl->fpr_lo;
-	kb_learn_estimate(g);
+	kb_learn_limits(g);
 	raw_spin_unlock_irqrestore(&l->lock, flags);
 }
 
@@ -163,9 +308,8 @@ void kb_learn_reset(struct kb_gen *g)
 	if (!l->pc)
 		return;
 	raw_spin_lock_irqsave(&l->lock, flags);
-	l->fbits = 0;
-	l->fhi = 0;
-	l->flo = 0;
+	l->mbits = atomic64_read(&l->fold_bits);
+	l->mfpr = atomic64_read(&l->fold_fpr);
 	raw_spin_unlock_irqrestore(&l->lock, flags);
 	clear_bit(0, &l->told);
 	kb_learn_sync(g);
@@ -199,9 +343,13 @@ static void kb_learn_work(struct work_struct *w)
 	clear_bit(KB_LEARN_QUEUED, &s->learn_todo);
 	if (test_and_clear_bit(KB_LEARN_SYNC, &s->learn_todo)) {
 		mutex_lock(&s->lock);
-		if (!s->dead)
-			kb_map_sync(s, rcu_dereference_protected(s->gen,
-					lockdep_is_held(&s->lock)));
+		if (!s->dead) {
+			struct kb_gen *g = rcu_dereference_protected(s->gen,
+					lockdep_is_held(&s->lock));
+
+			kb_map_sync(s, g);
+			kb_learn_sync(g);
+		}
 		mutex_unlock(&s->lock);
 	}
 	if (test_and_clear_bit(KB_LEARN_TELL, &s->learn_todo) &&
@@ -213,13 +361,20 @@ static void kb_learn_work(struct work_struct *w)
 	kb_set_put(s);
 }
 
-/* ask the work to do what (RCU held; any context) */
-static void kb_learn_kick(struct net *net, struct kb_set *s, int what)
+/* ask the work to do what, in s's netns (RCU held; any context) */
+static void kb_learn_kick(struct kb_set *s, int what)
 {
+	struct net *net;
+
 	set_bit(what, &s->learn_todo);
 	if (test_and_set_bit(KB_LEARN_QUEUED, &s->learn_todo))
 		return;
-	net = net ? maybe_get_net(net) : NULL;
+	/*
+	 * the filter's own namespace, whoever adds (a BPF program may hold
+	 * a filter of another one); valid while s is linked, and a netns
+	 * being dismantled has no reference left to take
+	 */
+	net = READ_ONCE(s->dead) ? NULL : maybe_get_net(s->net);
 	if (!net || !kb_set_get_rcu(s)) {
 		if (net)
 			put_net(net);
@@ -238,77 +393,89 @@ void kb_learn_set_init(struct kb_set *s)
 /* ---- the add ------------------------------------------------------------- */
 
 /*
- * This CPU's delta; folded every KB_LEARN_BATCH bits (xchg: an interrupt
- * or a preempting task on this CPU adding meanwhile loses nothing), which
- * refreshes the estimate behind the cap.
+ * This CPU's delta; every KB_LEARN_BATCH bits its bits and the FPR sum's
+ * whole KB_LEARN_SHIFT units go to the shared sums (this_cpu_sub of what
+ * was read: an interrupt or a preempting task on this CPU adding meanwhile
+ * loses nothing; the remainder stays, and statistics read it).  Two
+ * atomic adds and two compares: no lock, no estimate.
  */
 static void kb_learn_account(struct kb_set *s, struct kb_gen *g,
 			     const struct kb_fill_delta *d)
 {
 	struct kb_fill_delta __percpu *pc = g->learn.pc;
 	struct kb_learn *l = &g->learn;
-	unsigned long flags;
-	u64 bits, fpr;
-	bool full;
+	u64 bits, fpr, units;
+	s64 fb;
 
 	bits = this_cpu_add_return(pc->bits, d->bits);
 	fpr = this_cpu_add_return(pc->fpr, d->fpr);
 	if (likely(bits < KB_LEARN_BATCH && fpr < KB_LEARN_FPR_BATCH))
 		return;
-	bits = this_cpu_xchg(pc->bits, 0);
-	fpr = this_cpu_xchg(pc->fpr, 0);
-	raw_spin_lock_irqsave(&l->lock, flags);
-	l->fbits += bits;
-	kb_learn_add128(&l->fhi, &l->flo, 0, fpr);
-	full = kb_learn_estimate(g);
-	raw_spin_unlock_irqrestore(&l->lock, flags);
+	units = fpr >> KB_LEARN_SHIFT;
+	this_cpu_sub(pc->bits, bits);
+	this_cpu_sub(pc->fpr, units << KB_LEARN_SHIFT);
+	fb = atomic64_add_return(bits, &l->fold_bits);
+	atomic64_add(units, &l->fold_fpr);
+	/* the older slices' estimate set after the limits were (publish) */
+	if (unlikely(READ_ONCE(g->older_fpr_ppb) != READ_ONCE(l->older)))
+		kb_learn_refresh(g);
 	/*
 	 * the newest slice is full: a growing filter grows, from a work of
-	 * its own (slices.c; the others ignore the kick)
+	 * its own (slices.c)
 	 */
-	if (full)
+	if (unlikely(fb >= READ_ONCE(l->bits_lim)))
 		kb_set_grow_kick(s);
 }
 
-/*
- * A refusal: counted; over-capacity told once per filter, in net (a
- * caller without one, a BPF ref's add outside a task, leaves it to the
- * next refusal that has one)
- */
-static int kb_learn_refuse(struct net *net, struct kb_set *s,
-			   struct kb_gen *g)
+/* a refusal: counted; over-capacity told once per filter (kb_set.over) */
+static int kb_learn_refuse(struct kb_set *s, struct kb_gen *g)
 {
 	this_cpu_inc(s->stats->learn_refused);
-	if (net && !test_bit(0, &g->learn.told) &&
+	if (!test_bit(0, &g->learn.told) &&
 	    !test_and_set_bit(0, &g->learn.told) && kb_set_over_once(s))
-		kb_learn_kick(net, s, KB_LEARN_TELL);
+		kb_learn_kick(s, KB_LEARN_TELL);
 	return -ENOSPC;
 }
 
 /* the add in generation g; key valid for s */
-static int kb_learn_gen(struct net *net, struct kb_set *s, struct kb_gen *g,
+static int kb_learn_gen(struct kb_set *s, struct kb_gen *g,
 			const void *key, u32 len, u32 flags)
 {
+	struct kb_learn *l = &g->learn;
 	struct kb_fill_delta d = {};
-	bool net_key = kb_key_type_is_net(s->key_type);
-	u32 plen, fam;
+	bool test, note = false;
 
-	if (unlikely(g->f.p.kind != KB_KIND_BLOCKED || !g->learn.pc))
+	if (unlikely(g->f.p.kind != KB_KIND_BLOCKED || !l->pc))
 		return -EOPNOTSUPP;
-	if (!(flags & KBLOOM_ADD_REFRESH) &&
-	    (kb_blocked_test_i(&g->f, key, len) ||
-	     kb_gen_test_older(g, key, len)))
+	/*
+	 * a net key at a prefix length g has not noted is added whatever
+	 * the test says: a false positive would leave the length unnoted,
+	 * and no address lookup would ever test the key
+	 */
+	if (kb_key_type_is_net(s->key_type))
+		note = !kb_params_has_prefix(&g->f.p, len == 5 ? 4 : 6,
+					     ((const u8 *)key)[len - 1]);
+	test = !(flags & KBLOOM_ADD_REFRESH) && !note;
+	/*
+	 * A key an older slice may hold is left as it is.  The newest is
+	 * not tested first: the add sets no bit of a key it holds (and
+	 * answers 0), reading the one block a test would read.
+	 */
+	if (unlikely(g->nslices > 1) && test && kb_gen_test_older(g, key, len))
 		return 0;
-	if (unlikely(READ_ONCE(g->learn.est_ppb) > kb_learn_cap(s, g)))
-		return kb_learn_refuse(net, s, g);
-	if (net_key) {
-		plen = ((const u8 *)key)[len - 1];
-		fam = len == 5 ? 4 : 6;
-		if (!kb_params_has_prefix(&g->f.p, fam, plen)) {
-			/* before the bits: a reader seeing them tests it */
-			kb_params_note_plen(&g->f.p, key, len);
-			kb_learn_kick(net, s, KB_LEARN_SYNC);
-		}
+	if (unlikely(atomic64_read(&l->fold_fpr) >= READ_ONCE(l->fpr_lim)) &&
+	    kb_learn_over(g)) {
+		/* over the cap, a key present still answers 0 */
+		if (test && kb_blocked_test_i(&g->f, key, len))
+			return 0;
+		return kb_learn_refuse(s, g);
+	}
+	if (unlikely(note)) {
+		/* before the bits: a reader seeing them tests it */
+		kb_params_note_plen(&g->f.p, key, len);
+		/* a lookup makes one more probe: the cap's sum is lower */
+		kb_learn_refresh(g);
+		kb_learn_kick(s, KB_LEARN_SYNC);
 	}
 	if (!kb_blocked_add_atomic(&g->f, key, len, &d))
 		return 0;
@@ -316,8 +483,7 @@ static int kb_learn_gen(struct net *net, struct kb_set *s, struct kb_gen *g,
 	return 1;
 }
 
-int kb_set_learn_key(struct net *net, struct kb_set *s, const void *key,
-		     u32 len, u32 flags)
+int kb_set_learn_key(struct kb_set *s, const void *key, u32 len, u32 flags)
 {
 	struct kb_gen *g, *now;
 	int ret, again;
@@ -328,23 +494,36 @@ int kb_set_learn_key(struct net *net, struct kb_set *s, const void *key,
 	    kb_key_validate(s->key_type, key, len))
 		return -EINVAL;
 	g = rcu_dereference_check(s->gen, rcu_read_lock_any_held());
-	ret = kb_learn_gen(net, s, g, key, len, flags);
-	if (ret < 0)
+	ret = kb_learn_gen(s, g, key, len, flags);
+	if (ret <= 0)
 		return ret;
-	/* the ORs before the load: a generation published since gets it too */
-	smp_mb();
+	/*
+	 * the ORs (relaxed atomics: ret 1 means one ran) before the load: a
+	 * generation published since gets the key too.  A key found present
+	 * is not re-added: a rotation's or growth's new generation holds g's
+	 * payload as an older slice, and a rebuild replaces the contents.
+	 */
+	smp_mb__after_atomic();
 	now = rcu_dereference_check(s->gen, rcu_read_lock_any_held());
 	if (unlikely(now != g)) {
-		again = kb_learn_gen(net, s, now, key, len, flags);
-		ret = again < 0 ? again : ret | again;
+		/*
+		 * A key this add found new is added to now whatever now's
+		 * test says: after a rotation or a growth, now's older slice
+		 * shares g's payload and so has the key, but not a prefix
+		 * length g noted after now copied g's (the key would be
+		 * absent for address lookups for a whole window)
+		 */
+		again = kb_learn_gen(s, now, key, len,
+				     flags | KBLOOM_ADD_REFRESH);
+		if (again < 0)
+			return again;
 	}
-	if (ret > 0)
-		this_cpu_inc(s->stats->adds);
-	return ret;
+	this_cpu_inc(s->stats->adds);
+	return 1;
 }
 
-int kb_set_learn_addr(struct net *net, struct kb_set *s, int family,
-		      const void *addr, u32 plen, u32 flags)
+int kb_set_learn_addr(struct kb_set *s, int family, const void *addr,
+		      u32 plen, u32 flags)
 {
 	u32 alen = family == AF_INET ? 4 : 16;
 	bool v4 = family == AF_INET;
@@ -367,11 +546,11 @@ int kb_set_learn_addr(struct net *net, struct kb_set *s, int family,
 		if (plen > alen * 8)
 			return -EINVAL;
 		kb_key_net(key, addr, alen, plen);
-		return kb_set_learn_key(net, s, key, alen + 1, flags);
+		return kb_set_learn_key(s, key, alen + 1, flags);
 	default:	/* ip, bytes, str: the raw address, as the tests */
 		break;
 	}
-	return kb_set_learn_key(net, s, addr, alen, flags);
+	return kb_set_learn_key(s, addr, alen, flags);
 }
 
 int kb_learn_init(void)

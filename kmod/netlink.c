@@ -125,30 +125,6 @@ static int kb_nl_fill_info(struct sk_buff *skb, struct kb_set *s,
 
 /* ---- create --------------------------------------------------------------- */
 
-/*
- * KB_A_MAX_FPR_PPB: the packet path's cap (learn.c), for blocked filters
- * (the only ones it adds to), not under the filter's own target FPR (its
- * adds would be refused before it is full).
- */
-static int kb_nl_max_fpr(struct genl_info *info, const struct kb_params *p)
-{
-	struct nlattr *a = info->attrs[KB_A_MAX_FPR_PPB];
-
-	if (!a)
-		return 0;
-	if (p->kind != KB_KIND_BLOCKED) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a,
-				    "kbloom: MAX_FPR_PPB: only blocked filters take adds from the packet path");
-		return -EINVAL;
-	}
-	if (p->fpr_ppb && nla_get_u32(a) < p->fpr_ppb) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a,
-				    "kbloom: MAX_FPR_PPB is below the filter's FPR_PPB");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 {
 	struct netlink_ext_ack *extack = info->extack;
@@ -232,15 +208,10 @@ static int kb_nl_create(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_BAD_ATTR(extack, mode);
 	if (!ret)
 		ret = kb_nl_grant_parse(info, &gr);
-	if (!ret)
-		ret = kb_nl_max_fpr(info, &p);
 	if (ret)
 		return ret;
 	ret = kb_reg_create(genl_info_net(info), name, &p, &sh, &gr, extack);
 	kb_nl_blame(extack, ret, tb[KB_A_NAME]);
-	if (!ret && tb[KB_A_MAX_FPR_PPB])
-		kb_reg_set_max_fpr(genl_info_net(info), name,
-				   nla_get_u32(tb[KB_A_MAX_FPR_PPB]));
 	return ret;
 }
 

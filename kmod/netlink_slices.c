@@ -23,6 +23,8 @@ int kb_nl_shape_parse(struct genl_info *info, struct kb_spec *sp,
 	if (tb[KB_A_MAX_BYTES])
 		sh->max_bytes = nla_get_u64(tb[KB_A_MAX_BYTES]);
 	sh->grow = nla_get_flag(tb[KB_A_GROW]);
+	if (tb[KB_A_MAX_FPR_PPB])
+		sh->max_fpr_ppb = nla_get_u32(tb[KB_A_MAX_FPR_PPB]);
 	ret = kb_shape_check(sh, sp, &attr, info->extack);
 	if (ret)
 		NL_SET_BAD_ATTR(info->extack, tb[attr]);

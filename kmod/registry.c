@@ -305,7 +305,7 @@ int kb_set_info(struct kb_set *s, struct kb_info *info)
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	/* the packet path's adds: merged, then the CPUs' pending ones */
 	kb_learn_sync(g);
-	info->max_fpr_ppb = kb_learn_cap(s, g);
+	info->max_fpr_ppb = kb_learn_cap(g);
 	info->p = g->f.p;
 	/* a sliced filter's sizing is the whole filter's, as created */
 	if (g->shape.items) {
@@ -454,22 +454,6 @@ int kb_reg_create(struct net *net, const char *name,
 	else
 		kb_reg_announce(net, KB_EVENT_CREATED, name, NULL);
 	return ret;
-}
-
-/*
- * The packet path's cap of a filter just created (KB_A_MAX_FPR_PPB).
- * TODO(issue 27): given to kb_reg_create() in its shape with the shape
- * plumbing; until then adds in the instant between the create and this
- * see the default cap.
- */
-void kb_reg_set_max_fpr(struct net *net, const char *name, u32 max_fpr_ppb)
-{
-	struct kb_set *s = kb_set_find(net, name, false);
-
-	if (IS_ERR(s))
-		return;
-	WRITE_ONCE(s->max_fpr_ppb, max_fpr_ppb);
-	kb_set_put(s);
 }
 
 /* publish g in s (charged to net); old generation freed after a GP */

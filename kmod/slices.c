@@ -63,10 +63,35 @@ static int kb_shape_bad(int *attr, int a)
 	return -EINVAL;
 }
 
+/*
+ * The packet path's cap (learn.c), of the whole filter: compared with, and
+ * by default twice, the FPR that create or the rebuild asked for, before
+ * a window or a growth divides it among the slices.  Resolved here, so
+ * that every generation (rotations, growth, swaps) carries it.
+ */
+static int kb_shape_cap(struct kb_shape *sh, const struct kb_spec *sp,
+			int *attr, struct netlink_ext_ack *extack)
+{
+	if (sh->max_fpr_ppb && sp->kind != KB_KIND_BLOCKED) {
+		NL_SET_ERR_MSG_MOD(extack, "MAX_FPR_PPB: only blocked filters take adds from the packet path");
+		return kb_shape_bad(attr, KB_A_MAX_FPR_PPB);
+	}
+	if (sh->max_fpr_ppb > KB_PPB ||
+	    (sh->max_fpr_ppb && sh->max_fpr_ppb < sp->fpr_ppb)) {
+		NL_SET_ERR_MSG_MOD(extack, "MAX_FPR_PPB must be FPR_PPB .. 1000000000");
+		return kb_shape_bad(attr, KB_A_MAX_FPR_PPB);
+	}
+	if (!sh->max_fpr_ppb && sp->kind == KB_KIND_BLOCKED)
+		sh->max_fpr_ppb = kb_learn_default_cap(sp->fpr_ppb);
+	return 0;
+}
+
 int kb_shape_check(struct kb_shape *sh, struct kb_spec *sp, int *attr,
 		   struct netlink_ext_ack *extack)
 {
 	*attr = 0;
+	if (kb_shape_cap(sh, sp, attr, extack))
+		return -EINVAL;
 	if (sh->slices && !sh->window_ms) {
 		NL_SET_ERR_MSG_MOD(extack, "SLICES is for a window (WINDOW_MS)");
 		return kb_shape_bad(attr, KB_A_SLICES);

@@ -65,6 +65,9 @@ int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
 	ret = kb_txn_use(t, KB_TXN_KEYS);
 	if (ret)
 		return ret;
+	/* an image has no cap: the one begin gave (or its default) stays */
+	if (!g->shape.max_fpr_ppb)
+		g->shape.max_fpr_ppb = t->gen->shape.max_fpr_ppb;
 	kb_gen_discard(t->gen);
 	t->gen = g;
 	return 0;

@@ -344,6 +344,112 @@ TEST_F(kl, kfuncs)
 	EXPECT_EQ(-ENOENT, one(sk, OP_ADD_ADDR_ID, "v4", id, a, 4, 0));
 }
 
+/* KB_CMD_CREATE of a window filter (fpr_ppb for the whole window) */
+static int create_window(int fd, const char *name, __u32 fpr_ppb,
+			 __u32 max_fpr_ppb)
+{
+	struct kbtn *n = kbt_nl(fd);
+	struct kbtn_req *r = malloc(sizeof(*r));
+	int ret;
+
+	kbtn_init(r, n->family, KB_CMD_CREATE, 0);
+	kbtn_put_str(r, KB_A_NAME, name);
+	kbtn_put_u32(r, KB_A_KIND, KB_KIND_BLOCKED);
+	kbtn_put_u32(r, KB_A_KEY_TYPE, KB_KEY_IPV4);
+	kbtn_put_u64(r, KB_A_ITEMS, 1000);
+	kbtn_put_u32(r, KB_A_FPR_PPB, fpr_ppb);
+	kbtn_put_u64(r, KB_A_WINDOW_MS, 3600000);
+	kbtn_put_u32(r, KB_A_SLICES, 4);
+	if (max_fpr_ppb)
+		kbtn_put_u32(r, KB_A_MAX_FPR_PPB, max_fpr_ppb);
+	ret = kbtn_do(n, r);
+	kbt_nl_put(fd, n);
+	free(r);
+	return ret;
+}
+
+/* a rebuild by KB_IOC_TXN_BEGIN VER1 (c) and an empty commit */
+static int rebuild(int fd, struct kb_ioc_create *c)
+{
+	int ret = kbt_ioc(fd, KB_IOC_TXN_BEGIN, c);
+
+	return ret ? ret : kbt_txn(fd, KB_IOC_TXN_COMMIT);
+}
+
+/*
+ * The cap is the whole filter's: a window of 5 slices at 1% each sized
+ * for 0.2% has a default cap of 2%, not 0.4%, and a cap between the two
+ * is refused; a rebuild (TXN_BEGIN VER1) takes a cap, or the default.
+ */
+TEST_F(kl, cap)
+{
+	struct kb_ioc_create c;
+	int fd = self->fd;
+	__u64 refused;
+	__u32 cap;
+
+	NEED_SK();
+	ASSERT_EQ(0, create_window(fd, "w", 10000000, 0));
+	ASSERT_EQ(0, learn_info(fd, "w", &cap, &refused));
+	EXPECT_EQ(20000000, cap);
+	EXPECT_EQ(-EINVAL, create_window(fd, "w2", 10000000, 5000000));
+	ASSERT_EQ(0, create_window(fd, "w2", 10000000, 15000000));
+	ASSERT_EQ(0, learn_info(fd, "w2", &cap, &refused));
+	EXPECT_EQ(15000000, cap);
+
+	c = kbt_spec("w", KB_KIND_BLOCKED, KB_KEY_IPV4, 1000, 10000000);
+	c.max_fpr_ppb = 30000000;
+	ASSERT_EQ(0, rebuild(fd, &c));
+	ASSERT_EQ(0, learn_info(fd, "w", &cap, &refused));
+	EXPECT_EQ(30000000, cap);
+	c.max_fpr_ppb = 0;
+	c.window_ms = 3600000;
+	c.slices = 4;
+	ASSERT_EQ(0, rebuild(fd, &c));
+	ASSERT_EQ(0, learn_info(fd, "w", &cap, &refused));
+	EXPECT_EQ(20000000, cap);
+	/* below the target, or on another kind: refused, nothing changed */
+	c.max_fpr_ppb = 5000000;
+	EXPECT_EQ(-EINVAL, rebuild(fd, &c));
+	c = kbt_spec("w", KB_KIND_COUNTING, KB_KEY_IPV4, 1000, 10000000);
+	c.max_fpr_ppb = 30000000;
+	EXPECT_EQ(-EINVAL, rebuild(fd, &c));
+	ASSERT_EQ(0, learn_info(fd, "w", &cap, &refused));
+	EXPECT_EQ(20000000, cap);
+}
+
+/*
+ * A net key at a prefix length the filter has not noted is added even
+ * when it tests maybe (a false positive of a full filter): its prefix
+ * length must be noted, or an address lookup never tests it.
+ */
+TEST_F(kl, plen)
+{
+	unsigned char keys[20000][5], k24[5] = { 10, 200, 1, 0, 24 };
+	struct kb_ioc_info i;
+	__u32 n;
+
+	NEED_SK();
+	ASSERT_EQ(0, create(self->fd, "n4", KB_KIND_BLOCKED, KB_KEY_NET4, 100,
+			    10000000, 1000000000));
+	for (n = 0; n < 20000; n++) {
+		keys[n][0] = 11;
+		keys[n][1] = n >> 16;
+		keys[n][2] = n >> 8;
+		keys[n][3] = n;
+		keys[n][4] = 32;
+	}
+	ASSERT_EQ(0, kbt_keys(self->fd, KB_IOC_ADD, "n4", 0, keys, 5, 20000,
+			      NULL, NULL));
+	/* saturated: the /24 tests maybe, and is not noted */
+	ASSERT_EQ(1, test_key(self->fd, "n4", k24, 5));
+	ASSERT_EQ(0, kbt_info(self->fd, "n4", &i));
+	ASSERT_EQ(1ULL << 32, i.plen4);
+	EXPECT_LE(0, one(self->sk, OP_ADD, "n4", 0, k24, 5, 0));
+	ASSERT_EQ(0, kbt_info(self->fd, "n4", &i));
+	EXPECT_EQ((1ULL << 32) | (1ULL << 24), i.plen4);
+}
+
 /* over-capacity events for name within timeout_ms */
 static int count_over(struct kbtn *ev, const char *name, int timeout_ms)
 {

@@ -787,11 +787,15 @@ struct kb_map_slice {
  *	[KB_A_READERS], [KB_A_WRITERS]: the filter's grants from its
  *	first moment (as KB_CMD_GRANT).
  *	[KB_A_MAX_FPR_PPB] (blocked filters, else EINVAL; not below
- *	KB_A_FPR_PPB, EINVAL): the cap on adds from the packet path (the
- *	BLOOM target, the add kfuncs): once the filter's estimated FPR is
- *	over it those adds are refused and counted (KB_A_LEARN_REFUSED) and
- *	over-capacity is announced once per generation.  Default: twice
- *	KB_A_FPR_PPB, or 1% for a filter sized without one.
+ *	KB_A_FPR_PPB, the whole filter's, EINVAL): the cap on adds from the
+ *	packet path (the BLOOM target, the add kfuncs): once the filter's
+ *	estimated FPR (all its slices) is over it those adds are refused
+ *	and counted (KB_A_LEARN_REFUSED) and over-capacity is announced
+ *	once per generation.  Default (absent): twice KB_A_FPR_PPB (of the
+ *	whole filter, not a window's or growing filter's slices), or 1% for
+ *	a filter sized without one.  A rebuild takes the one its
+ *	KB_IOC_TXN_BEGIN gives (struct kb_ioc_create.max_fpr_ppb, VER1,
+ *	the same checks; 0: the default), as it takes the other parameters.
  *	Reply: ack only.  Event KB_EVENT_CREATED.
  * KB_CMD_DESTROY (do): KB_A_NAME.  Event KB_EVENT_DESTROYED.
  * KB_CMD_GET (do): KB_A_NAME.  Reply: one KB_CMD_GET message with the

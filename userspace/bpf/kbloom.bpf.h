@@ -153,8 +153,10 @@ extern int bpf_kbloom_test_addr_id(__u64 id, const void *addr,
  *   -EOPNOTSUPP  the filter's kind is not blocked
  *   -ENOENT, -EINVAL  as for the tests
  * An add counts in the filter's adds statistic, not as a lookup.
- * BPF passes at most five arguments: the adds by name take no flags (a
- * refresh goes by id or by ref).
+ * The adds by name (bpf_kbloom_{xdp,skb}_add{,_addr}) have NO flags
+ * argument: a BPF call passes at most five, and ctx, name, name__sz, key
+ * and key__sz take them.  They add as flags 0 would (never a refresh); a
+ * refresh goes by id or by ref.  This is the ABI, not an omission.
  */
 #ifndef ENOSPC
 #define ENOSPC	28
