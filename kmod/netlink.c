@@ -363,9 +363,14 @@ static int kb_nl_get_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	cb->args[0] = pos;
 	if (ret == -EINTR)
 		return ret;
-	/* a filter that fits no skb at all cannot happen: ~300 bytes */
-	if (ret == -EMSGSIZE && !skb->len)
-		return -EMSGSIZE;
+	/*
+	 * An error before any filter of this step (ENOMEM of a filter's
+	 * slice info; EMSGSIZE cannot happen, a filter is ~300 bytes and
+	 * its slices ~1 KiB): the dump fails.  Returning 0 would end it,
+	 * silently short of that filter and the rest.
+	 */
+	if (ret && !skb->len)
+		return ret;
 	return skb->len;
 }
 
