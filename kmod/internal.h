@@ -666,6 +666,8 @@ const struct kb_filter *kb_gen_slice(const struct kb_gen *g, u32 i);
  * (kb_filter_test()) or an address (lookup.h's kb_filter_test_addr());
  * the older slices' frozen estimated FPR (ppb, 0: none)
  */
+/* g's newest slice as the next generation's older slice o (writer) */
+int kb_oslice_freeze(struct kb_gen *g, struct kb_oslice *o);
 bool kb_gen_test_older(const struct kb_gen *g, const void *key, u32 len);
 bool kb_gen_test_older_addr(const struct kb_gen *g, int family,
 			    const void *addr);

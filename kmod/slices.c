@@ -378,9 +378,9 @@ u32 kb_gen_test_older_many(const struct kb_gen *g, const struct kb_key *keys,
 /*
  * g's newest slice as an older slice of the next generation: its payload
  * moves into a shared kb_pl (g then frees it through that), its statistics
- * are frozen.  s->lock held.
+ * are frozen.  s->lock held, or g not published (slices_image.c).
  */
-static int kb_oslice_freeze(struct kb_gen *g, struct kb_oslice *o)
+int kb_oslice_freeze(struct kb_gen *g, struct kb_oslice *o)
 {
 	if (!g->pl) {
 		struct kb_pl *pl = kzalloc(sizeof(*pl), GFP_KERNEL_ACCOUNT);

@@ -64,35 +64,6 @@ static int kb_si_fits(const struct kb_params *img, const struct kb_params *p,
 	return -EINVAL;
 }
 
-/*
- * g's newest slice as an older slice of the next generation, as a
- * rotation makes it (its payload moves into a shared kb_pl, which g then
- * frees through; statistics frozen).  g is not published, or its
- * filter's lock is held.
- */
-static int kb_si_freeze(struct kb_gen *g, struct kb_oslice *o)
-{
-	if (!g->pl) {
-		struct kb_pl *pl = kzalloc(sizeof(*pl), GFP_KERNEL_ACCOUNT);
-
-		if (!pl)
-			return -ENOMEM;
-		pl->payload = g->f.payload;
-		pl->bytes = g->f.bytes;
-		pl->acct = kb_acct_get(g->acct);
-		refcount_set(&pl->ref, 1);
-		g->pl = pl;
-	}
-	refcount_inc(&g->pl->ref);
-	o->pl = g->pl;
-	o->f = g->f;
-	o->f.fill = NULL;
-	o->count = g->count;
-	o->born_ns = g->born_ns;
-	kb_filter_stats_fill(&g->f, &o->st);
-	return 0;
-}
-
 /* an empty older slice of params p, born at born */
 static int kb_si_empty(struct kb_gen *g, struct kb_oslice *o,
 		       const struct kb_params *p, u64 born,
@@ -234,13 +205,13 @@ struct kb_gen *kb_slice_up_link(struct kb_slice_up *up, struct kb_gen *cur,
 		struct kb_oslice *o = &g->older[j - 2];
 
 		if (j == n) {
-			ret = kb_si_freeze(img, o);
+			ret = kb_oslice_freeze(img, o);
 			o->born_ns = up->born;
 		} else if (j <= add) {
 			ret = kb_si_empty(g, o, &up->q[add - j + 1], up->now,
 					  extack);
 		} else if (j == add + 1) {
-			ret = kb_si_freeze(cur, o);
+			ret = kb_oslice_freeze(cur, o);
 		} else {
 			*o = cur->older[j - add - 2];
 			refcount_inc(&o->pl->ref);
