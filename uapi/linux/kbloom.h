@@ -572,6 +572,66 @@ struct kb_ioc_write {
 #define KB_IOC_WRITE_SIZE_VER0	96
 
 /*
+ * KB_IOC_MERGE: OR byte ranges into the payload of the live generation of
+ * the filter called name, in the byte order of an image's payload: what a
+ * fleet follower does with the chunks of a Redis value that changed (bfctl
+ * redis watch of a stream of deltas), at a cost that grows with the
+ * change, not with the filter.  ranges points to nr_ranges struct
+ * kb_merge_range (1..KB_MERGE_RANGES_MAX; in any order, overlaps allowed),
+ * whose lengths sum to at most KB_MERGE_BYTES_MAX.
+ *
+ * All of it is copied in and checked before any bit changes, with no lock
+ * held; then every range is ORed in with atomic word operations, under RCU
+ * and beside concurrent lookups and adds (a merge never clears a bit, so a
+ * lookup that overlaps it sees each key either before or after; none that
+ * was in the filter is ever missing).  The fill tracker counts exactly the
+ * bits the merge set (new_bits), so the FPR estimate and over-capacity
+ * hold as for adds; a merge that leaves the filter over its configured
+ * capacity raises KB_EVENT_OVER_CAPACITY.
+ *
+ * generation (in): 0, or the kb_ioc_info.generation the ranges apply to:
+ * if the filter now serves another generation (a rebuild, an upload, a
+ * flush, a swap), ESTALE and nothing changes (the follower pulls whole).
+ * A generation replaced while the merge runs: ESTALE as well; the bits
+ * went only to the replaced generation.  generation (out): the generation
+ * merged into.  max_fpr_ppb (0: no limit) is the saturation guard of an
+ * upload: a merge after which the estimated FPR would be over it is
+ * refused with EDOM (why = KB_IMG_SATURATED), a KB_EVENT_REFUSED event,
+ * and nothing changes.
+ *
+ * Errors (nothing changed): EINVAL (flags or reserved non-zero, bad name,
+ * nr_ranges 0 or over the maximum, a range empty or past the payload, a
+ * classic filter's trailing k byte, a gozero bit past m; net4/net6/net
+ * key types, as KB_IOC_TXN_WRITE), E2BIG (over KB_MERGE_BYTES_MAX),
+ * EOPNOTSUPP (counting filters, whose payload is not bits; sliced filters),
+ * ENOENT, ESTALE, EDOM, EFAULT, ENOMEM.  CAP_NET_ADMIN on /dev/kbloom; on
+ * a filter's fd (name all zero), KB_OPEN_F_WRITE fds.
+ */
+#define KB_MERGE_RANGES_MAX	4096
+#define KB_MERGE_BYTES_MAX	(16U << 20)
+
+struct kb_merge_range {
+	__aligned_u64	offset;		/* into the payload */
+	__aligned_u64	data;		/* user pointer */
+	__aligned_u64	len;		/* bytes, >= 1 */
+};
+
+struct kb_ioc_merge {
+	__u32		size;
+	__u32		flags;		/* none yet: 0 */
+	char		name[KB_NAME_MAX];
+	__aligned_u64	ranges;		/* user pointer: struct kb_merge_range[] */
+	__u32		nr_ranges;
+	__u32		max_fpr_ppb;	/* saturation guard; 0: none */
+	__aligned_u64	generation;	/* in: 0 or the one expected; out */
+	__aligned_u64	new_bits;	/* out: bits the merge set */
+	__u32		why;		/* out: enum kb_img_err on failure */
+	__u32		reserved0;
+	__aligned_u64	reserved[2];
+};
+#define KB_IOC_MERGE_SIZE_VER0	96
+
+/*
  * A file per filter (for applications: libkbloom).  KB_IOC_OPEN on
  * /dev/kbloom opens the filter named name (or, with name all zero, the
  * filter whose KB_A_ID is id) of the device file's network namespace and
@@ -735,8 +795,10 @@ struct kb_map_slice {
 			     KB_IOC_OPEN_SIZE_VER0)
 #define KB_IOC_MAP_INFO	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x0c, \
 			     KB_MAP_HDR_SIZE_VER0)
+#define KB_IOC_MERGE	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x0d, \
+			     KB_IOC_MERGE_SIZE_VER0)
 /* the highest command number (_IOC_NR); 1..KB_IOC_NR_MAX are all used */
-#define KB_IOC_NR_MAX	0x0c
+#define KB_IOC_NR_MAX	0x0d
 
 /* ---- 4. generic netlink family "kbloom" ------------------------------- */
 
