@@ -209,3 +209,26 @@ int kbdev_txn_write(int fd, const char *name, u64 off, const void *data,
 	a.len = len;
 	return ioc(fd, KB_IOC_TXN_WRITE, &a);
 }
+
+int kbdev_merge(int fd, const char *name, const struct kb_merge_range *r,
+		u32 nr, u32 max_fpr_ppb, u64 *generation, u64 *new_bits,
+		u32 *why)
+{
+	struct kb_ioc_merge a = { .size = sizeof(a) };
+	int ret = kbdev_set_name(a.name, name);
+
+	if (ret)
+		return ret;
+	a.ranges = (u64)(uintptr_t)r;
+	a.nr_ranges = nr;
+	a.max_fpr_ppb = max_fpr_ppb;
+	a.generation = generation ? *generation : 0;
+	ret = ioc(fd, KB_IOC_MERGE, &a);
+	if (generation && !ret)
+		*generation = a.generation;
+	if (new_bits)
+		*new_bits = ret ? 0 : a.new_bits;
+	if (why)
+		*why = a.why;
+	return ret;
+}

@@ -57,6 +57,14 @@ int kbdev_txn_abort(int fd);
 /* raw payload bytes at off into the transaction begun under name */
 int kbdev_txn_write(int fd, const char *name, u64 off, const void *data,
 		    u64 len);
+/*
+ * KB_IOC_MERGE: OR nr ranges into the live filter, checked as a whole
+ * first (-EDOM: over max_fpr_ppb; -ESTALE: *generation, when non-zero, is
+ * no longer the filter's; on success it is set to the one merged into)
+ */
+int kbdev_merge(int fd, const char *name, const struct kb_merge_range *r,
+		u32 nr, u32 max_fpr_ppb, u64 *generation, u64 *new_bits,
+		u32 *why);
 
 /* copy a name into a KB_NAME_MAX NUL-padded field; -EINVAL if invalid */
 int kbdev_set_name(char *dst, const char *name);
