@@ -51,7 +51,9 @@ static void redis_usage(FILE *f)
 		"        [--poll S] [--debounce S] [--empty-on-delete] [--max-fpr P]\n"
 		"        [--force] [--enable-events] [--events-check S] [-j]\n"
 		"common: [--password-file F] [--timeout S] [-q]\n"
-		"URL: redis://[user@]host[:port][/db] or unix:///path[?db=N]\n"
+		"pull, watch: [--read-from primary|replica]\n"
+		"URL: redis://[user@]host[:port][/db], unix:///path[?db=N] or\n"
+		"redis-sentinel://[user@]host[:port],.../MASTER[?db=N]\n"
 		"(or $BFCTL_REDIS_SERVER); the password from --password-file,\n"
 		"$CREDENTIALS_DIRECTORY/redis-password (systemd), $BFCTL_REDIS_PASSWORD\n"
 		"or $REDISCLI_AUTH, never the command line\n");
@@ -70,6 +72,7 @@ enum {
 	OPT_SERVER = 256, OPT_PWFILE, OPT_TIMEOUT, OPT_CHUNK, OPT_CREATE,
 	OPT_BITS, OPT_KEYTYPE, OPT_META, OPT_IMAGE, OPT_POLL, OPT_DEBOUNCE,
 	OPT_EMPTY, OPT_FORCE, OPT_MAX_FPR, OPT_ENABLE_EV, OPT_EV_CHECK,
+	OPT_READ_FROM,
 };
 
 static const struct option redis_opts[] = {
@@ -89,6 +92,7 @@ static const struct option redis_opts[] = {
 	{ "max-fpr", required_argument, NULL, OPT_MAX_FPR },
 	{ "enable-events", no_argument, NULL, OPT_ENABLE_EV },
 	{ "events-check", required_argument, NULL, OPT_EV_CHECK },
+	{ "read-from", required_argument, NULL, OPT_READ_FROM },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -113,6 +117,7 @@ static const char *opt_verbs(int c)
 	case OPT_KEYTYPE:
 	case OPT_FORCE:
 	case OPT_MAX_FPR:
+	case OPT_READ_FROM:
 		return "pw";
 	case 'o':
 		return "pw";
@@ -285,6 +290,14 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 		case OPT_EMPTY:
 			a->w.empty_on_delete = true;
 			break;
+		case OPT_READ_FROM:
+			if (!strcmp(optarg, "primary"))
+				a->o.read_from = BFCTL_REDIS_READ_PRIMARY;
+			else if (!strcmp(optarg, "replica"))
+				a->o.read_from = BFCTL_REDIS_READ_REPLICA;
+			else
+				return usage_err(verb, "bad --read-from '%s' (primary or replica)", optarg);
+			break;
 		case 'o':
 			a->pl.out = optarg;
 			break;
@@ -342,6 +355,7 @@ static int finish_args(int argc, char **argv, struct rargs *a, bool alone)
 static int do_pull(int argc, char **argv)
 {
 	struct bfctl_redis r, sub = { 0 };
+	struct bfctl_redis_topo t;
 	struct kbconn kc;
 	struct rargs a;
 	bool fenced;
@@ -359,22 +373,26 @@ static int do_pull(int argc, char **argv)
 	 */
 	bfctl_redis_signals();
 	bfctl_redis_deadline(&a.o);
-	if (bfctl_redis_connect(&r, &a.o)) {
+	/* Sentinel, --read-from and Cluster: redis_topo.c */
+	bfctl_redis_topo_init(&t, &a.o, a.pl.key);
+	if (bfctl_redis_topo_connect(&t, &r)) {
 		ret = bfctl_fail(BFCTL_ERR, "redis pull", "%s; nothing changed", r.err);
 		goto out;
 	}
+	if (t.note[0] && !bfctl_quiet)
+		fprintf(stderr, "bfctl: redis pull: %s\n", t.note);
 	/* events on: subscribe before the read (else WATCH fences it) */
 	fenced = bfctl_redis_notify_on(&r);
-	if (bfctl_redis_single(&r, fenced)) {
+	if (bfctl_redis_topo_single(&t, &r, fenced)) {
 		ret = bfctl_fail(BFCTL_ERR, "redis pull", "%s; nothing changed", r.err);
 		goto out;
 	}
-	if (fenced && (bfctl_redis_connect(&sub, &a.o) ||
+	if (fenced && (bfctl_redis_connect(&sub, r.o) ||
 		       bfctl_redis_subscribe(&sub, a.pl.key))) {
 		ret = bfctl_fail(BFCTL_ERR, "redis pull", "%s; nothing changed", sub.err);
 		goto out;
 	}
-	ret = bfctl_redis_pull_once(&r, fenced ? &sub : NULL, &kc, &a.pl);
+	ret = bfctl_redis_topo_pull(&t, &r, fenced ? &sub : NULL, &kc, &a.pl);
 	if (ret == BFCTL_ABSENT) {
 		ret = bfctl_fail(BFCTL_ABSENT, "redis pull", "%s: no such key; nothing changed",
 				 a.pl.key);
@@ -512,6 +530,7 @@ fail:
 static int do_push(int argc, char **argv)
 {
 	struct bfctl_redis r = { 0 };
+	struct bfctl_redis_topo t;
 	const void *payload;
 	struct kb_params p;
 	enum kb_img_err why;
@@ -547,7 +566,9 @@ static int do_push(int argc, char **argv)
 		snprintf(meta, sizeof(meta), BFCTL_REDIS_META " format=image kind=%s",
 			 kb_kind_name(p.kind));
 	}
-	if (bfctl_redis_connect(&r, &a.o))
+	/* the primary (Sentinel's), or the Cluster node of KEY's slot */
+	bfctl_redis_topo_init(&t, &a.o, a.pl.key);
+	if (bfctl_redis_topo_connect(&t, &r))
 		ret = bfctl_fail(BFCTL_ERR, "redis push", "%s", r.err);
 	else
 		ret = push_value(&r, &a, payload, plen, a.meta ? meta : NULL);

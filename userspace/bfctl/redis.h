@@ -28,6 +28,18 @@
 /* go-zero's probe scheme as the metadata names it */
 #define BFCTL_REDIS_SCHEME	"murmur3-x64-128-h1-k14"
 
+/* the sentinels a redis-sentinel:// URL may list */
+#define BFCTL_REDIS_SENTINELS	8
+/* MOVED/ASK followed for one key before a server is taken for hostile */
+#define BFCTL_REDIS_REDIRECTS	5
+/* --read-from */
+enum { BFCTL_REDIS_READ_PRIMARY, BFCTL_REDIS_READ_REPLICA };
+
+struct bfctl_redis_node {
+	char host[256];
+	int port;
+};
+
 struct bfctl_redis_opts {
 	const char *url;		/* --server */
 	const char *password_file;	/* --password-file */
@@ -38,6 +50,12 @@ struct bfctl_redis_opts {
 	bool have_password;
 	int timeout_ms;			/* --timeout: a whole pull, each reply */
 	u64 chunk;			/* --chunk-size */
+	int read_from;			/* --read-from: BFCTL_REDIS_READ_* */
+	/* redis-sentinel://[user@]h1[:p],h2[:p]/MASTER[?db=N] (redis_topo.c) */
+	bool sentinel;
+	int nsent;
+	struct bfctl_redis_node sent[BFCTL_REDIS_SENTINELS];
+	char master[128];
 };
 
 /* a connection and what went wrong last on it */
@@ -46,6 +64,11 @@ struct bfctl_redis {
 	const struct bfctl_redis_opts *o;
 	char err[256];
 	bool io_err;		/* the connection is unusable */
+	/* the last MOVED/ASK reply's node (host:port), "" if none */
+	char redir[300];
+	bool redir_ask;
+	bool asking;		/* ASKING before every command (an ASK target) */
+	int skip;		/* ASKING replies to drop before the next one */
 };
 
 /* --server URL into o; 0 or -EINVAL with a message in err */
@@ -66,6 +89,12 @@ void bfctl_redis_close(struct bfctl_redis *r);
  */
 redisReply *bfctl_redis_cmd(struct bfctl_redis *r, int argc,
 			    const char **argv, const size_t *lens);
+/*
+ * Append a command to the pipeline (ASKING before it on an ASK target);
+ * 0, or -1 with r->io_err set
+ */
+int bfctl_redis_append(struct bfctl_redis *r, int argc, const char **argv,
+		       const size_t *lens);
 /* the next reply of a pipeline, as bfctl_redis_cmd() */
 redisReply *bfctl_redis_reply(struct bfctl_redis *r);
 
@@ -204,6 +233,50 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 			  struct kbconn *kc, struct bfctl_redis_pull *pl);
 /* load an empty filter with the parameters of the last pull (watch) */
 int bfctl_redis_pull_empty(struct kbconn *kc, struct bfctl_redis_pull *pl);
+
+/* ---- where to connect: Sentinel, replicas, Cluster (redis_topo.c) ---- */
+
+struct bfctl_redis_topo {
+	const struct bfctl_redis_opts *o;	/* what the user gave */
+	const char *key;
+	bool watch;		/* a replica must publish keyspace events */
+	bool enable_events;	/* --enable-events: on a replica too */
+	struct bfctl_redis_opts node;	/* where r is connected (r->o) */
+	char url[320];		/* node's url: what messages name it by */
+	char primary[300];	/* host:port of the primary last found */
+	char last[300];		/* a cluster node that answered last */
+	bool cluster;		/* a Redis Cluster: the key's node */
+	bool on_replica;	/* r reads from a replica */
+	bool moved;		/* the last pull was redirected: resubscribe */
+	bool failover;		/* the primary changed at the last connect */
+	u32 failovers;
+	char note[400];		/* what the last connect chose, and why */
+};
+
+/* redis-sentinel://... into o (bfctl_redis_parse_url); 0 or -EINVAL */
+int bfctl_redis_topo_parse(struct bfctl_redis_opts *o, const char *url,
+			   char *err, size_t len);
+void bfctl_redis_topo_init(struct bfctl_redis_topo *t,
+			   const struct bfctl_redis_opts *o, const char *key);
+/*
+ * Connect r where the key is read (or written, for push): the primary
+ * (from Sentinel, after a failover the new one), a healthy replica with
+ * --read-from replica (else the primary, t->note says why), or the
+ * Cluster node that owns the key's slot.  0 or -1 (r->err).
+ */
+int bfctl_redis_topo_connect(struct bfctl_redis_topo *t, struct bfctl_redis *r);
+/* bfctl_redis_single()'s check where it applies; 0 or -1 (r->err) */
+int bfctl_redis_topo_single(struct bfctl_redis_topo *t, struct bfctl_redis *r,
+			    bool notify);
+/*
+ * bfctl_redis_pull_once() following MOVED and ASK (at most
+ * BFCTL_REDIS_REDIRECTS), and refusing a replica whose link is down
+ * (r->io_err: reconnect).  t->moved: r is now on another node, whose
+ * subscription sub is not (the caller subscribes again).
+ */
+int bfctl_redis_topo_pull(struct bfctl_redis_topo *t, struct bfctl_redis *r,
+			  struct bfctl_redis *sub, struct kbconn *kc,
+			  struct bfctl_redis_pull *pl);
 
 /* ---- the verbs ---- */
 int bfctl_redis_main(int argc, char **argv);

@@ -71,7 +71,7 @@ static int url_err(char *err, size_t len, const char *url, const char *why)
 	char shown[512];
 
 	url_shown(shown, sizeof(shown), url);
-	snprintf(err, len, "bad --server '%s': %s (redis://[user@]host[:port][/db] or unix:///path[?db=N])",
+	snprintf(err, len, "bad --server '%s': %s (redis://[user@]host[:port][/db], unix:///path[?db=N] or redis-sentinel://[user@]host[:port],.../MASTER[?db=N])",
 		 shown, why);
 	return -EINVAL;
 }
@@ -97,6 +97,9 @@ int bfctl_redis_parse_url(struct bfctl_redis_opts *o, const char *url,
 	o->port = 6379;
 	o->db = 0;
 	o->host[0] = o->path[0] = o->user[0] = 0;
+	o->sentinel = false;
+	if (!strncmp(url, "redis-sentinel://", 17))
+		return bfctl_redis_topo_parse(o, url, err, len);
 	if (!strncmp(url, "unix://", 7)) {
 		const char *q;
 
@@ -271,13 +274,31 @@ redisReply *bfctl_redis_cmd(struct bfctl_redis *r, int argc,
 			l[i] = strlen(argv[i]);
 		lens = l;
 	}
-	if (r->io_err)
+	if (bfctl_redis_append(r, argc, argv, lens))
 		return NULL;
+	return bfctl_redis_reply(r);
+}
+
+int bfctl_redis_append(struct bfctl_redis *r, int argc, const char **argv,
+		       const size_t *lens)
+{
+	const char *ask[] = { "ASKING" };
+
+	if (r->io_err)
+		return -1;
+	/* an ASK target serves the slot it imports only after ASKING */
+	if (r->asking) {
+		if (redisAppendCommandArgv(r->c, 1, ask, NULL) != REDIS_OK) {
+			set_io_err(r);
+			return -1;
+		}
+		r->skip++;
+	}
 	if (redisAppendCommandArgv(r->c, argc, argv, lens) != REDIS_OK) {
 		set_io_err(r);
-		return NULL;
+		return -1;
 	}
-	return bfctl_redis_reply(r);
+	return 0;
 }
 
 /* a command whose reply only needs to be no error */

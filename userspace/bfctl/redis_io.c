@@ -222,6 +222,14 @@ redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk)
 
 	if (r->io_err)
 		return NULL;
+	/* the +OK of ASKINGs sent before it (bfctl_redis_append()) */
+	while (r->skip > 0) {
+		r->skip--;
+		rep = bfctl_redis_reply_max(r, 64, false);
+		if (!rep)
+			return NULL;
+		freeReplyObject(rep);
+	}
 	rd = r->c->reader;
 	/* bytes of this reply already buffered (and maybe of later ones) */
 	got = rd->len - rd->pos;
@@ -260,15 +268,19 @@ redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk)
 	}
 	rep = v;
 	if (rep->type == REDIS_REPLY_ERROR) {
-		/* a cluster node's redirection: not the single Redis we follow */
-		if (!strncmp(rep->str, "MOVED ", 6) || !strncmp(rep->str, "ASK ", 4) ||
-		    !strncmp(rep->str, "CLUSTERDOWN", 11))
-			snprintf(r->err, sizeof(r->err), "%s: %.*s: a Redis Cluster node redirects the key; bfctl redis follows a single Redis (not a cluster)",
-				 r->o->url, (int)(rep->len > 80 ? 80 : rep->len),
-				 rep->str);
-		else
-			snprintf(r->err, sizeof(r->err), "%s: %.*s", r->o->url,
-				 (int)rep->len, rep->str);
+		const char *sp;
+
+		/* a cluster node's redirection: redis_topo.c follows it */
+		r->redir[0] = 0;
+		if ((!strncmp(rep->str, "MOVED ", 6) || !strncmp(rep->str, "ASK ", 4)) &&
+		    (sp = strchr(rep->str + (rep->str[0] == 'M' ? 6 : 4), ' ')) &&
+		    sp[1]) {
+			snprintf(r->redir, sizeof(r->redir), "%.*s",
+				 (int)strcspn(sp + 1, " \r\n"), sp + 1);
+			r->redir_ask = rep->str[0] == 'A';
+		}
+		snprintf(r->err, sizeof(r->err), "%s: %.*s", r->o->url,
+			 (int)(rep->len > 200 ? 200 : rep->len), rep->str);
 		freeReplyObject(rep);
 		return NULL;
 	}

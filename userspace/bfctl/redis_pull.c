@@ -442,10 +442,8 @@ static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 			snprintf(a, sizeof(a), "%llu", (unsigned long long)sent);
 			snprintf(b, sizeof(b), "%llu",
 				 (unsigned long long)(sent + n - 1));
-			if (redisAppendCommandArgv(r->c, 4, argv, NULL) != REDIS_OK) {
-				r->io_err = true;
+			if (bfctl_redis_append(r, 4, argv, NULL))
 				return pull_fail(pl, "%s: out of memory", r->o->url), -1;
-			}
 			sent += n;
 		}
 		{
@@ -539,7 +537,7 @@ static int read_value(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 			 (unsigned long long)r->o->chunk);
 		if (first)	/* the tests grow the value here */
 			bfctl_test_pause("BFCTL_REDIS_TEST_PAUSE");
-		if (redisAppendCommandArgv(r->c, 4, get, NULL) != REDIS_OK)
+		if (bfctl_redis_append(r, 4, get, NULL))
 			return pull_fail(pl, "out of memory"), -1;
 		n = take(r, pl, fx, 0, fx->cap, r->o->chunk + 1);
 		if (n < 0)

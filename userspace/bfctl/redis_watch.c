@@ -100,6 +100,7 @@ struct watch {
 	const struct bfctl_redis_watch_opts *w;
 	struct bfctl_redis_pull *pl;
 	struct bfctl_redis r, sub;
+	struct bfctl_redis_topo topo;	/* where r is (redis_topo.c) */
 	struct kbconn kc;
 	bool up, notify;
 	int ev;			/* BFCTL_REDIS_EV_*: what the last check said */
@@ -187,7 +188,8 @@ static int check_events(struct watch *s)
 	s->ev = ev;
 	if (ev == BFCTL_REDIS_EV_ON && !s->notify) {
 		memset(&s->sub, 0, sizeof(s->sub));
-		if (bfctl_redis_connect(&s->sub, s->o) ||
+		/* the node read from: events are node-local in a cluster */
+		if (bfctl_redis_connect(&s->sub, s->r.o) ||
 		    bfctl_redis_subscribe(&s->sub, s->pl->key)) {
 			disconnect(s, s->sub.err);
 			return -1;
@@ -220,11 +222,15 @@ static void connect_up(struct watch *s)
 	memset(&s->sub, 0, sizeof(s->sub));
 	s->notify = false;
 	bfctl_redis_deadline(s->o);
-	if (bfctl_redis_connect(&s->r, s->o))
+	if (bfctl_redis_topo_connect(&s->topo, &s->r))
 		return disconnect(s, s->r.err);
+	/* a failover, a replica passed over: said once per connect */
+	if (s->topo.note[0])
+		status(s->pl, s->topo.failover ? "failover" : "topology",
+		       s->topo.note);
 	if (check_events(s))
 		return;
-	if (bfctl_redis_single(&s->r, s->notify))
+	if (bfctl_redis_topo_single(&s->topo, &s->r, s->notify))
 		return disconnect(s, s->r.err);
 	s->up = true;
 	if (s->notify)
@@ -265,12 +271,19 @@ static void pull(struct watch *s)
 	warn_events(s);
 	pl->fence_ev = 0;
 	bfctl_redis_deadline(s->o);
-	ret = bfctl_redis_pull_once(&s->r, s->notify ? &s->sub : NULL,
-				    &s->kc, pl);
+	ret = bfctl_redis_topo_pull(&s->topo, &s->r,
+				    s->notify ? &s->sub : NULL, &s->kc, pl);
 	if (stop)	/* SIGTERM or SIGINT cut the pull short: nothing loaded */
 		return;
 	if (s->r.io_err || s->sub.io_err)
 		return disconnect(s, s->r.io_err ? s->r.err : s->sub.err);
+	/* the key's slot moved: subscribe on its new node, and pull again */
+	if (s->topo.moved && s->notify) {
+		bfctl_redis_close(&s->sub);
+		s->notify = false;
+		if (check_events(s))
+			return;
+	}
 	/*
 	 * Backoff starts again only after a pull that ran to its end: a server
 	 * that accepts connections but breaks every read (an output buffer
@@ -382,6 +395,9 @@ int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 	s.pl = pl;
 	s.backoff = BACKOFF_MIN;
 	s.due = s.first_ev = -1;
+	bfctl_redis_topo_init(&s.topo, o, pl->key);
+	s.topo.watch = true;
+	s.topo.enable_events = w->enable_events;
 	kbconn_init(&s.kc);
 	/* a filter that is not there is a configuration error, not a wait */
 	if (pl->name && !pl->create) {
