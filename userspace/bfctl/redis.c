@@ -380,7 +380,8 @@ static int do_pull(int argc, char **argv)
 		goto out;
 	}
 	if (t.note[0] && !bfctl_quiet)
-		fprintf(stderr, "bfctl: redis pull: %s\n", t.note);
+		fprintf(stderr, "bfctl: redis pull: %s%s\n",
+			t.failover ? "failover: " : "", t.note);
 	/* events on: subscribe before the read (else WATCH fences it) */
 	fenced = bfctl_redis_notify_on(&r);
 	if (bfctl_redis_topo_single(&t, &r, fenced)) {

@@ -498,7 +498,7 @@ int bfctl_redis_topo_connect(struct bfctl_redis_topo *t, struct bfctl_redis *r)
 		if (t->primary[0] && strcmp(addr, t->primary)) {
 			t->failover = true;
 			t->failovers++;
-			snprintf(t->note, sizeof(t->note), "failover: the primary of %.100s is now %.100s (was %.100s): the value is read whole",
+			snprintf(t->note, sizeof(t->note), "the primary of %.100s is now %.100s (was %.100s): the value is read whole",
 				 t->o->master, addr, t->primary);
 		}
 		snprintf(t->primary, sizeof(t->primary), "%s", addr);
@@ -540,8 +540,19 @@ connected:
 			snprintf(t->note, sizeof(t->note), "a Redis Cluster: reading from the primary that owns the key's slot (--read-from replica is for Sentinel and plain replication)");
 		return cluster_find(t, r);
 	}
-	if (t->o->read_from == BFCTL_REDIS_READ_REPLICA)
-		return replica_pick(t, r, host, port);
+	if (t->o->read_from == BFCTL_REDIS_READ_REPLICA) {
+		char fo[400];
+		int ret;
+
+		/* the failover is said too, not only the replica picked */
+		snprintf(fo, sizeof(fo), "%s", t->note);
+		ret = replica_pick(t, r, host, port);
+		if (fo[0]) {
+			snprintf(text, sizeof(text), "%s; %s", fo, t->note);
+			snprintf(t->note, sizeof(t->note), "%.399s", text);
+		}
+		return ret;
+	}
 	return 0;
 }
 
