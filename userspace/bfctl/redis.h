@@ -251,6 +251,8 @@ struct bfctl_redis_topo {
 	bool failover;		/* the primary changed at the last connect */
 	u32 failovers;
 	char note[400];		/* what the last connect chose, and why */
+	struct bfctl_redis_opts sopts;	/* the sentinel subscribed to */
+	char surl[300];
 };
 
 /* redis-sentinel://... into o (bfctl_redis_parse_url); 0 or -EINVAL */
@@ -277,6 +279,17 @@ int bfctl_redis_topo_single(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 int bfctl_redis_topo_pull(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 			  struct bfctl_redis *sub, struct kbconn *kc,
 			  struct bfctl_redis_pull *pl);
+
+/*
+ * A watcher's ear on Sentinel: ss subscribed to +switch-master on the
+ * first sentinel that answers; 0, or -1 (none: the loss of the
+ * connection to the old primary is what tells of a failover)
+ */
+int bfctl_redis_topo_sentinel_sub(struct bfctl_redis_topo *t,
+				  struct bfctl_redis *ss);
+/* after ss was readable: 1 if our primary was switched, 0 not, -1 broken */
+int bfctl_redis_topo_sentinel_poll(struct bfctl_redis_topo *t,
+				   struct bfctl_redis *ss);
 
 /* ---- the verbs ---- */
 int bfctl_redis_main(int argc, char **argv);

@@ -32,6 +32,7 @@
  * are not read: their arrays are long; MOVED and INFO say enough).
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -573,6 +574,18 @@ int bfctl_redis_topo_pull(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 	int i, ret;
 
 	t->moved = false;
+	/*
+	 * Sentinel's primary demoted without the connection lost (Sentinel
+	 * kills its clients, but a partition may keep that from us): the
+	 * next pull finds it and reconnects, to the primary Sentinel names
+	 */
+	if (t->o->sentinel && !t->on_replica &&
+	    role_is(r, "master", text, sizeof(text))) {
+		snprintf(pl->why, sizeof(pl->why), "%.200s: no longer the primary of %.60s (a failover?)",
+			 r->err, t->o->master);
+		r->io_err = true;
+		return BFCTL_ERR;
+	}
 	/* a replica cut from its primary serves a copy of unknown age */
 	if (t->on_replica && t->o->read_from == BFCTL_REDIS_READ_REPLICA) {
 		if (info(r, "replication", text, sizeof(text))) {
@@ -604,5 +617,70 @@ int bfctl_redis_topo_pull(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 		/* the subscription is on the node the key left */
 		t->moved = true;
 		sub = NULL;
+	}
+}
+
+int bfctl_redis_topo_sentinel_sub(struct bfctl_redis_topo *t,
+				  struct bfctl_redis *ss)
+{
+	const char *argv[] = { "SUBSCRIBE", "+switch-master" };
+	redisReply *rep;
+	int i;
+
+	memset(ss, 0, sizeof(*ss));
+	memset(&t->sopts, 0, sizeof(t->sopts));
+	t->sopts.timeout_ms = t->o->timeout_ms;
+	t->sopts.chunk = t->o->chunk;
+	if (!t->o->sentinel || sentinel_auth(&t->sopts, ss->err, sizeof(ss->err)))
+		return -1;
+	for (i = 0; i < t->o->nsent; i++) {
+		snprintf(t->sopts.host, sizeof(t->sopts.host), "%s",
+			 t->o->sent[i].host);
+		t->sopts.port = t->o->sent[i].port;
+		snprintf(t->surl, sizeof(t->surl), "sentinel %.255s:%d",
+			 t->sopts.host, t->sopts.port);
+		t->sopts.url = t->surl;
+		if (!bfctl_redis_connect(ss, &t->sopts)) {
+			rep = bfctl_redis_cmd(ss, 2, argv, NULL);
+			if (rep) {
+				freeReplyObject(rep);
+				return 0;
+			}
+		}
+		bfctl_redis_close(ss);
+	}
+	return -1;
+}
+
+int bfctl_redis_topo_sentinel_poll(struct bfctl_redis_topo *t,
+				   struct bfctl_redis *ss)
+{
+	struct pollfd pfd = { .fd = ss->c->fd, .events = POLLIN };
+	size_t ml = strlen(t->o->master);
+	const redisReply *m;
+	redisReply *rep;
+	void *v;
+	int hit = 0;
+
+	if (ss->io_err || (poll(&pfd, 1, 0) > 0 && bfctl_redis_read_some(ss)))
+		return -1;
+	for (;;) {
+		v = NULL;
+		if (redisGetReplyFromReader(ss->c, &v) != REDIS_OK) {
+			ss->io_err = true;
+			return -1;
+		}
+		if (!v)
+			return hit;
+		rep = v;
+		/* message +switch-master "MASTER oldip oldport newip newport" */
+		if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 3 &&
+		    rep->element[2]->type == REDIS_REPLY_STRING) {
+			m = rep->element[2];
+			if (m->len > ml && !strncmp(m->str, t->o->master, ml) &&
+			    m->str[ml] == ' ')
+				hit = 1;
+		}
+		freeReplyObject(rep);
 	}
 }

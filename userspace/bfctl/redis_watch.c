@@ -101,6 +101,7 @@ struct watch {
 	struct bfctl_redis_pull *pl;
 	struct bfctl_redis r, sub;
 	struct bfctl_redis_topo topo;	/* where r is (redis_topo.c) */
+	struct bfctl_redis ss;		/* Sentinel's +switch-master */
 	struct kbconn kc;
 	bool up, notify;
 	int ev;			/* BFCTL_REDIS_EV_*: what the last check said */
@@ -115,6 +116,7 @@ static void disconnect(struct watch *s, const char *why)
 	double jitter = 0.5 + (double)(random() % 1000) / 1000;
 
 	status(s->pl, "disconnected", why);
+	bfctl_redis_close(&s->ss);
 	bfctl_redis_close(&s->sub);
 	bfctl_redis_close(&s->r);
 	s->up = false;
@@ -232,6 +234,9 @@ static void connect_up(struct watch *s)
 		return;
 	if (bfctl_redis_topo_single(&s->topo, &s->r, s->notify))
 		return disconnect(s, s->r.err);
+	/* a failover told at once (the old primary may stay reachable) */
+	if (s->o->sentinel)
+		bfctl_redis_topo_sentinel_sub(&s->topo, &s->ss);
 	s->up = true;
 	if (s->notify)
 		snprintf(msg, sizeof(msg), "following keyspace events");
@@ -344,7 +349,7 @@ static void idle_readable(struct watch *s)
 
 static void watch_loop(struct watch *s, const sigset_t *run_mask)
 {
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	struct timespec ts;
 	int n, ev;
 
@@ -353,11 +358,22 @@ static void watch_loop(struct watch *s, const sigset_t *run_mask)
 			connect_up(s);
 		pfd[0].fd = s->up && s->notify ? s->sub.c->fd : -1;
 		pfd[1].fd = s->up ? s->r.c->fd : -1;
-		pfd[0].events = pfd[1].events = POLLIN;
-		pfd[0].revents = pfd[1].revents = 0;
-		n = ppoll(pfd, 2, wait_for(s, &ts), run_mask);
+		pfd[2].fd = s->up && s->ss.c ? s->ss.c->fd : -1;
+		pfd[0].events = pfd[1].events = pfd[2].events = POLLIN;
+		pfd[0].revents = pfd[1].revents = pfd[2].revents = 0;
+		n = ppoll(pfd, 3, wait_for(s, &ts), run_mask);
 		if (stop)
 			break;
+		if (n > 0 && pfd[2].revents) {
+			ev = bfctl_redis_topo_sentinel_poll(&s->topo, &s->ss);
+			if (ev < 0)	/* the loss of r still tells */
+				bfctl_redis_close(&s->ss);
+			if (ev > 0) {
+				s->backoff = BACKOFF_MIN / 2;
+				disconnect(s, "Sentinel: +switch-master: a failover");
+				continue;
+			}
+		}
 		if (n > 0 && pfd[1].revents) {
 			idle_readable(s);
 			continue;
@@ -422,6 +438,7 @@ int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 	run_mask = bfctl_redis_signals();
 	watch_loop(&s, run_mask);
 	status(pl, "stopped", NULL);
+	bfctl_redis_close(&s.ss);
 	bfctl_redis_close(&s.sub);
 	bfctl_redis_close(&s.r);
 	kbconn_close(&s.kc);
