@@ -3,8 +3,9 @@
 # bfctl redis pull and watch against a hostile Redis: redis_hostile.py, a
 # small RESP server written for this test, serving a go-zero value that a
 # kernel filter follows, and misbehaving: GETRANGE answered with a 256 MiB
-# bulk string, a reply dripped a byte a second, MOVED and ASK, a Redis
-# Cluster node, a replica without keyspace events, RESP3 and unexpected
+# bulk string, a reply dripped a byte a second, MOVED and ASK from a
+# server that is no Cluster node, a Cluster node redirecting to a dead
+# one, a replica without keyspace events, RESP3 and unexpected
 # reply types, and a saturated (all-ones) value.  In each case: bfctl's
 # peak RSS stays under 64 MiB, it ends within a second of SIGTERM (if it
 # has not ended by itself), exits with an error that names the problem,
@@ -81,10 +82,12 @@ hostile drip 1 3 "interrupted by a signal" pull
 hostile drip 15 3 "timed out: --timeout 3 s bounds the whole pull" pull --timeout 3
 # a watcher stuck in a dripping pull ends on SIGTERM, status 0
 hostile drip 2 0 "stopped" watch --poll 0
-hostile moved 3 3 "MOVED 3999 .*a Redis Cluster node" pull
-hostile ask 3 3 "ASK 3999 .*a Redis Cluster node" pull
-hostile cluster 3 3 "a Redis Cluster node \(cluster_enabled:1\)" pull
-hostile cluster 3 0 "disconnected: .*a Redis Cluster node \(cluster_enabled:1\)" watch --poll 0
+# a redirect is followed only from a Cluster node (redis_topo.c), and a
+# failed one names the node it went to
+hostile moved 3 3 "MOVED 3999 .*not a Cluster node: refused" pull
+hostile ask 3 3 "ASK 3999 .*not a Cluster node: refused" pull
+hostile cluster 3 3 "cluster node redis://127.0.0.1:7001: connect" pull
+hostile cluster 3 0 "disconnected: cluster node redis://127.0.0.1:7001: connect" watch --poll 0
 hostile replica 3 3 "a replica \(role:slave\) that publishes no keyspace events" pull
 hostile resp3 3 3 "Protocol error, got \"%\" as reply type byte" pull
 hostile array 3 3 "unexpected reply type where a string was asked" pull

@@ -11,9 +11,10 @@ misbehaves on purpose.
         good     none
         big      GETRANGE answered with a 256 MiB bulk string
         drip     GETRANGE's (correct) reply dripped one byte a second
-        moved    key commands answered -MOVED (a cluster node)
-        ask      key commands answered -ASK
-        cluster  INFO cluster says cluster_enabled:1
+        moved    key commands answered -MOVED (but cluster_enabled:0)
+        ask      key commands answered -ASK (but cluster_enabled:0)
+        cluster  INFO cluster says cluster_enabled:1, and key commands
+                 are answered -MOVED to a port where nothing listens
         replica  INFO replication says role:slave, no keyspace events
         resp3    GETRANGE answered with a RESP3 map
         array    GETRANGE answered with an array of integers
@@ -84,10 +85,11 @@ class Handler(socketserver.StreamRequestHandler):
                 return
 
     def answer(self, mode, value, cmd, key, args):
-        keycmds = (b"STRLEN", b"GETRANGE", b"EXISTS", b"GET", b"WATCH")
-        if mode in ("moved", "ask") and cmd in keycmds:
+        keycmds = (b"STRLEN", b"GETRANGE", b"EXISTS", b"GET", b"WATCH",
+                   b"TYPE")
+        if mode in ("moved", "ask", "cluster") and cmd in keycmds:
             self.mark()
-            word = b"MOVED" if mode == "moved" else b"ASK"
+            word = b"ASK" if mode == "ask" else b"MOVED"
             self.send(b"-%s 3999 127.0.0.1:7001\r\n" % word)
         elif cmd == b"CONFIG":
             # no keyspace events: bfctl fences with WATCH/EXEC alone

@@ -604,8 +604,16 @@ int bfctl_redis_topo_pull(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 	for (i = 0; ; i++) {
 		r->redir[0] = 0;
 		ret = bfctl_redis_pull_once(r, sub, kc, pl);
-		if (ret != BFCTL_ERR || !r->redir[0] || !t->cluster)
+		if (ret != BFCTL_ERR || !r->redir[0])
 			return ret;
+		if (!t->cluster) {	/* said cluster_enabled:0: not followed */
+			size_t l = strlen(pl->why);
+
+			snprintf(pl->why + l, sizeof(pl->why) - l,
+				 ": a redirect from a server that is not a Cluster node: refused");
+			r->io_err = true;
+			return ret;
+		}
 		if (i >= BFCTL_REDIS_REDIRECTS || follow(t, r)) {
 			if (i >= BFCTL_REDIS_REDIRECTS)
 				redirect_loop(t, r);
