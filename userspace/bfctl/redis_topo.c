@@ -367,11 +367,9 @@ static int replica_pick(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 
 	if (info(r, "replication", text, sizeof(text)))
 		return -1;
-	if (field(text, "role", v, sizeof(v)) && strcmp(v, "master")) {
-		/* the URL names a replica: it is the one read */
-		t->on_replica = true;
+	if (field(text, "role", v, sizeof(v)) && strcmp(v, "master"))
+		/* the URL names a replica: read as today (single()'s check) */
 		return 0;
-	}
 	t->note[0] = 0;
 	for (i = 0; i < 64 && n < TOPO_REPLICAS; i++) {
 		snprintf(name, sizeof(name), "slave%d", i);
