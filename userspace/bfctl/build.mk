@@ -57,6 +57,8 @@ NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-completion
 NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-slices
 # bfctl redis against a private redis-server (pull/watch with -o: no kernel)
 NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis
+# rediss:// against a private TLS redis-server and ACL users (openssl certs)
+NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis-tls
 
 # ---- VM tests: TAP scripts (selftests/bfctl/*.sh, in selftests/manifest)
 # driving the real bfctl against kbloom.ko ----

@@ -42,6 +42,7 @@ struct bfctl_redis_tls {
 	SSL_CTX *ctx;
 	SSL *ssl;
 	bool want_write;	/* SSL_read needs the socket writable */
+	bool got_data;		/* the server has answered something */
 };
 
 static int tls_fail(struct bfctl_redis *r, const char *fmt, ...)
@@ -213,17 +214,22 @@ int bfctl_redis_tls_start(struct bfctl_redis *r)
 	}
 }
 
-/* an error of SSL_read/SSL_write as r->err; -1 */
+/*
+ * An error of SSL_read/SSL_write as r->err; -1.  With TLS 1.3 a server
+ * refuses a client without a certificate only after the handshake (its
+ * alert, or a reset, comes at the first command): said so then.
+ */
 static int io_error(struct bfctl_redis *r, int err, const char *what)
 {
+	const char *hint = r->o->tls_cert || r->tls->got_data ? "" :
+		" (a server that wants a client certificate: --tls-cert and --tls-key)";
+
 	if (err == SSL_ERROR_ZERO_RETURN)
-		return tls_fail(r, "the server closed the connection");
+		return tls_fail(r, "the server closed the connection%s", hint);
 	if (err == SSL_ERROR_SYSCALL && !ERR_peek_error())
-		return tls_fail(r, "%s: %s", what, errno ? strerror(errno) :
-				"connection lost");
-	return tls_fail(r, "%s: %s%s", what, ssl_reason("failed"),
-			r->o->tls_cert ? "" :
-			" (a server that wants a client certificate: --tls-cert and --tls-key)");
+		return tls_fail(r, "%s: %s%s", what, errno ? strerror(errno) :
+				"connection lost", hint);
+	return tls_fail(r, "%s: %s%s", what, ssl_reason("failed"), hint);
 }
 
 int bfctl_redis_tls_read(struct bfctl_redis *r)
@@ -237,6 +243,7 @@ int bfctl_redis_tls_read(struct bfctl_redis *r)
 	errno = 0;
 	n = SSL_read(t->ssl, buf, sizeof(buf));
 	if (n > 0) {
+		t->got_data = true;
 		if (redisReaderFeed(r->c->reader, buf, (size_t)n) != REDIS_OK)
 			return tls_fail(r, "out of memory");
 		return 0;
