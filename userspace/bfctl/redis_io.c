@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -273,24 +274,33 @@ static void err_set(struct bfctl_redis *r, const char *fmt, ...)
  */
 static void noperm(struct bfctl_redis *r, const char *msg)
 {
+	static const char * const reads[] = { "GET", "STRLEN", "EXISTS",
+					      "GETRANGE", "WATCH" };
 	const char *user = r->o->user[0] ? r->o->user : "default";
 	const char *q = strchr(msg, '\''), *e = q ? strchr(q + 1, '\'') : NULL;
-	const char *cmd = r->cmd ? r->cmd : "a command";
-	const char *arg = r->cmd_arg ? r->cmd_arg : "KEY";
+	const char *cmd = r->cmd, *arg = r->cmd_arg, *kp = "~";
+	size_t i;
 
+	/* a follower only reads its keys: %R~ (read) suffices */
+	for (i = 0; cmd && i < ARRAY_SIZE(reads); i++)
+		if (!strcasecmp(cmd, reads[i]))
+			kp = "%R~";
 	if (e && e - q < 64)
 		err_set(r, "%s: NOPERM: ACL user %s may not run %.*s: it needs the right +%.*s (ACL SETUSER %s +%.*s)",
-			 r->o->url, user, (int)(e - q - 1), q + 1,
-			 (int)(e - q - 1), q + 1, user, (int)(e - q - 1), q + 1);
+			r->o->url, user, (int)(e - q - 1), q + 1,
+			(int)(e - q - 1), q + 1, user, (int)(e - q - 1), q + 1);
+	else if (!cmd || !arg)	/* a pipeline's: Redis' words alone */
+		err_set(r, "%s: NOPERM: ACL user %s: %.160s", r->o->url, user,
+			msg + 6 + (msg[6] == ' '));
 	else if (strstr(msg, "channel"))
 		err_set(r, "%s: NOPERM: ACL user %s may not %s channel %.80s: it needs the right &%.80s (ACL SETUSER %s '&__keyspace@*')",
-			 r->o->url, user, cmd, arg, arg, user);
+			r->o->url, user, cmd, arg, arg, user);
 	else if (strstr(msg, "key"))
-		err_set(r, "%s: NOPERM: ACL user %s may not %s key %.80s: it needs a key pattern matching it (ACL SETUSER %s '%%R~%.80s')",
-			 r->o->url, user, cmd, arg, user, arg);
+		err_set(r, "%s: NOPERM: ACL user %s may not %s key %.80s: it needs a key pattern matching it (ACL SETUSER %s '%s%.80s')",
+			r->o->url, user, cmd, arg, user, kp, arg);
 	else
-		err_set(r, "%s: NOPERM: ACL user %s: %.160s (%s)",
-			 r->o->url, user, msg, cmd);
+		err_set(r, "%s: NOPERM: ACL user %s: %.160s (%s)", r->o->url,
+			user, msg + 6 + (msg[6] == ' '), cmd);
 }
 
 redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk)
