@@ -120,8 +120,12 @@ int bfctl_redis_tls_start(struct bfctl_redis *r);
 int bfctl_redis_tls_read(struct bfctl_redis *r);
 /* SSL_write what c->obuf holds, as far as it goes; *done: all of it */
 int bfctl_redis_tls_write(struct bfctl_redis *r, int *done);
-/* POLLOUT if a read waits for the socket to be writable, else 0 */
-short bfctl_redis_tls_events(const struct bfctl_redis *r);
+/*
+ * What to poll for instead of ev (POLLIN, and POLLOUT while there is
+ * something to send): POLLOUT added while a read waits to write, taken
+ * away while a write waits for a read.  ev for a plain connection.
+ */
+short bfctl_redis_tls_events(const struct bfctl_redis *r, short ev);
 /* decrypted bytes not read yet (poll does not see them) */
 bool bfctl_redis_tls_pending(const struct bfctl_redis *r);
 void bfctl_redis_tls_close(struct bfctl_redis *r);

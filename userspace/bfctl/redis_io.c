@@ -311,6 +311,7 @@ redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk)
 	void *v = NULL;
 	short rev;
 	int done;
+	bool rd_out;
 	redisReply *rep;
 
 	if (r->io_err)
@@ -332,18 +333,19 @@ redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk)
 		/* TLS bytes already decrypted: no wait for the socket */
 		if (bfctl_redis_tls_pending(r))
 			rev = POLLIN;
-		else if (bfctl_redis_wait(r, (done ? POLLIN : POLLIN | POLLOUT) |
-					  bfctl_redis_tls_events(r),
+		else if (bfctl_redis_wait(r, bfctl_redis_tls_events(r,
+					  done ? POLLIN : POLLIN | POLLOUT),
 					  idle_from, &rev))
 			return NULL;
+		/* (POLLOUT with nothing to send: a TLS read that wanted to write) */
+		rd_out = (rev & POLLOUT) &&
+			 (bfctl_redis_tls_events(r, POLLIN) & POLLOUT);
 		if ((rev & POLLOUT) && !done && xport_write(r, &done))
 			return NULL;
-		if (rev & (POLLIN | POLLHUP | POLLERR | POLLOUT)) {
+		if ((rev & (POLLIN | POLLHUP | POLLERR)) || rd_out) {
 			size_t before = rd->len - rd->pos;
 
-			/* (POLLOUT: a TLS read that wanted to write) */
-			if (((rev & ~POLLOUT) || bfctl_redis_tls_events(r)) &&
-			    xport_read(r))
+			if (xport_read(r))
 				return NULL;
 			if (rd->len - rd->pos > before) {
 				got += rd->len - rd->pos - before;

@@ -42,6 +42,7 @@ struct bfctl_redis_tls {
 	SSL_CTX *ctx;
 	SSL *ssl;
 	bool want_write;	/* SSL_read needs the socket writable */
+	bool write_wants_read;	/* SSL_write needs a read first */
 	bool got_data;		/* the server has answered something */
 };
 
@@ -239,6 +240,7 @@ int bfctl_redis_tls_read(struct bfctl_redis *r)
 	int n, err;
 
 	t->want_write = false;
+	t->write_wants_read = false;
 	ERR_clear_error();
 	errno = 0;
 	n = SSL_read(t->ssl, buf, sizeof(buf));
@@ -292,6 +294,7 @@ int bfctl_redis_tls_write(struct bfctl_redis *r, int *done)
 				    len > (1u << 30) ? 1 << 30 : (int)len);
 		if (n <= 0) {
 			err = SSL_get_error(r->tls->ssl, n);
+			r->tls->write_wants_read = err == SSL_ERROR_WANT_READ;
 			if (err == SSL_ERROR_WANT_WRITE ||
 			    err == SSL_ERROR_WANT_READ)
 				break;
@@ -303,9 +306,16 @@ int bfctl_redis_tls_write(struct bfctl_redis *r, int *done)
 	return 0;
 }
 
-short bfctl_redis_tls_events(const struct bfctl_redis *r)
+short bfctl_redis_tls_events(const struct bfctl_redis *r, short ev)
 {
-	return r->tls && r->tls->want_write ? POLLOUT : 0;
+	if (!r->tls)
+		return ev;
+	/* a write that waits for a read polls for POLLIN alone, not spins */
+	if (r->tls->write_wants_read)
+		ev &= ~POLLOUT;
+	if (r->tls->want_write)
+		ev |= POLLOUT;
+	return ev;
 }
 
 bool bfctl_redis_tls_pending(const struct bfctl_redis *r)
