@@ -4,7 +4,8 @@
  * the server (URL, password, timeouts, replies, the keyspace subscription
  * that fences a chunked read), redis_pull.c reads a value into an image
  * and loads it, redis.c parses the options and pushes, redis_watch.c
- * follows a key, redis_io.c reads replies within bounds and deadlines.
+ * follows a key, redis_io.c reads replies within bounds and deadlines,
+ * redis_tls.c carries them over TLS (rediss://).
  */
 #ifndef _BFCTL_REDIS_H
 #define _BFCTL_REDIS_H
