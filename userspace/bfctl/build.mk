@@ -16,6 +16,8 @@ CFLAGS_USER += $(KB_NL_CFLAGS)
 $(KB_BFCTL_BINS): KB_ULIBS += $(KB_NL_LIBS)
 # bfctl redis (redis*.c): Debian's libhiredis-dev
 $(KB_BFCTL_BINS): KB_ULIBS += -lhiredis
+# rediss:// (redis_tls.c): Debian's libssl-dev; hiredis 0.14 has no TLS
+$(KB_BFCTL_BINS): KB_ULIBS += $(shell pkg-config --libs libssl libcrypto 2>/dev/null || echo -lssl -lcrypto)
 
 # ---- make install [DESTDIR=...] [PREFIX=/usr/local] ----
 
@@ -57,6 +59,8 @@ NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-slices
 NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis
 # Sentinel failover, replicas, Cluster resharding and redirects (redis_topo.c)
 NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis-topo
+# rediss:// against a private TLS redis-server and ACL users (openssl certs)
+NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis-tls
 
 # ---- VM tests: TAP scripts (selftests/bfctl/*.sh, in selftests/manifest)
 # driving the real bfctl against kbloom.ko ----

@@ -11,7 +11,8 @@
  *
  * Common: --password-file F (else $CREDENTIALS_DIRECTORY/redis-password,
  * $BFCTL_REDIS_PASSWORD, $REDISCLI_AUTH),
- * --timeout S.  The server may also come from $BFCTL_REDIS_SERVER.
+ * --timeout S, and for rediss:// --tls-ca F, --tls-cert F, --tls-key F,
+ * --tls-server-name N (redis_tls.c).  The server may also come from $BFCTL_REDIS_SERVER.
  *
  * push writes like go-zero rebuilds: the value into a temporary key of the
  * same hash slot, in chunks, then one MULTI/EXEC renames it over KEY
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "redis.h"
 
 /* a temporary key left by a push that died goes away by itself */
@@ -52,7 +54,8 @@ static void redis_usage(FILE *f)
 		"        [--force] [--enable-events] [--events-check S] [-j]\n"
 		"common: [--password-file F] [--timeout S] [-q]\n"
 		"pull, watch: [--read-from primary|replica]\n"
-		"URL: redis://[user@]host[:port][/db], unix:///path[?db=N] or\n"
+		"  rediss://: [--tls-ca F] [--tls-cert F --tls-key F] [--tls-server-name N]\n"
+		"URL: redis[s]://[user@]host[:port][/db], unix:///path[?db=N] or\n"
 		"redis-sentinel://[user@]host[:port],.../MASTER[?db=N]\n"
 		"(or $BFCTL_REDIS_SERVER); the password from --password-file,\n"
 		"$CREDENTIALS_DIRECTORY/redis-password (systemd), $BFCTL_REDIS_PASSWORD\n"
@@ -73,6 +76,7 @@ enum {
 	OPT_BITS, OPT_KEYTYPE, OPT_META, OPT_IMAGE, OPT_POLL, OPT_DEBOUNCE,
 	OPT_EMPTY, OPT_FORCE, OPT_MAX_FPR, OPT_ENABLE_EV, OPT_EV_CHECK,
 	OPT_READ_FROM,
+	OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME,
 };
 
 static const struct option redis_opts[] = {
@@ -93,6 +97,10 @@ static const struct option redis_opts[] = {
 	{ "enable-events", no_argument, NULL, OPT_ENABLE_EV },
 	{ "events-check", required_argument, NULL, OPT_EV_CHECK },
 	{ "read-from", required_argument, NULL, OPT_READ_FROM },
+	{ "tls-ca", required_argument, NULL, OPT_TLS_CA },
+	{ "tls-cert", required_argument, NULL, OPT_TLS_CERT },
+	{ "tls-key", required_argument, NULL, OPT_TLS_KEY },
+	{ "tls-server-name", required_argument, NULL, OPT_TLS_NAME },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -233,6 +241,20 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 		case OPT_PWFILE:
 			a->o.password_file = optarg;
 			break;
+		case OPT_TLS_CA:
+			a->o.tls_ca = optarg;
+			break;
+		case OPT_TLS_CERT:
+			a->o.tls_cert = optarg;
+			break;
+		case OPT_TLS_KEY:
+			a->o.tls_key = optarg;
+			break;
+		case OPT_TLS_NAME:
+			if (!*optarg || strlen(optarg) > 253)
+				return usage_err(verb, "bad --tls-server-name '%s'", optarg);
+			a->o.tls_server_name = optarg;
+			break;
 		case OPT_TIMEOUT:
 			if (parse_secs(optarg, 0.001, &secs))
 				return usage_err(verb, "bad --timeout '%s' (seconds)", optarg);
@@ -319,6 +341,39 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 	return BFCTL_OK;
 }
 
+/*
+ * The --tls-* options go with rediss:// only, a certificate with its key.
+ * Without them a systemd credential (LoadCredential=redis-tls-cert:...,
+ * redis-tls-key:...) is the client certificate: the watcher's dynamic
+ * user cannot read a key root owns, and this way needs no path in the
+ * unit's configuration.
+ */
+static int tls_args(struct bfctl_redis_opts *o, char *err, size_t len)
+{
+	static char cert[4096], key[4096];
+	const char *cred = getenv("CREDENTIALS_DIRECTORY");
+
+	if (!o->tls) {
+		if (o->tls_ca || o->tls_cert || o->tls_key || o->tls_server_name) {
+			snprintf(err, len, "the --tls-* options need a rediss:// server");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!o->tls_cert && !o->tls_key && cred && *cred &&
+	    (size_t)snprintf(cert, sizeof(cert), "%s/redis-tls-cert", cred) < sizeof(cert) &&
+	    (size_t)snprintf(key, sizeof(key), "%s/redis-tls-key", cred) < sizeof(key) &&
+	    !access(cert, F_OK) && !access(key, F_OK)) {
+		o->tls_cert = cert;
+		o->tls_key = key;
+	}
+	if (!o->tls_cert != !o->tls_key) {
+		snprintf(err, len, "--tls-cert and --tls-key go together (a client certificate and its key)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* positional NAME KEY (or KEY alone with -o / --image), server, password */
 static int finish_args(int argc, char **argv, struct rargs *a, bool alone)
 {
@@ -344,6 +399,8 @@ static int finish_args(int argc, char **argv, struct rargs *a, bool alone)
 	if (!a->o.url)
 		return usage_err(verb, "%s", "--server URL is needed");
 	if (bfctl_redis_parse_url(&a->o, a->o.url, err, sizeof(err)))
+		return usage_err(verb, "%s", err);
+	if (tls_args(&a->o, err, sizeof(err)))
 		return usage_err(verb, "%s", err);
 	if (a->pl.create && a->pl.out)
 		return usage_err(verb, "%s", "--create is for a kernel filter, not -o");

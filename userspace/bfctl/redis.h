@@ -4,7 +4,8 @@
  * the server (URL, password, timeouts, replies, the keyspace subscription
  * that fences a chunked read), redis_pull.c reads a value into an image
  * and loads it, redis.c parses the options and pushes, redis_watch.c
- * follows a key, redis_io.c reads replies within bounds and deadlines.
+ * follows a key, redis_io.c reads replies within bounds and deadlines,
+ * redis_tls.c carries them over TLS (rediss://).
  */
 #ifndef _BFCTL_REDIS_H
 #define _BFCTL_REDIS_H
@@ -56,6 +57,9 @@ struct bfctl_redis_opts {
 	int nsent;
 	struct bfctl_redis_node sent[BFCTL_REDIS_SENTINELS];
 	char master[128];
+	/* rediss:// (redis_tls.c); the files and name of the --tls-* options */
+	bool tls;
+	const char *tls_ca, *tls_cert, *tls_key, *tls_server_name;
 };
 
 /* a connection and what went wrong last on it */
@@ -69,6 +73,9 @@ struct bfctl_redis {
 	bool redir_ask;
 	bool asking;		/* ASKING before every command (an ASK target) */
 	int skip;		/* ASKING replies to drop before the next one */
+	struct bfctl_redis_tls *tls;	/* rediss://: its SSL (NULL: plain) */
+	/* the command bfctl_redis_cmd() waits for: a NOPERM names its right */
+	const char *cmd, *cmd_arg;
 };
 
 /* --server URL into o; 0 or -EINVAL with a message in err */
@@ -118,10 +125,41 @@ void bfctl_redis_deadline(const struct bfctl_redis_opts *o);
 redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk);
 /* a non-blocking connect's end; 0 or -1 */
 int bfctl_redis_wait_connected(struct bfctl_redis *r);
+/*
+ * Wait for ev on the socket: 0 (revents in *rev), or -1 (r->err) when
+ * the deadline or the idle --timeout since idle_from passed, or a signal
+ * came
+ */
+int bfctl_redis_wait(struct bfctl_redis *r, short ev, double idle_from,
+		     short *rev);
 /* the socket non-blocking, hiredis' own loops off; 0 or -1 */
 int bfctl_redis_nonblock(struct bfctl_redis *r);
 /* what the socket holds into the reader (after poll), bounded; 0 or -1 */
 int bfctl_redis_read_some(struct bfctl_redis *r);
+/*
+ * Has the connection bytes buffered that poll() on its socket cannot see
+ * (TLS)?  0 after every read of redis_io.c: they go to hiredis' reader.
+ */
+bool bfctl_redis_buffered(const struct bfctl_redis *r);
+
+/* ---- TLS (redis_tls.c): 0 or -1 with r->err and r->io_err ---- */
+
+/* the handshake on r->c's connected socket, certificate verified */
+int bfctl_redis_tls_start(struct bfctl_redis *r);
+/* one SSL_read into hiredis' reader (nothing read is no error) */
+int bfctl_redis_tls_read(struct bfctl_redis *r);
+/* SSL_write what c->obuf holds, as far as it goes; *done: all of it */
+int bfctl_redis_tls_write(struct bfctl_redis *r, int *done);
+/*
+ * What to poll for instead of ev (POLLIN, and POLLOUT while there is
+ * something to send): POLLOUT added while a read waits to write, taken
+ * away while a write waits for a read.  ev for a plain connection.
+ */
+short bfctl_redis_tls_events(const struct bfctl_redis *r, short ev);
+/* decrypted bytes not read yet (poll does not see them) */
+bool bfctl_redis_tls_pending(const struct bfctl_redis *r);
+void bfctl_redis_tls_close(struct bfctl_redis *r);
+
 /*
  * A key in the cluster hash slot of key (its {tag}, or {key} as the tag)
  * with a suffix: the temporary and metadata keys.  0 or -ENAMETOOLONG.

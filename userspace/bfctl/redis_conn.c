@@ -71,7 +71,7 @@ static int url_err(char *err, size_t len, const char *url, const char *why)
 	char shown[512];
 
 	url_shown(shown, sizeof(shown), url);
-	snprintf(err, len, "bad --server '%s': %s (redis://[user@]host[:port][/db], unix:///path[?db=N] or redis-sentinel://[user@]host[:port],.../MASTER[?db=N])",
+	snprintf(err, len, "bad --server '%s': %s (redis://[user@]host[:port][/db], rediss://... (TLS), unix:///path[?db=N] or redis-sentinel://[user@]host[:port],.../MASTER[?db=N])",
 		 shown, why);
 	return -EINVAL;
 }
@@ -98,6 +98,7 @@ int bfctl_redis_parse_url(struct bfctl_redis_opts *o, const char *url,
 	o->db = 0;
 	o->host[0] = o->path[0] = o->user[0] = 0;
 	o->sentinel = false;
+	o->tls = false;
 	if (!strncmp(url, "redis-sentinel://", 17))
 		return bfctl_redis_topo_parse(o, url, err, len);
 	if (!strncmp(url, "unix://", 7)) {
@@ -117,9 +118,12 @@ int bfctl_redis_parse_url(struct bfctl_redis_opts *o, const char *url,
 		o->is_unix = true;
 		return 0;
 	}
-	if (strncmp(url, "redis://", 8))
+	/* rediss://: the same, over TLS (redis_tls.c) */
+	if (!strncmp(url, "rediss://", 9))
+		o->tls = true;
+	else if (strncmp(url, "redis://", 8))
 		return url_err(err, len, url, "unknown scheme");
-	s = url + 8;
+	s = url + 8 + o->tls;
 	/* the last '@': a password may hold a '/' or an '@' */
 	at = strrchr(s, '@');
 	slash = strchr(at ? at : s, '/');
@@ -266,6 +270,7 @@ static void set_io_err(struct bfctl_redis *r)
 redisReply *bfctl_redis_cmd(struct bfctl_redis *r, int argc,
 			    const char **argv, const size_t *lens)
 {
+	redisReply *rep;
 	size_t l[8];
 	int i;
 
@@ -276,7 +281,12 @@ redisReply *bfctl_redis_cmd(struct bfctl_redis *r, int argc,
 	}
 	if (bfctl_redis_append(r, argc, argv, lens))
 		return NULL;
-	return bfctl_redis_reply(r);
+	/* the command its reply answers: a NOPERM names its right */
+	r->cmd = argv[0];
+	r->cmd_arg = argc > 1 ? argv[1] : NULL;
+	rep = bfctl_redis_reply(r);
+	r->cmd = r->cmd_arg = NULL;
+	return rep;
 }
 
 int bfctl_redis_append(struct bfctl_redis *r, int argc, const char **argv,
@@ -330,6 +340,8 @@ int bfctl_redis_connect(struct bfctl_redis *r, const struct bfctl_redis_opts *o)
 	}
 	if (bfctl_redis_wait_connected(r) || bfctl_redis_nonblock(r))
 		return -1;
+	if (o->tls && bfctl_redis_tls_start(r))
+		return -1;
 	/*
 	 * A watcher's subscription is idle for hours: keepalive finds a
 	 * peer that vanished (a host down, a NAT that forgot the flow)
@@ -358,6 +370,7 @@ int bfctl_redis_connect(struct bfctl_redis *r, const struct bfctl_redis_opts *o)
 
 void bfctl_redis_close(struct bfctl_redis *r)
 {
+	bfctl_redis_tls_close(r);
 	if (r->c)
 		redisFree(r->c);
 	r->c = NULL;

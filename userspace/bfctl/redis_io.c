@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -105,11 +106,7 @@ static int io_fail(struct bfctl_redis *r, const char *fmt, ...)
 	return -1;
 }
 
-/*
- * Wait for ev on the socket: 0 (revents in *rev), or -1 when the pull's
- * deadline or the idle --timeout since idle_from passed, or a signal came.
- */
-static int wait_sock(struct bfctl_redis *r, short ev, double idle_from,
+int bfctl_redis_wait(struct bfctl_redis *r, short ev, double idle_from,
 		     short *rev)
 {
 	struct pollfd p = { .fd = r->c->fd, .events = ev };
@@ -148,7 +145,7 @@ int bfctl_redis_wait_connected(struct bfctl_redis *r)
 	socklen_t l = sizeof(err);
 	short rev;
 
-	if (wait_sock(r, POLLOUT, bfctl_redis_now(), &rev))
+	if (bfctl_redis_wait(r, POLLOUT, bfctl_redis_now(), &rev))
 		return -1;
 	if (getsockopt(r->c->fd, SOL_SOCKET, SO_ERROR, &err, &l) || err)
 		return io_fail(r, "connect: %s", strerror(err ? err : errno));
@@ -210,6 +207,102 @@ static int check_bounds(struct bfctl_redis *r, u64 got, u64 max, bool bulk)
 	return 0;
 }
 
+/*
+ * The transport: hiredis' own read and write on a plain socket, or
+ * SSL_read and SSL_write on the same socket (redis_tls.c).  Both move
+ * bytes between the socket and hiredis' buffers (c->obuf, c->reader),
+ * and everything above (bounds, deadlines, signals) looks only at
+ * those, so a plain connection and a TLS one differ only here.
+ */
+static int xport_read(struct bfctl_redis *r)
+{
+	if (r->tls)
+		return bfctl_redis_tls_read(r);
+	if (redisBufferRead(r->c) != REDIS_OK)
+		return io_fail(r, "%s", r->c->errstr[0] ? r->c->errstr :
+			       "connection lost");
+	return 0;
+}
+
+static int xport_write(struct bfctl_redis *r, int *done)
+{
+	if (r->tls)
+		return bfctl_redis_tls_write(r, done);
+	if (redisBufferWrite(r->c, done) != REDIS_OK)
+		return io_fail(r, "%s", r->c->errstr[0] ? r->c->errstr :
+			       "write failed");
+	return 0;
+}
+
+/*
+ * TLS bytes decrypted but not read (at most a record, 16 KiB) into the
+ * reader, where the callers look: the watcher polls the socket, which
+ * does not show them
+ */
+static int drain_pending(struct bfctl_redis *r)
+{
+	while (bfctl_redis_tls_pending(r))
+		if (xport_read(r))
+			return -1;
+	return 0;
+}
+
+bool bfctl_redis_buffered(const struct bfctl_redis *r)
+{
+	return bfctl_redis_tls_pending(r);
+}
+
+static void err_set(struct bfctl_redis *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* r->err, cut at its size (messages naming the server and a key) */
+static void err_set(struct bfctl_redis *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * An ACL refused a command (NOPERM): say which command and which right
+ * the user needs, so the admin can grant it.  Redis names the command
+ * ('getrange', 'config|get') but not the key or channel it refused;
+ * bfctl_redis_cmd() notes them (a pipeline's replies name only what
+ * Redis says).
+ */
+static void noperm(struct bfctl_redis *r, const char *msg)
+{
+	static const char * const reads[] = { "GET", "STRLEN", "EXISTS",
+					      "GETRANGE", "WATCH" };
+	const char *user = r->o->user[0] ? r->o->user : "default";
+	const char *q = strchr(msg, '\''), *e = q ? strchr(q + 1, '\'') : NULL;
+	const char *cmd = r->cmd, *arg = r->cmd_arg, *kp = "~";
+	size_t i;
+
+	/* a follower only reads its keys: %R~ (read) suffices */
+	for (i = 0; cmd && i < ARRAY_SIZE(reads); i++)
+		if (!strcasecmp(cmd, reads[i]))
+			kp = "%R~";
+	if (e && e - q < 64)
+		err_set(r, "%s: NOPERM: ACL user %s may not run %.*s: it needs the right +%.*s (ACL SETUSER %s +%.*s)",
+			r->o->url, user, (int)(e - q - 1), q + 1,
+			(int)(e - q - 1), q + 1, user, (int)(e - q - 1), q + 1);
+	else if (!cmd || !arg)	/* a pipeline's: Redis' words alone */
+		err_set(r, "%s: NOPERM: ACL user %s: %.160s", r->o->url, user,
+			msg + 6 + (msg[6] == ' '));
+	else if (strstr(msg, "channel"))
+		err_set(r, "%s: NOPERM: ACL user %s may not %s channel %.80s: it needs the right &%.80s (ACL SETUSER %s '&__keyspace@*')",
+			r->o->url, user, cmd, arg, arg, user);
+	else if (strstr(msg, "key"))
+		err_set(r, "%s: NOPERM: ACL user %s may not %s key %.80s: it needs a key pattern matching it (ACL SETUSER %s '%s%.80s')",
+			r->o->url, user, cmd, arg, user, kp, arg);
+	else
+		err_set(r, "%s: NOPERM: ACL user %s: %.160s (%s)", r->o->url,
+			user, msg + 6 + (msg[6] == ' '), cmd);
+}
+
 redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk)
 {
 	redisReader *rd;
@@ -218,6 +311,7 @@ redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk)
 	void *v = NULL;
 	short rev;
 	int done;
+	bool rd_out;
 	redisReply *rep;
 
 	if (r->io_err)
@@ -244,27 +338,33 @@ redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk)
 		if (check_bounds(r, got, max, bulk))
 			return NULL;
 		done = !sdslen(r->c->obuf);
-		if (wait_sock(r, done ? POLLIN : POLLIN | POLLOUT, idle_from,
-			      &rev))
+		/* TLS bytes already decrypted: no wait for the socket */
+		if (bfctl_redis_tls_pending(r))
+			rev = POLLIN;
+		else if (bfctl_redis_wait(r, bfctl_redis_tls_events(r,
+					  done ? POLLIN : POLLIN | POLLOUT),
+					  idle_from, &rev))
 			return NULL;
-		if ((rev & POLLOUT) && redisBufferWrite(r->c, &done) != REDIS_OK) {
-			io_fail(r, "%s", r->c->errstr[0] ? r->c->errstr :
-				"write failed");
+		/* (POLLOUT with nothing to send: a TLS read that wanted to write) */
+		rd_out = (rev & POLLOUT) &&
+			 (bfctl_redis_tls_events(r, POLLIN) & POLLOUT);
+		if ((rev & POLLOUT) && !done && xport_write(r, &done))
 			return NULL;
-		}
-		if (rev & (POLLIN | POLLHUP | POLLERR)) {
+		if ((rev & (POLLIN | POLLHUP | POLLERR)) || rd_out) {
 			size_t before = rd->len - rd->pos;
 
-			if (redisBufferRead(r->c) != REDIS_OK) {
-				io_fail(r, "%s", r->c->errstr[0] ? r->c->errstr :
-					"connection lost");
+			if (xport_read(r))
 				return NULL;
-			}
 			if (rd->len - rd->pos > before) {
 				got += rd->len - rd->pos - before;
 				idle_from = bfctl_redis_now();
 			}
 		}
+	}
+	/* nothing left where the watcher's poll() cannot see it */
+	if (drain_pending(r)) {
+		freeReplyObject(v);
+		return NULL;
 	}
 	rep = v;
 	if (rep->type == REDIS_REPLY_ERROR) {
@@ -279,8 +379,12 @@ redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk)
 				 (int)strcspn(sp + 1, " \r\n"), sp + 1);
 			r->redir_ask = rep->str[0] == 'A';
 		}
-		snprintf(r->err, sizeof(r->err), "%s: %.*s", r->o->url,
-			 (int)(rep->len > 200 ? 200 : rep->len), rep->str);
+		if (!strncmp(rep->str, "NOPERM", 6))
+			noperm(r, rep->str);
+		else
+			snprintf(r->err, sizeof(r->err), "%s: %.*s", r->o->url,
+				 (int)(rep->len > 200 ? 200 : rep->len),
+				 rep->str);
 		freeReplyObject(rep);
 		return NULL;
 	}
@@ -296,13 +400,14 @@ int bfctl_redis_read_some(struct bfctl_redis *r)
 {
 	redisReader *rd = r->c->reader;
 
-	if (redisBufferRead(r->c) != REDIS_OK)
-		return io_fail(r, "%s", r->c->errstr[0] ? r->c->errstr :
-			       "connection lost");
-	/* the subscription's messages are small: a flood is refused */
-	if (rd->len - rd->pos > BFCTL_REDIS_REPLY_MAX + REPLY_SLACK)
-		return io_fail(r, "%zu bytes of unread messages on the subscription: refused",
-			       rd->len - rd->pos);
+	do {
+		if (xport_read(r))
+			return -1;
+		/* the subscription's messages are small: a flood is refused */
+		if (rd->len - rd->pos > BFCTL_REDIS_REPLY_MAX + REPLY_SLACK)
+			return io_fail(r, "%zu bytes of unread messages on the subscription: refused",
+				       rd->len - rd->pos);
+	} while (bfctl_redis_tls_pending(r));
 	return 0;
 }
 
