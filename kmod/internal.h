@@ -470,7 +470,7 @@ void kb_gen_discard(struct kb_gen *g);
 /* a flush: g (cleared in place) takes a new id, as a new generation would */
 void kb_gen_renew(struct kb_gen *g);
 
-/* registry.c */
+/* registry.c; registry_index.c (lookups, rename) */
 int kb_net_init(struct net *net);
 void kb_net_exit(struct net *net);
 bool kb_name_ok(const char *name, struct netlink_ext_ack *extack);

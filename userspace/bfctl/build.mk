@@ -69,12 +69,14 @@ VM_TEST_PROGS += $(UBUILD)/bfctl
 # fuzz_savefmt (userspace/build.mk) runs restore, which reads create lines
 # with the kernel verbs' option parser, add lines with the key parser, and
 # guards capacity (restore_bad.c: --on-bad-payload's stand-ins)
-KB_FUZZ_SRCS_fuzz_savefmt += userspace/bfctl/restore.c userspace/bfctl/kargs.c \
+KB_FUZZ_SRCS_fuzz_savefmt += userspace/bfctl/restore.c \
+	userspace/bfctl/restore_load.c userspace/bfctl/kargs.c \
 	userspace/bfctl/keys.c userspace/bfctl/capacity.c \
 	userspace/bfctl/restore_bad.c userspace/bfctl/savefmt_attach.c \
 	userspace/bfctl/grant.c userspace/bfctl/savefmt_slices.c \
 	userspace/bfctl/slices.c userspace/bfctl/json.c
-$(UBUILD)/fuzz/fuzz_savefmt: userspace/bfctl/restore.c userspace/bfctl/savefmt_attach.c userspace/bfctl/kargs.c \
+$(UBUILD)/fuzz/fuzz_savefmt: userspace/bfctl/restore.c userspace/bfctl/restore_load.c \
+	userspace/bfctl/savefmt_attach.c userspace/bfctl/kargs.c \
 	userspace/bfctl/savefmt_slices.c userspace/bfctl/slices.c \
 	userspace/bfctl/grant.c \
 	userspace/bfctl/restore_bad.c \

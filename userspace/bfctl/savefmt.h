@@ -224,7 +224,7 @@ void bfctl_restore_free(struct bfctl_restore *rs);
  * Load one filter: a transaction for those the file defines (its image,
  * its adds, commit: the filter appears or changes whole, or not at all),
  * else adds in batches.  BFCTL_OK, or the error printed ("verb NAME
- * (line N): why").
+ * (line N): why").  (restore_load.c)
  */
 int bfctl_restore_load(struct kbconn *conn, const char *verb,
 		       struct rfilter *rf);
@@ -316,7 +316,7 @@ int bfctl_restore_bad_parse(struct bfctl_restore *rs, const char *v);
 
 /*
  * rf's except lines into its exception set (kept ones stay: -exist), after
- * it loaded; 0 or BFCTL_ERR with a message
+ * it loaded; 0 or BFCTL_ERR with a message (restore_load.c)
  */
 int bfctl_restore_exc(struct kbconn *conn, const char *verb,
 		      struct rfilter *rf);
