@@ -4,8 +4,9 @@
  * mostly, random _IOC numbers, the old control commands among them:
  * ENOTTY), struct sizes (0, short, exact,
  * longer with a zero or non-zero tail), flags and reserved fields, names,
- * key batches behind NULL, kernel or partially mapped pointers, and images
- * exported, then flipped, truncated, extended or resealed.
+ * key batches behind NULL, kernel or partially mapped pointers, images
+ * exported, then flipped, truncated, extended or resealed, and merges of
+ * random ranges.
  */
 #include "kb_test.h"
 #include "kb_fuzz.h"
@@ -140,6 +141,8 @@ static const struct {
 	  KB_IOC_TXN_SIZE_VER0 },
 	{ KB_IOC_TXN_WRITE, sizeof(struct kb_ioc_write), "txn_write", 0, 1,
 	  KB_IOC_WRITE_SIZE_VER0 },
+	{ KB_IOC_MERGE, sizeof(struct kb_ioc_merge), "merge", 0, 1,
+	  KB_IOC_MERGE_SIZE_VER0 },
 };
 #define NCMDS ((int)(sizeof(cmds) / sizeof(cmds[0])))
 
@@ -175,8 +178,12 @@ static bool ioc_errno_ok(int ci, int e)
 	case EFAULT:
 	case EBADMSG:
 		return true;
-	case EOPNOTSUPP:
-		return cmds[ci].cmd == KB_IOC_DEL;
+	case EOPNOTSUPP:	/* also a merge into counters or slices */
+		return cmds[ci].cmd == KB_IOC_DEL ||
+		       cmds[ci].cmd == KB_IOC_MERGE;
+	case ESTALE:	/* another generation than the one asked for */
+	case EDOM:	/* the saturation guard */
+		return cmds[ci].cmd == KB_IOC_MERGE;
 	case EAGAIN:	/* changed while copied out (no lock held) */
 		return cmds[ci].cmd == KB_IOC_EXPORT;
 	case ERANGE:	/* the core's "cannot reach that FPR" (sizing) */
@@ -417,6 +424,39 @@ static long gen_image(struct fz_rng *r, unsigned char **out, int *mut)
 	return len;
 }
 
+/*
+ * A merge: ranges of keybuf's random bytes at offsets near a filter's
+ * payload sizes, sometimes empty, wrapping, overlapping, too many, or
+ * behind bad or partially mapped pointers; a guard, a generation.
+ */
+static struct kb_merge_range mranges[64];
+
+static void gen_merge(struct fz_rng *r, struct kb_ioc_merge *a)
+{
+	unsigned int i, n = 1 + fz_rnd(r, 64);
+
+	for (i = 0; i < n; i++) {
+		struct kb_merge_range *m = &mranges[i];
+
+		m->offset = fz_pct(r, 80) ? fz_rnd(r, 4096) : fz_u64(r);
+		m->len = fz_pct(r, 85) ? 1 + fz_rnd(r, 512) : fz_u64(r);
+		m->data = (uintptr_t)(keybuf + fz_rnd(r, KEYBUF - 512));
+		if (fz_pct(r, 3))
+			m->data = (uintptr_t)(fz.edge + fz.pagesz -
+					      fz_rnd(r, 64));
+		if (fz_pct(r, 2))
+			m->data = 0;
+	}
+	fz_bytes(r, keybuf, 4096);
+	a->ranges = (uintptr_t)mranges;
+	if (fz_pct(r, 3))
+		a->ranges = (uintptr_t)(fz.edge + fz.pagesz -
+					sizeof(mranges[0]) * (n - 1));
+	a->nr_ranges = fz_pct(r, 95) ? n : fz_next(r);
+	a->max_fpr_ppb = fz_pct(r, 70) ? 0 : fz_rnd(r, 1000000001);
+	a->generation = fz_pct(r, 80) ? 0 : fz_u64(r);
+}
+
 /* pick the command: a known one mostly, else a random _IOC number */
 static unsigned long gen_cmd(struct fz_rng *r)
 {
@@ -474,6 +514,8 @@ void fz_ioc_op(struct fz_rng *r, int fd)
 			im->image = fz_pct(r, 50) ? 0 : (uintptr_t)(fz.edge + 16);
 			mut = -1;
 		}
+	} else if (cmd == KB_IOC_MERGE) {
+		gen_merge(r, (void *)arg);
 	} else if (cmd == KB_IOC_EXPORT) {
 		im->flags = fz_pct(r, 15) ? KB_IMAGE_F_TXN : 0;
 		im->image = fz_pct(r, 90) ? (uintptr_t)bigbuf :

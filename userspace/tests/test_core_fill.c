@@ -383,4 +383,74 @@ TEST(fpr_sizing_stops_at_max_bytes)
 	}
 }
 
+/*
+ * kb_filter_merge_words() (KB_IOC_MERGE): the union of two filters of one
+ * kind and seed, merged word by word (blocked: block by block, in two
+ * calls), equals the filter with both key sets; the fill it moves equals
+ * a scan, the bits it counts the bits new, and its count without writing
+ * (the guard's) the same.
+ */
+TEST(merge_words)
+{
+	static const u32 kinds[] = { KB_KIND_BLOCKED, KB_KIND_CLASSIC,
+				     KB_KIND_GOZERO };
+
+	for (int ki = 0; ki < 3; ki++) {
+		u32 kind = kinds[ki];
+		u64 m = kind == KB_KIND_BLOCKED ? 64 * 512 :
+			kind == KB_KIND_GOZERO ? 20011 : 20000;
+		u32 k = kind == KB_KIND_GOZERO ? 14 : 6;
+		struct kb_key *keys = kbut_keys(3000, 16, 90 + ki);
+		struct kb_filter a, b;
+		struct kb_params p;
+		struct kb_fill *fl, *pred;
+		u64 words, bytes, before, want, got, half;
+		void *pa, *pb;
+		u64 *mask;
+
+		kb_params_init(&p, kind);
+		p.items = 2000;
+		ASSERT_EQ(0, kb_params_from_mk(&p, m, k, 0));
+		pa = kbut_filter(&a, &p);
+		pb = kbut_filter(&b, &p);
+		ASSERT_NE(NULL, pa);
+		ASSERT_NE(NULL, pb);
+		bytes = a.bytes;
+		words = (bytes + 7) / 8;
+		fl = malloc(kb_fill_bytes(&p));
+		pred = malloc(kb_fill_bytes(&p));
+		kbut_add_all(&a, keys, 1000);
+		kbut_add_all(&b, keys + 500, 2500);
+		kb_fill_init(fl, &a);
+		before = fl->bits_set;
+		/* b's words, zero past its bytes and in classic's k byte */
+		mask = calloc(words, 8);
+		memcpy(mask, pb, bytes - (kind == KB_KIND_CLASSIC));
+		kbut_add_all(&b, keys, 500);	/* b is now a's union */
+		memcpy(pred, fl, kb_fill_bytes(&p));
+		want = kb_filter_merge_words(&a, 0, mask, words, pred, false);
+		ASSERT_EQ(before, fl->bits_set);	/* nothing written */
+		half = words / 2 & ~7ULL;
+		got = kb_filter_merge_words(&a, 0, mask, half, a.fill, true);
+		got += kb_filter_merge_words(&a, half, mask + half,
+					     words - half, a.fill, true);
+		ASSERT_EQ(want, got);
+		ASSERT_EQ(0, memcmp(pa, pb, bytes));
+		check_equal(_metadata, &a, "after merge");
+		ASSERT_EQ(before + got, a.fill->bits_set);
+		ASSERT_EQ(pred->bits_set, a.fill->bits_set);
+		ASSERT_EQ(pred->fpr_hi, a.fill->fpr_hi);
+		ASSERT_EQ(pred->fpr_lo, a.fill->fpr_lo);
+		/* again: nothing new */
+		ASSERT_EQ(0, kb_filter_merge_words(&a, 0, mask, words, a.fill,
+						   true));
+		free(mask);
+		free(fl);
+		free(pred);
+		free(pa);
+		free(pb);
+		kbut_keys_free(keys);
+	}
+}
+
 TEST_HARNESS_MAIN
