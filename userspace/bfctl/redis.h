@@ -282,6 +282,7 @@ struct bfctl_redis_topo {
 	struct bfctl_redis_opts node;	/* where r is connected (r->o) */
 	char url[320];		/* node's url: what messages name it by */
 	char primary[300];	/* host:port of the primary last found */
+	char replid[48];	/* its master_replid, when replicas are read */
 	char last[300];		/* a cluster node that answered last */
 	bool cluster;		/* a Redis Cluster: the key's node */
 	bool on_replica;	/* r reads from a replica */

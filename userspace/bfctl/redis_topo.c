@@ -379,17 +379,53 @@ static int role_is(struct bfctl_redis *r, const char *role, char *text,
 	return -1;
 }
 
+/*
+ * Why a replica whose INFO replication is text serves no copy of the
+ * primary's (NULL: it does): its link is down, or it follows another
+ * server than the primary, as Sentinel named it (master_host and
+ * master_port) and as the primary tells its own history (master_replid:
+ * also a replica repointed to another primary by hand).  A copy of a
+ * demoted or foreign primary's value is not the key's.
+ */
+static const char *replica_stale(struct bfctl_redis_topo *t, const char *text,
+				 char *buf, size_t len)
+{
+	char v[64], h[256], p[16];
+
+	if (!field(text, "master_link_status", v, sizeof(v)) ||
+	    strcmp(v, "up")) {
+		snprintf(buf, len, "its link to the primary is down (master_link_status:%s)",
+			 v[0] ? v : "?");
+		return buf;
+	}
+	field(text, "master_host", h, sizeof(h));
+	field(text, "master_port", p, sizeof(p));
+	snprintf(v, sizeof(v), "%.40s:%.8s", h, p);
+	if (t->o->sentinel && strcmp(v, t->primary)) {
+		snprintf(buf, len, "it follows %.60s, not the primary %.60s",
+			 v, t->primary);
+		return buf;
+	}
+	field(text, "master_replid", v, sizeof(v));
+	if (t->replid[0] && strcmp(v, t->replid)) {
+		snprintf(buf, len, "it follows %.40s:%.8s, not the primary (master_replid %.12s..., not %.12s...)",
+			 h, p, v, t->replid);
+		return buf;
+	}
+	return NULL;
+}
+
 /* why replica r cannot serve the key (NULL: it can) */
 static const char *replica_unfit(struct bfctl_redis_topo *t,
 				 struct bfctl_redis *r)
 {
-	char text[4096], v[32];
+	static char why[200];
+	char text[4096];
 
 	if (role_is(r, "slave", text, sizeof(text)))
 		return r->err;
-	if (!field(text, "master_link_status", v, sizeof(v)) ||
-	    strcmp(v, "up"))
-		return "its link to the primary is down (master_link_status)";
+	if (replica_stale(t, text, why, sizeof(why)))
+		return why;
 	if (!t->watch)
 		return NULL;
 	if (bfctl_redis_events(r) != BFCTL_REDIS_EV_ON &&
@@ -428,6 +464,8 @@ static int replica_pick(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 	if (field(text, "role", v, sizeof(v)) && strcmp(v, "master"))
 		/* the URL names a replica: read as today (single()'s check) */
 		return 0;
+	/* the primary's replication history: its replicas share it */
+	field(text, "master_replid", t->replid, sizeof(t->replid));
 	t->note[0] = 0;
 	for (i = 0; i < 64 && n < TOPO_REPLICAS; i++) {
 		snprintf(name, sizeof(name), "slave%d", i);
@@ -626,7 +664,7 @@ int bfctl_redis_topo_pull(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 			  struct bfctl_redis *sub, struct kbconn *kc,
 			  struct bfctl_redis_pull *pl)
 {
-	char text[4096], v[16];
+	char text[4096], why[200];
 	int i, ret;
 
 	t->moved = false;
@@ -648,10 +686,9 @@ int bfctl_redis_topo_pull(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 			snprintf(pl->why, sizeof(pl->why), "%s", r->err);
 			return BFCTL_ERR;
 		}
-		if (!field(text, "master_link_status", v, sizeof(v)) ||
-		    strcmp(v, "up")) {
-			snprintf(r->err, sizeof(r->err), "%s: its link to the primary is down (master_link_status:%s): not read; looking for another",
-				 r->o->url, v[0] ? v : "?");
+		if (replica_stale(t, text, why, sizeof(why))) {
+			snprintf(r->err, sizeof(r->err), "%.60s: %.150s: not read; looking for another",
+				 r->o->url, why);
 			snprintf(pl->why, sizeof(pl->why), "%s", r->err);
 			r->io_err = true;
 			return BFCTL_ERR;
