@@ -141,6 +141,12 @@ int bfctl_redis_read_some(struct bfctl_redis *r);
  * (TLS)?  0 after every read of redis_io.c: they go to hiredis' reader.
  */
 bool bfctl_redis_buffered(const struct bfctl_redis *r);
+/*
+ * Has the connection bytes read but not parsed into a reply?  After a
+ * readable socket was read: over TLS a record may carry none (a session
+ * ticket, a KeyUpdate), which is no data.
+ */
+bool bfctl_redis_unread(const struct bfctl_redis *r);
 
 /* ---- TLS (redis_tls.c): 0 or -1 with r->err and r->io_err ---- */
 
