@@ -54,9 +54,9 @@ static void redis_usage(FILE *f)
 		"        [--force] [--enable-events] [--events-check S] [-j]\n"
 		"common: [--password-file F] [--timeout S] [-q]\n"
 		"pull, watch: [--read-from primary|replica]\n"
-		"  rediss://: [--tls-ca F] [--tls-cert F --tls-key F] [--tls-server-name N]\n"
+		"  rediss[-sentinel]://: [--tls-ca F] [--tls-cert F --tls-key F] [--tls-server-name N]\n"
 		"URL: redis[s]://[user@]host[:port][/db], unix:///path[?db=N] or\n"
-		"redis-sentinel://[user@]host[:port],.../MASTER[?db=N]\n"
+		"redis[s]-sentinel://[user@]host[:port],.../MASTER[?db=N]\n"
 		"(or $BFCTL_REDIS_SERVER); the password from --password-file,\n"
 		"$CREDENTIALS_DIRECTORY/redis-password (systemd), $BFCTL_REDIS_PASSWORD\n"
 		"or $REDISCLI_AUTH, never the command line\n");
@@ -355,7 +355,8 @@ static int tls_args(struct bfctl_redis_opts *o, char *err, size_t len)
 
 	if (!o->tls) {
 		if (o->tls_ca || o->tls_cert || o->tls_key || o->tls_server_name) {
-			snprintf(err, len, "the --tls-* options need a rediss:// server");
+			snprintf(err, len, "the --tls-* options need a rediss:// or rediss-sentinel:// server%s",
+				 o->sentinel ? " (redis-sentinel:// reaches the sentinels in plaintext: a data node's name for TLS must not come from one)" : "");
 			return -EINVAL;
 		}
 		return 0;

@@ -141,6 +141,12 @@ int bfctl_redis_read_some(struct bfctl_redis *r);
  * (TLS)?  0 after every read of redis_io.c: they go to hiredis' reader.
  */
 bool bfctl_redis_buffered(const struct bfctl_redis *r);
+/*
+ * Has the connection bytes read but not parsed into a reply?  After a
+ * readable socket was read: over TLS a record may carry none (a session
+ * ticket, a KeyUpdate), which is no data.
+ */
+bool bfctl_redis_unread(const struct bfctl_redis *r);
 
 /* ---- TLS (redis_tls.c): 0 or -1 with r->err and r->io_err ---- */
 
@@ -282,6 +288,7 @@ struct bfctl_redis_topo {
 	struct bfctl_redis_opts node;	/* where r is connected (r->o) */
 	char url[320];		/* node's url: what messages name it by */
 	char primary[300];	/* host:port of the primary last found */
+	char replid[48];	/* its master_replid, when replicas are read */
 	char last[300];		/* a cluster node that answered last */
 	bool cluster;		/* a Redis Cluster: the key's node */
 	bool on_replica;	/* r reads from a replica */

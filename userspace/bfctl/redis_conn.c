@@ -71,7 +71,7 @@ static int url_err(char *err, size_t len, const char *url, const char *why)
 	char shown[512];
 
 	url_shown(shown, sizeof(shown), url);
-	snprintf(err, len, "bad --server '%s': %s (redis://[user@]host[:port][/db], rediss://... (TLS), unix:///path[?db=N] or redis-sentinel://[user@]host[:port],.../MASTER[?db=N])",
+	snprintf(err, len, "bad --server '%s': %s (redis://[user@]host[:port][/db], rediss://... (TLS), unix:///path[?db=N] or redis[s]-sentinel://[user@]host[:port],.../MASTER[?db=N])",
 		 shown, why);
 	return -EINVAL;
 }
@@ -99,7 +99,8 @@ int bfctl_redis_parse_url(struct bfctl_redis_opts *o, const char *url,
 	o->host[0] = o->path[0] = o->user[0] = 0;
 	o->sentinel = false;
 	o->tls = false;
-	if (!strncmp(url, "redis-sentinel://", 17))
+	if (!strncmp(url, "redis-sentinel://", 17) ||
+	    !strncmp(url, "rediss-sentinel://", 18))
 		return bfctl_redis_topo_parse(o, url, err, len);
 	if (!strncmp(url, "unix://", 7)) {
 		const char *q;

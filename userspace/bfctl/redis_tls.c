@@ -150,6 +150,20 @@ static int ssl_setup(struct bfctl_redis *r, SSL *ssl)
 	return 0;
 }
 
+/*
+ * A verify error that says the chain reached no CA bfctl trusts (an
+ * unknown issuer, a self-signed certificate): --tls-ca is the fix.  An
+ * expired certificate or a wrong purpose is not, and is told as it is.
+ */
+static bool issuer_unknown(long v)
+{
+	return v == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT ||
+	       v == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY ||
+	       v == X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE ||
+	       v == X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT ||
+	       v == X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN;
+}
+
 /* why the handshake failed, naming the option that can fix it */
 static int handshake_fail(struct bfctl_redis *r, SSL *ssl, int err)
 {
@@ -164,6 +178,9 @@ static int handshake_fail(struct bfctl_redis *r, SSL *ssl, int err)
 	}
 	if (v != X509_V_OK) {
 		ERR_clear_error();
+		if (!issuer_unknown(v))
+			return tls_fail(r, "the server's certificate was refused: %s",
+					X509_verify_cert_error_string(v));
 		return tls_fail(r, "the server's certificate was refused: %s (%s)",
 				X509_verify_cert_error_string(v),
 				r->o->tls_ca ? "not signed by a CA in --tls-ca" :

@@ -45,7 +45,7 @@
 
 static int topo_url_err(char *err, size_t len, const char *why)
 {
-	snprintf(err, len, "bad --server redis-sentinel URL: %s (redis-sentinel://[user@]host[:port],host[:port].../MASTER[?db=N])",
+	snprintf(err, len, "bad --server redis-sentinel URL: %s (redis[s]-sentinel://[user@]host[:port],host[:port].../MASTER[?db=N])",
 		 why);
 	return -EINVAL;
 }
@@ -92,10 +92,13 @@ static int parse_hostport(struct bfctl_redis_node *n, const char *s,
 int bfctl_redis_topo_parse(struct bfctl_redis_opts *o, const char *url,
 			   char *err, size_t len)
 {
-	const char *s = url + 17, *at, *slash, *q, *p, *c;
+	const char *s, *at, *slash, *q, *p, *c;
 	u64 db;
 	size_t n;
 
+	/* rediss-sentinel://: TLS to the sentinels and to the data nodes */
+	o->tls = !strncmp(url, "rediss-", 7);
+	s = url + 17 + o->tls;
 	o->nsent = 0;
 	at = strrchr(s, '@');
 	if (at) {
@@ -243,23 +246,82 @@ static int node_connect(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 	snprintf(t->node.host, sizeof(t->node.host), "%s", host);
 	t->node.port = port;
 	snprintf(t->url, sizeof(t->url), strchr(host, ':') ?
-		 "%s redis://[%s]:%d" : "%s redis://%s:%d", what, host, port);
+		 "%s redis%s://[%s]:%d" : "%s redis%s://%s:%d", what,
+		 t->o->tls ? "s" : "", host, port);
 	t->node.url = t->url;
 	return bfctl_redis_connect(r, &t->node);
 }
 
-/* the primary's address from the first sentinel that knows it */
+/*
+ * The options for sentinel i: theirs (sentinel_auth()), over TLS with the
+ * --tls-* files for rediss-sentinel://, its name checked against the
+ * host the URL gives it (--tls-server-name is the data nodes')
+ */
+static void sentinel_opts(const struct bfctl_redis_opts *o,
+			  struct bfctl_redis_opts *so, int i, char *url,
+			  size_t len)
+{
+	so->port = o->sent[i].port;
+	snprintf(so->host, sizeof(so->host), "%s", o->sent[i].host);
+	so->tls = o->tls;
+	so->tls_ca = o->tls_ca;
+	so->tls_cert = o->tls_cert;
+	so->tls_key = o->tls_key;
+	so->tls_server_name = NULL;
+	snprintf(url, len, "sentinel%s %s:%d", o->tls ? " (TLS)" : "",
+		 so->host, so->port);
+	so->url = url;
+}
+
+/* sentinel i's primary of o->master into host:port; 0, 1 unknown, -1 */
+static int sentinel_ask(struct bfctl_redis *r, const struct bfctl_redis_opts *o,
+			struct bfctl_redis_opts *so, int i, char *su,
+			size_t sulen, char *host, size_t hlen, int *port)
+{
+	const char *argv[] = { "SENTINEL", "get-master-addr-by-name",
+			       o->master };
+	redisReply *rep = NULL;
+	int ret = -1;
+	u64 p;
+
+	sentinel_opts(o, so, i, su, sulen);
+	if (!bfctl_redis_connect(r, so))
+		rep = bfctl_redis_cmd(r, 3, argv, NULL);
+	if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 &&
+	    rep->element[0]->type == REDIS_REPLY_STRING &&
+	    rep->element[1]->type == REDIS_REPLY_STRING &&
+	    rep->element[0]->len < hlen && rep->element[0]->len &&
+	    !bfctl_parse_u64(rep->element[1]->str, &p) && p && p < 65536) {
+		snprintf(host, hlen, "%s", rep->element[0]->str);
+		*port = (int)p;
+		ret = 0;
+	} else if (rep) {
+		snprintf(r->err, sizeof(r->err), "%.200s: %s", su,
+			 rep->type == REDIS_REPLY_NIL ?
+			 "sentinel does not know the master" :
+			 "an unexpected reply");
+		ret = 1;
+	}
+	if (rep)
+		freeReplyObject(rep);
+	bfctl_redis_close(r);
+	return ret;
+}
+
+/*
+ * The primary's address, from two sentinels that agree on it: one alone
+ * could name any host, and the data nodes' password goes to that host.
+ * Sentinels that disagree (a failover half seen, or a sentinel not to be
+ * trusted) are an error, tried again later; a single one that answers is
+ * taken, with a warning in t->note.
+ */
 static int sentinel_primary(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 			    char *host, size_t hlen, int *port)
 {
 	const struct bfctl_redis_opts *o = t->o;
-	const char *argv[] = { "SENTINEL", "get-master-addr-by-name",
-			       o->master };
 	struct bfctl_redis_opts so;
-	char why[512] = "", su[300];
-	redisReply *rep;
-	u64 p;
-	int i;
+	char why[512] = "", su[300], h2[256], first[300] = "";
+	int i, p2, got = 0;
 
 	memset(&so, 0, sizeof(so));
 	so.timeout_ms = o->timeout_ms;
@@ -270,35 +332,31 @@ static int sentinel_primary(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 		r->io_err = true;
 		return -1;
 	}
-	for (i = 0; i < o->nsent; i++) {
-		so.port = o->sent[i].port;
-		snprintf(so.host, sizeof(so.host), "%s", o->sent[i].host);
-		snprintf(su, sizeof(su), "sentinel %s:%d", so.host, so.port);
-		so.url = su;
-		rep = NULL;
-		if (!bfctl_redis_connect(r, &so))
-			rep = bfctl_redis_cmd(r, 3, argv, NULL);
-		if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 &&
-		    rep->element[0]->type == REDIS_REPLY_STRING &&
-		    rep->element[1]->type == REDIS_REPLY_STRING &&
-		    rep->element[0]->len < hlen && rep->element[0]->len &&
-		    !bfctl_parse_u64(rep->element[1]->str, &p) && p &&
-		    p < 65536) {
-			snprintf(host, hlen, "%s", rep->element[0]->str);
-			*port = (int)p;
-			freeReplyObject(rep);
-			bfctl_redis_close(r);
-			return 0;
+	for (i = 0; i < o->nsent && got < 2; i++) {
+		if (sentinel_ask(r, o, &so, i, su, sizeof(su), got ? h2 : host,
+				 got ? sizeof(h2) : hlen, got ? &p2 : port)) {
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+				 "%s%.150s", why[0] ? "; " : "", r->err);
+			continue;
 		}
-		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%.150s",
-			 why[0] ? "; " : "",
-			 rep ? (rep->type == REDIS_REPLY_NIL ?
-				"sentinel does not know the master" :
-				"an unexpected reply") : r->err);
-		if (rep)
-			freeReplyObject(rep);
-		bfctl_redis_close(r);
+		if (!got++) {
+			snprintf(first, sizeof(first), "%s", su);
+			continue;
+		}
+		if (strcmp(h2, host) || p2 != *port) {
+			memset(r, 0, sizeof(*r));
+			snprintf(why, sizeof(why), "the sentinels disagree on the primary of %.60s (%.60s: %.60s:%d, %.60s: %.60s:%d): a failover in progress, or a sentinel not to trust",
+				 o->master, first, host, *port, su, h2, p2);
+			snprintf(r->err, sizeof(r->err), "%.255s", why);
+			r->io_err = true;
+			return -1;
+		}
 	}
+	if (got == 1 && o->nsent > 1)
+		snprintf(t->note, sizeof(t->note), "only %.100s answered (%.200s): its primary is taken unconfirmed",
+			 first, why);
+	if (got)
+		return 0;
 	memset(r, 0, sizeof(*r));
 	snprintf(r->err, sizeof(r->err), "no sentinel gave the primary of %s: %s",
 		 o->master, why);
@@ -321,17 +379,53 @@ static int role_is(struct bfctl_redis *r, const char *role, char *text,
 	return -1;
 }
 
+/*
+ * Why a replica whose INFO replication is text serves no copy of the
+ * primary's (NULL: it does): its link is down, or it follows another
+ * server than the primary, as Sentinel named it (master_host and
+ * master_port) and as the primary tells its own history (master_replid:
+ * also a replica repointed to another primary by hand).  A copy of a
+ * demoted or foreign primary's value is not the key's.
+ */
+static const char *replica_stale(struct bfctl_redis_topo *t, const char *text,
+				 char *buf, size_t len)
+{
+	char v[64], h[256], p[16];
+
+	if (!field(text, "master_link_status", v, sizeof(v)) ||
+	    strcmp(v, "up")) {
+		snprintf(buf, len, "its link to the primary is down (master_link_status:%s)",
+			 v[0] ? v : "?");
+		return buf;
+	}
+	field(text, "master_host", h, sizeof(h));
+	field(text, "master_port", p, sizeof(p));
+	snprintf(v, sizeof(v), "%.40s:%.8s", h, p);
+	if (t->o->sentinel && strcmp(v, t->primary)) {
+		snprintf(buf, len, "it follows %.60s, not the primary %.60s",
+			 v, t->primary);
+		return buf;
+	}
+	field(text, "master_replid", v, sizeof(v));
+	if (t->replid[0] && strcmp(v, t->replid)) {
+		snprintf(buf, len, "it follows %.40s:%.8s, not the primary (master_replid %.12s..., not %.12s...)",
+			 h, p, v, t->replid);
+		return buf;
+	}
+	return NULL;
+}
+
 /* why replica r cannot serve the key (NULL: it can) */
 static const char *replica_unfit(struct bfctl_redis_topo *t,
 				 struct bfctl_redis *r)
 {
-	char text[4096], v[32];
+	static char why[200];
+	char text[4096];
 
 	if (role_is(r, "slave", text, sizeof(text)))
 		return r->err;
-	if (!field(text, "master_link_status", v, sizeof(v)) ||
-	    strcmp(v, "up"))
-		return "its link to the primary is down (master_link_status)";
+	if (replica_stale(t, text, why, sizeof(why)))
+		return why;
 	if (!t->watch)
 		return NULL;
 	if (bfctl_redis_events(r) != BFCTL_REDIS_EV_ON &&
@@ -370,6 +464,8 @@ static int replica_pick(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 	if (field(text, "role", v, sizeof(v)) && strcmp(v, "master"))
 		/* the URL names a replica: read as today (single()'s check) */
 		return 0;
+	/* the primary's replication history: its replicas share it */
+	field(text, "master_replid", t->replid, sizeof(t->replid));
 	t->note[0] = 0;
 	for (i = 0; i < 64 && n < TOPO_REPLICAS; i++) {
 		snprintf(name, sizeof(name), "slave%d", i);
@@ -568,7 +664,7 @@ int bfctl_redis_topo_pull(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 			  struct bfctl_redis *sub, struct kbconn *kc,
 			  struct bfctl_redis_pull *pl)
 {
-	char text[4096], v[16];
+	char text[4096], why[200];
 	int i, ret;
 
 	t->moved = false;
@@ -590,10 +686,9 @@ int bfctl_redis_topo_pull(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 			snprintf(pl->why, sizeof(pl->why), "%s", r->err);
 			return BFCTL_ERR;
 		}
-		if (!field(text, "master_link_status", v, sizeof(v)) ||
-		    strcmp(v, "up")) {
-			snprintf(r->err, sizeof(r->err), "%s: its link to the primary is down (master_link_status:%s): not read; looking for another",
-				 r->o->url, v[0] ? v : "?");
+		if (replica_stale(t, text, why, sizeof(why))) {
+			snprintf(r->err, sizeof(r->err), "%.60s: %.150s: not read; looking for another",
+				 r->o->url, why);
 			snprintf(pl->why, sizeof(pl->why), "%s", r->err);
 			r->io_err = true;
 			return BFCTL_ERR;
@@ -640,12 +735,7 @@ int bfctl_redis_topo_sentinel_sub(struct bfctl_redis_topo *t,
 	if (!t->o->sentinel || sentinel_auth(&t->sopts, ss->err, sizeof(ss->err)))
 		return -1;
 	for (i = 0; i < t->o->nsent; i++) {
-		snprintf(t->sopts.host, sizeof(t->sopts.host), "%s",
-			 t->o->sent[i].host);
-		t->sopts.port = t->o->sent[i].port;
-		snprintf(t->surl, sizeof(t->surl), "sentinel %.255s:%d",
-			 t->sopts.host, t->sopts.port);
-		t->sopts.url = t->surl;
+		sentinel_opts(t->o, &t->sopts, i, t->surl, sizeof(t->surl));
 		if (!bfctl_redis_connect(ss, &t->sopts)) {
 			rep = bfctl_redis_cmd(ss, 2, argv, NULL);
 			if (rep) {
