@@ -218,21 +218,27 @@ void kb_gen_older_fpr(struct kb_gen *g)
 	g->older_fpr_ppb = KB_PPB - none;
 }
 
-/* an empty older slice of g's params: its own zeroed payload */
+/*
+ * An empty older slice of params p (g's newest, or a growth's) for g: its
+ * own zeroed payload, statistics st (NULL: zeroes), born at born.
+ */
 int kb_oslice_empty(struct kb_gen *g, struct kb_oslice *o,
-		    const struct kb_stats *st, u64 born,
-		    struct netlink_ext_ack *extack)
+		    const struct kb_params *p, const struct kb_stats *st,
+		    u64 born, struct netlink_ext_ack *extack)
 {
-	struct kb_pl *pl = kb_pl_new(g->acct, g->f.bytes, extack);
+	u64 bytes = kb_params_payload_bytes(p);
+	struct kb_pl *pl = kb_pl_new(g->acct, bytes, extack);
 
 	if (IS_ERR(pl))
 		return PTR_ERR(pl);
 	o->pl = pl;
-	if (kb_filter_init_zeroed(&o->f, &g->f.p, o->pl->payload,
-				  g->f.bytes))
+	if (kb_filter_init_zeroed(&o->f, p, pl->payload, bytes))
 		return -EINVAL;
 	o->f.fill = NULL;
-	o->st = *st;
+	if (st)
+		o->st = *st;
+	else
+		memset(&o->st, 0, sizeof(o->st));
 	o->born_ns = born;
 	return 0;
 }
@@ -282,7 +288,7 @@ int kb_gen_slices_new(struct kb_gen *g, struct netlink_ext_ack *extack)
 	g->nslices = n + 1;
 	ret = kb_gen_empty_stats(g, &st);
 	for (i = 0; !ret && i < n; i++)
-		ret = kb_oslice_empty(g, &g->older[i], &st,
+		ret = kb_oslice_empty(g, &g->older[i], &g->f.p, &st,
 				      now - (i + 1) * kb_window_period_ns(&g->shape),
 				      extack);
 	/*
@@ -306,6 +312,33 @@ void kb_gen_slices_free(struct kb_gen *g)
 	for (i = 0; g->older && i + 1 < g->nslices; i++)
 		kb_pl_put(g->older[i].pl);
 	kfree(g->older);
+}
+
+/*
+ * The next slice of a growing filter g after params o (its newest, or a
+ * slice an upload grows to): twice the items, half the FPR, within g's
+ * bound.
+ */
+int kb_grow_params(const struct kb_gen *g, const struct kb_params *o,
+		   struct kb_params *p)
+{
+	u64 max = kb_grow_max(g);
+	int ret;
+
+	ret = kb_params_init(p, o->kind);
+	if (ret)
+		return ret;
+	p->key_type = o->key_type;
+	p->hash = o->hash;
+	ret = kb_params_from_fpr_plens(p, o->items * 2,
+				       max(1U, o->fpr_ppb / 2),
+				       g->shape.prefixes ?: 1, max);
+	if (ret)
+		return ret;
+	memcpy(p->seed, o->seed, sizeof(p->seed));
+	p->plen4 = o->plen4;
+	memcpy(p->plen6, o->plen6, sizeof(p->plen6));
+	return kb_params_validate(p, max);
 }
 
 /* ---- tests -------------------------------------------------------------- */

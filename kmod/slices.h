@@ -16,10 +16,13 @@
 void kb_gen_live_stats(struct kb_gen *g, struct kb_stats *st);
 /* g->older_fpr_ppb from its older slices' frozen estimates */
 void kb_gen_older_fpr(struct kb_gen *g);
-/* an empty older slice o of g's params, its own zeroed payload */
+/* an empty older slice o of params p, its own zeroed payload */
 int kb_oslice_empty(struct kb_gen *g, struct kb_oslice *o,
-		    const struct kb_stats *st, u64 born,
-		    struct netlink_ext_ack *extack);
+		    const struct kb_params *p, const struct kb_stats *st,
+		    u64 born, struct netlink_ext_ack *extack);
+/* a growing g's next slice after params o: twice the items, half the FPR */
+int kb_grow_params(const struct kb_gen *g, const struct kb_params *o,
+		   struct kb_params *p);
 /* o holds from's payload too (a reference) */
 void kb_oslice_share(struct kb_oslice *o, const struct kb_oslice *from);
 /* a validated key as a packet's lookup, in g's older slices */

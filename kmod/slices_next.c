@@ -138,7 +138,8 @@ static struct kb_gen *kb_rotate_prep(struct kb_gen *old, u64 due)
 	kb_filter_stats_fill(&g->f, &st);
 	/* older[0] and the kept ones are link()'s, the rest fresh */
 	for (j = 1 + kb_rotate_keep(old, due); !ret && j < S; j++)
-		ret = kb_oslice_empty(g, &g->older[j], &st, now, NULL);
+		ret = kb_oslice_empty(g, &g->older[j], &g->f.p, &st, now,
+				      NULL);
 	if (ret) {
 		kb_gen_discard(g);
 		return ERR_PTR(ret);
@@ -184,29 +185,6 @@ static void kb_slices_catch_up(struct kb_set *s, struct kb_gen *g)
 		kb_slices_announce(s, KB_EVENT_ROTATED);
 }
 
-/* the next slice of a growing filter: twice the items, half the FPR */
-static int kb_grow_params(const struct kb_gen *old, struct kb_params *p)
-{
-	const struct kb_params *o = &old->f.p;
-	u64 max = kb_grow_max(old);
-	int ret;
-
-	ret = kb_params_init(p, o->kind);
-	if (ret)
-		return ret;
-	p->key_type = o->key_type;
-	p->hash = o->hash;
-	ret = kb_params_from_fpr_plens(p, o->items * 2,
-				       max(1U, o->fpr_ppb / 2),
-				       old->shape.prefixes ?: 1, max);
-	if (ret)
-		return ret;
-	memcpy(p->seed, o->seed, sizeof(p->seed));
-	p->plen4 = o->plen4;
-	memcpy(p->plen6, o->plen6, sizeof(p->plen6));
-	return kb_params_validate(p, max);
-}
-
 /* old's bytes (all slices) */
 static u64 kb_gen_bytes(const struct kb_gen *g)
 {
@@ -223,7 +201,7 @@ static struct kb_gen *kb_grow_prep(struct kb_gen *old, u64 unused)
 	struct kb_params p;
 	int ret;
 
-	ret = old->nslices < KB_SLICES_MAX ? kb_grow_params(old, &p) : -E2BIG;
+	ret = old->nslices < KB_SLICES_MAX ? kb_grow_params(old, &old->f.p, &p) : -E2BIG;
 	if (!ret && kb_gen_bytes(old) + kb_params_payload_bytes(&p) >
 		    kb_grow_max(old))
 		ret = -E2BIG;
