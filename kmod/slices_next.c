@@ -209,8 +209,8 @@ static struct kb_gen *kb_grow_prep(struct kb_gen *old, u64 unused)
 						 NULL);
 }
 
-static int kb_grow_link(struct kb_set *s, struct kb_gen *old,
-			struct kb_gen *g, u64 unused)
+/* g's slices after old's growth: old's newest frozen, its older shared */
+static int kb_grow_fill(struct kb_gen *old, struct kb_gen *g)
 {
 	u32 i;
 	int ret;
@@ -220,8 +220,23 @@ static int kb_grow_link(struct kb_set *s, struct kb_gen *old,
 		return ret;
 	for (i = 0; i + 1 < old->nslices; i++)
 		kb_oslice_share(&g->older[i + 1], &old->older[i]);
-	kb_slices_publish(s, old, g);
 	return 0;
+}
+
+static int kb_grow_link(struct kb_set *s, struct kb_gen *old,
+			struct kb_gen *g, u64 unused)
+{
+	int ret = kb_grow_fill(old, g);
+
+	if (!ret)
+		kb_slices_publish(s, old, g);
+	return ret;
+}
+
+/* a growth that failed for good: old stays as it is, over capacity */
+static bool kb_grow_stops(int ret)
+{
+	return ret && ret != -ENOMEM && ret != -EAGAIN;
 }
 
 /*
@@ -234,7 +249,7 @@ static int kb_slices_grow(struct kb_set *s, struct kb_gen *old)
 {
 	int ret = kb_slices_swap(s, old, 0, kb_grow_prep, kb_grow_link);
 
-	if (ret && ret != -ENOMEM && ret != -EAGAIN)
+	if (kb_grow_stops(ret))
 		old->grow_stop = true;
 	return ret;
 }
@@ -253,12 +268,57 @@ static bool kb_gen_full(struct kb_gen *g)
 	return st.est_items >= g->f.p.items;
 }
 
+/*
+ * Adds of keys[*i..n) to a sliced g (its writer), one key at a time, so
+ * that a growing filter grows between two keys: 1 as soon as a key fills
+ * g's newest slice (*i past it: grow, then go on), 0 once all are done,
+ * or an error (*bad: the key).  *new counts the keys that were in no
+ * slice, marked in bitmap (zeroed by the caller).
+ */
+static int kb_slices_add(struct kb_gen *g, enum kb_op op,
+			 const struct kb_key *keys, u32 n, u32 *i, u64 *bitmap,
+			 u32 *new, u32 *bad, struct netlink_ext_ack *extack)
+{
+	for (; *i < n; (*i)++) {
+		const struct kb_key *key = &keys[*i];
+		bool older;
+		u32 bad1;
+		u64 b = 0;
+		int ret;
+
+		if (kb_key_validate(g->f.p.key_type, key->data, key->len)) {
+			NL_SET_ERR_MSG_MOD(extack, "malformed key for the filter's key type");
+			*bad = *i;
+			return -EINVAL;
+		}
+		older = kb_gen_lookup_older(g, key);
+		/* a growing filter holds a key once; a window refreshes it */
+		if (older && g->shape.grow)
+			continue;
+		ret = kb_gen_keys(g, op, key, 1, &b, &bad1, extack);
+		if (ret < 0) {
+			*bad = *i;
+			return ret;
+		}
+		if ((b & 1) && !older) {
+			(*new)++;
+			if (bitmap)
+				bitmap[*i / 64] |= BIT_ULL(*i % 64);
+		}
+		if (kb_gen_full(g)) {
+			(*i)++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int kb_slices_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		   u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack)
 {
 	struct kb_gen *g = rcu_dereference_protected(s->gen,
 						     lockdep_is_held(&s->lock));
-	u32 i, new = 0, grew = 0;
+	u32 i = 0, new = 0, grew = 0;
 	int ret = 0;
 
 	if (op != KB_OP_ADD && op != KB_OP_TEST_ADD)
@@ -267,36 +327,14 @@ int kb_slices_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		memset(bitmap, 0, DIV_ROUND_UP(n, 64) * 8);
 	/* a late rotation (after a resume) first: keys go to a fresh slice */
 	kb_slices_catch_up(s, g);
-	/* one key at a time: a growing filter grows between two keys */
-	for (i = 0; i < n && !s->dead; i++) {
-		bool older;
-		u32 bad1;
-		u64 b = 0;
-
+	while (i < n && !s->dead) {
 		g = rcu_dereference_protected(s->gen,
 					      lockdep_is_held(&s->lock));
-		if (kb_key_validate(g->f.p.key_type, keys[i].data,
-				    keys[i].len)) {
-			NL_SET_ERR_MSG_MOD(extack, "malformed key for the filter's key type");
-			*bad = i;
-			ret = -EINVAL;
+		ret = kb_slices_add(g, op, keys, n, &i, bitmap, &new, bad,
+				    extack);
+		if (ret < 0)
 			break;
-		}
-		older = kb_gen_lookup_older(g, &keys[i]);
-		/* a growing filter holds a key once; a window refreshes it */
-		if (older && g->shape.grow)
-			continue;
-		ret = kb_gen_keys(g, op, &keys[i], 1, &b, &bad1, extack);
-		if (ret < 0) {
-			*bad = i;
-			break;
-		}
-		if ((b & 1) && !older) {
-			new++;
-			if (bitmap)
-				bitmap[i / 64] |= BIT_ULL(i % 64);
-		}
-		if (kb_gen_full(g) && !kb_slices_grow(s, g))
+		if (ret && !kb_slices_grow(s, g))
 			grew++;
 	}
 	/* a rotation or growth let go of s->lock: destroyed meanwhile */
@@ -311,6 +349,66 @@ int kb_slices_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 	if (ret < 0)
 		return ret;
 	return op == KB_OP_ADD ? 0 : new;
+}
+
+/* ---- a transaction's staging generation --------------------------------- */
+
+int kb_slices_staged_keys(struct kb_gen *g, enum kb_op op,
+			  const struct kb_key *keys, u32 n, u32 *i,
+			  u64 *bitmap, u32 *new, u32 *bad,
+			  struct kb_gen **full)
+{
+	int ret;
+
+	*full = NULL;
+	if (!g->shape.grow || (op != KB_OP_ADD && op != KB_OP_TEST_ADD)) {
+		*i = n;
+		return kb_gen_keys(g, op, keys, n, bitmap, bad, NULL);
+	}
+	if (bitmap && !*i)
+		memset(bitmap, 0, DIV_ROUND_UP(n, 64) * 8);
+	ret = kb_slices_add(g, op, keys, n, i, bitmap, new, bad, NULL);
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		refcount_inc(&g->ref);
+		*full = g;
+	}
+	return op == KB_OP_ADD ? 0 : *new;
+}
+
+struct kb_gen *kb_slices_staged_prep(struct kb_gen *old)
+{
+	return kb_grow_prep(old, 0);
+}
+
+void kb_slices_staged_grow(struct kb_txn *t, struct kb_gen *old,
+			   struct kb_gen *g)
+{
+	int ret = PTR_ERR_OR_ZERO(g);
+
+	/* old is pinned by the caller's reference: no other has its address */
+	if (!ret && (!t || t->gen != old)) {
+		kb_gen_discard(g);
+		ret = -EAGAIN;
+	} else if (!ret) {
+		kb_gen_plens(g, old);
+		ret = kb_grow_fill(old, g);
+		if (ret) {
+			kb_gen_discard(g);
+		} else {
+			/* staged: its times start at the commit (arm()) */
+			g->born_ns = old->born_ns;
+			g->staged_ns = old->staged_ns;
+			kb_gen_older_fpr(g);
+			kb_learn_sync(g);
+			t->gen = g;
+			kb_gen_discard(old);
+		}
+	}
+	if (kb_grow_stops(ret) && t && t->gen == old)
+		old->grow_stop = true;
+	kb_gen_put(old);
 }
 
 /* ---- the works ---------------------------------------------------------- */
