@@ -257,42 +257,28 @@ TEST_F(win, mapping)
 }
 
 /*
- * 10x the capacity into a growing filter: every key maybe, the measured
- * FPR of fresh keys within target * 1.1, and slices of twice the items
- * at half the FPR each (the bytes of the geometric series)
+ * 10x the capacity loaded into growing filter name: every key maybe, the
+ * measured FPR of fresh keys within target * 1.1, and nslices slices of
+ * twice the items at half the FPR each (the bytes of the geometric
+ * series), from a first slice of items at fpr / 2
  */
-TEST_F(win, grow_10x)
+static void grow_series(struct __test_metadata *_metadata, int fd,
+			const char *name, __u64 items, __u32 fpr,
+			__u32 nslices)
 {
-	/* past the default bound (16 times the first slice: 3 slices) */
-	struct kbw_shape sh = { .grow = 1, .max_bytes = 1 << 24 };
-	__u64 items = 1000, total = 0, expect = 0;
-	__u32 fpr = 10000000, i;
+	__u64 total = 0, expect = 0;
 	struct kbw_info w;
 	long fp;
+	__u32 i;
 
-	ASSERT_EQ(0, kbw_create(self->fd, "d", KB_KIND_BLOCKED, items, fpr,
-			       &(struct kbw_shape){ .grow = 1 }, 0, NULL));
-	ASSERT_EQ(0, kbw_get(self->fd, "d", &w));
-	EXPECT_EQ(16 * w.sl[0].bytes, w.max_bytes);
-	ASSERT_EQ(0, kbt_destroy(self->fd, "d"));
-	ASSERT_EQ(0, kbw_create(self->fd, "g", KB_KIND_BLOCKED, items, fpr,
-			       &sh, 0, NULL));
-	ASSERT_EQ(0, kbw_get(self->fd, "g", &w));
-	EXPECT_EQ(1, w.slices);
-	EXPECT_EQ(1, w.grow);
-	EXPECT_EQ(fpr / 2, w.sl[0].fpr_ppb);
-	EXPECT_EQ(items, w.items);
-	EXPECT_EQ(fpr, w.fpr_ppb);
-	for (i = 0; i < 10; i++)
-		ASSERT_EQ(0, kbw_add(self->fd, "g", 4, i * items, items));
-	ASSERT_EQ(0, kbw_get(self->fd, "g", &w));
-	/* 1000 + 2000 + 4000 + 8000 >= 10000 */
-	EXPECT_EQ(4, w.slices);
+	ASSERT_EQ(0, kbw_get(fd, name, &w));
+	EXPECT_EQ(nslices, w.slices);
 	ASSERT_EQ(w.slices, w.nnest);
 	EXPECT_EQ(0, w.over);
-	EXPECT_EQ(10 * items, kbw_hits(self->fd, "g", 4, 0, 10 * items));
-	fp = kbw_hits(self->fd, "g", 5, 0, 100000);
-	TH_LOG("fresh keys maybe: %ld of 100000 (target %u ppb)", fp, fpr);
+	EXPECT_EQ(10 * items, kbw_hits(fd, name, 4, 0, 10 * items));
+	fp = kbw_hits(fd, name, 5, 0, 100000);
+	TH_LOG("%s: fresh keys maybe: %ld of 100000 (target %u ppb)", name,
+	       fp, fpr);
 	EXPECT_GE(100000 * (__u64)fpr / 1000000000 * 11 / 10, fp);
 	for (i = 0; i < w.nnest; i++) {
 		/* newest first: the oldest was the first */
@@ -301,15 +287,107 @@ TEST_F(win, grow_10x)
 
 		EXPECT_EQ(items << j, s->items);
 		EXPECT_EQ(fpr / 2 >> j, s->fpr_ppb);
-		EXPECT_EQ(kbw_plain_bytes(self->fd, items << j, fpr / 2 >> j),
+		EXPECT_EQ(kbw_plain_bytes(fd, items << j, fpr / 2 >> j),
 			  s->bytes);
 		total += s->bytes;
 		if (i)
 			EXPECT_LT(s->bytes, w.sl[i - 1].bytes);
 	}
 	for (i = 0; i < w.nnest; i++)
-		expect += kbw_plain_bytes(self->fd, items << i, fpr / 2 >> i);
+		expect += kbw_plain_bytes(fd, items << i, fpr / 2 >> i);
 	EXPECT_EQ(expect, total);
+}
+
+/* 10x the capacity added to a growing filter */
+TEST_F(win, grow_10x)
+{
+	/* past the default bound (16 times the first slice: 3 slices) */
+	struct kbw_shape sh = { .grow = 1, .max_bytes = 1 << 24 };
+	__u64 items = 1000;
+	__u32 fpr = 10000000, i;
+	struct kbw_info w;
+
+	ASSERT_EQ(0, kbw_create(self->fd, "d", KB_KIND_BLOCKED, items, fpr,
+				&(struct kbw_shape){ .grow = 1 }, 0, NULL));
+	ASSERT_EQ(0, kbw_get(self->fd, "d", &w));
+	EXPECT_EQ(16 * w.sl[0].bytes, w.max_bytes);
+	ASSERT_EQ(0, kbt_destroy(self->fd, "d"));
+	ASSERT_EQ(0, kbw_create(self->fd, "g", KB_KIND_BLOCKED, items, fpr,
+				&sh, 0, NULL));
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w));
+	EXPECT_EQ(1, w.slices);
+	EXPECT_EQ(1, w.grow);
+	EXPECT_EQ(fpr / 2, w.sl[0].fpr_ppb);
+	EXPECT_EQ(items, w.items);
+	EXPECT_EQ(fpr, w.fpr_ppb);
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(0, kbw_add(self->fd, "g", 4, i * items, items));
+	/* 1000 + 2000 + 4000 + 8000 >= 10000 */
+	grow_series(_metadata, self->fd, "g", items, fpr, 4);
+}
+
+/* a transaction of growing filter name loading keys first..first+n-1 */
+static int txn_load(int fd, const char *name, __u64 max_bytes, __u32 fam,
+		    __u64 first, __u64 n)
+{
+	struct kb_ioc_create c = kbt_spec(name, KB_KIND_BLOCKED, KB_KEY_BYTES,
+					  1000, 10000000);
+	void *keys = kbt_keys16(fam, first, n);
+	int ret;
+
+	c.flags = KB_CREATE_F_GROW;
+	c.max_bytes = max_bytes;
+	ret = kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c);
+	if (!ret)
+		ret = kbt_keys(fd, KB_IOC_ADD, name, KB_KEYS_F_TXN, keys, 16,
+			       n, NULL, NULL);
+	free(keys);
+	return ret;
+}
+
+/*
+ * A transaction's key batches grow a growing filter's staging generation
+ * as live adds do: 10x the capacity commits the series of slices within
+ * the FPR; max-bytes holds inside it (over capacity then); an abort
+ * leaves the filter as it was
+ */
+TEST_F(win, grow_in_txn)
+{
+	__u64 b0 = kbw_plain_bytes(self->fd, 1000, 5000000);
+	__u64 b1 = kbw_plain_bytes(self->fd, 2000, 2500000);
+	struct kbw_info w, w2;
+
+	ASSERT_LT(0, b0);
+	ASSERT_EQ(0, kbw_create(self->fd, "g", KB_KIND_BLOCKED, 1000,
+				10000000, &(struct kbw_shape){ .grow = 1 },
+				0, NULL));
+	ASSERT_EQ(0, txn_load(self->fd, "g", 1 << 24, 4, 0, 10000));
+	/* staged: the live filter has none of it */
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w));
+	EXPECT_EQ(1, w.slices);
+	EXPECT_EQ(0, kbw_hits(self->fd, "g", 4, 0, 10000));
+	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_COMMIT));
+	grow_series(_metadata, self->fd, "g", 1000, 10000000, 4);
+
+	/* aborted: the filter, its generation and slices as they were */
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w));
+	ASSERT_EQ(0, txn_load(self->fd, "g", 1 << 24, 6, 0, 10000));
+	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_ABORT));
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w2));
+	EXPECT_EQ(w.generation, w2.generation);
+	EXPECT_EQ(4, w2.slices);
+	EXPECT_EQ(10000, kbw_hits(self->fd, "g", 4, 0, 10000));
+	EXPECT_GE(300, kbw_hits(self->fd, "g", 6, 0, 10000));
+
+	/* max-bytes in the transaction: two slices, then over capacity */
+	ASSERT_EQ(0, txn_load(self->fd, "g", b0 + b1, 4, 0, 10000));
+	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_COMMIT));
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w));
+	EXPECT_EQ(2, w.slices);
+	EXPECT_EQ(b0 + b1, w.max_bytes);
+	EXPECT_EQ(b0 + b1, w.sl[0].bytes + w.sl[1].bytes);
+	EXPECT_EQ(1, w.over);
+	EXPECT_EQ(10000, kbw_hits(self->fd, "g", 4, 0, 10000));
 }
 
 /* max-bytes stops the growth: the filter goes over capacity instead */
