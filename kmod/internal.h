@@ -40,6 +40,7 @@
 #define _KB_KMOD_INTERNAL_H
 
 #include <linux/types.h>
+#include <linux/hrtimer.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
@@ -332,13 +333,17 @@ struct kb_set {
 					 * flushed or the filter destroyed
 					 */
 	/*
-	 * slices.c: a window's rotation and a growing filter's growth, each
-	 * holding a reference on s while queued; cancelled when s is
-	 * unlinked (kb_slices_stop()), so that they never run with net gone.
-	 * net: s's namespace, no reference (valid while s is linked).
+	 * slices_next.c: a window's rotation, a work queued by an hrtimer
+	 * on CLOCK_BOOTTIME (rotate_at: suspend counts), neither holding a
+	 * reference on s; a growing filter's growth, holding one while
+	 * queued.  All cancelled when s is unlinked (kb_slices_stop(),
+	 * before the table's reference goes), so that they never run with
+	 * net or s gone.  net: s's namespace, no reference (valid while s is
+	 * linked).
 	 */
 	struct net *net;
-	struct delayed_work rotate;
+	struct hrtimer rotate_at;
+	struct work_struct rotate;
 	struct work_struct grow;
 	/*
 	 * learn.c's work (what the packet path cannot do: netlink events,

@@ -9,8 +9,8 @@
  *
  * A window (KB_A_WINDOW_MS, S = KB_A_SLICES) holds S + 1 slices, each
  * sized for items / S keys at fpr / (S + 1), so that the OR of all stays
- * within the filter's FPR.  Every window / S a delayed work (timed on
- * CLOCK_BOOTTIME, which counts suspend) publishes a new generation: a
+ * within the filter's FPR.  Every window / S a work (queued by an hrtimer
+ * on CLOCK_BOOTTIME, which counts suspend) publishes a new generation: a
  * fresh newest slice, the previous newest as the first older one, the
  * oldest dropped.  A key added at t is in a slice that stops taking adds
  * at t or later and is dropped S rotations after that, each at least

@@ -2,16 +2,20 @@
 /*
  * kbloom slices: the next generation of a window or growing filter.  A
  * rotation or a growth makes it with no lock held and publishes it under
- * kb_set.lock as a rebuild is (the model is in slices.c); the delayed
- * work of a window's rotations and the work that grows a filter the
+ * kb_set.lock as a rebuild is (the model is in slices.c); the timer and
+ * the work of a window's rotations and the work that grows a filter the
  * packet path filled run here.
  */
+#include <linux/hrtimer.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
 #include "internal.h"
 #include "slices.h"
+
+/* a rotation's timer may fire this late, to share a wakeup: never early */
+#define KB_ROTATE_SLACK_NS	(10 * NSEC_PER_MSEC)
 
 static struct workqueue_struct *kb_slices_wq;
 
@@ -443,14 +447,41 @@ void kb_set_grow_kick(struct kb_set *s)
 		kb_set_put(s);
 }
 
+/*
+ * A window's rotations are timed on CLOCK_BOOTTIME, as its slices' ages
+ * are: an hrtimer at the boottime the next one is due, which a suspend
+ * (or any jump of the boottime) brings nearer.  A delayed work's jiffies
+ * stand still while the machine sleeps: its rotations came up to a period
+ * late after a resume, keeping keys past t + window * (S + 1) / S.  The
+ * timer (soft: softirq context, never hard irq) only queues the work,
+ * which rotates under s->lock.  An hrtimer never fires early: no key is
+ * dropped before its time.
+ */
+static enum hrtimer_restart kb_slices_rotate_due(struct hrtimer *t)
+{
+	struct kb_set *s = container_of(t, struct kb_set, rotate_at);
+
+	/* s lives until kb_slices_stop() has cancelled this timer */
+	queue_work(kb_slices_wq, &s->rotate);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * The timer for boottime at (s->lock held, or s not yet published; s not
+ * dead: kb_slices_stop() cancels after dead is set, nothing arms it then)
+ */
+static void kb_slices_rotate_at(struct kb_set *s, u64 at)
+{
+	hrtimer_start_range_ns(&s->rotate_at, ns_to_ktime(at),
+			       KB_ROTATE_SLACK_NS, HRTIMER_MODE_ABS_SOFT);
+}
+
 static void kb_slices_rotate_work(struct work_struct *w)
 {
-	struct kb_set *s = container_of(to_delayed_work(w), struct kb_set,
-					rotate);
-	unsigned long delay = HZ;
-	bool rotated = false, put = true;
+	struct kb_set *s = container_of(w, struct kb_set, rotate);
+	bool rotated = false;
 	struct kb_gen *g;
-	u64 now, due;
+	u64 now, due, at;
 	int ret = 0;
 
 	mutex_lock(&s->lock);
@@ -459,10 +490,11 @@ static void kb_slices_rotate_work(struct work_struct *w)
 		goto out;
 	now = ktime_get_boottime_ns();
 	due = div64_u64(now - g->born_ns, kb_window_period_ns(&g->shape));
+	/* on failure (memory, limits), again in a second */
+	at = now + NSEC_PER_SEC;
 	if (due) {
-		/* on failure (memory, limits), again in a second */
 		ret = kb_slices_rotate(s, g, due);
-		/* destroyed while it allocated: stop_sync() waits for us */
+		/* destroyed while it allocated: stop() waits for us */
 		if (s->dead)
 			goto out;
 		rotated = !ret;
@@ -473,9 +505,8 @@ static void kb_slices_rotate_work(struct work_struct *w)
 					      lockdep_is_held(&s->lock));
 	}
 	if (rotated || !due || ret == -EAGAIN)
-		delay = nsecs_to_jiffies(kb_rotate_in(g, now)) + 1;
-	/* the reference goes on with the work (unless it is queued anew) */
-	put = !queue_delayed_work(kb_slices_wq, &s->rotate, delay);
+		at = g->born_ns + kb_window_period_ns(&g->shape);
+	kb_slices_rotate_at(s, at);
 	if (rotated) {
 		pr_debug("netns %u: filter rotated (%llu due)\n",
 			 s->net->ns.inum, due);
@@ -483,14 +514,14 @@ static void kb_slices_rotate_work(struct work_struct *w)
 	}
 out:
 	mutex_unlock(&s->lock);
-	if (put)
-		kb_set_put(s);
 }
 
 void kb_slices_init_set(struct kb_set *s, struct net *net)
 {
 	s->net = net;
-	INIT_DELAYED_WORK(&s->rotate, kb_slices_rotate_work);
+	hrtimer_init(&s->rotate_at, CLOCK_BOOTTIME, HRTIMER_MODE_ABS_SOFT);
+	s->rotate_at.function = kb_slices_rotate_due;
+	INIT_WORK(&s->rotate, kb_slices_rotate_work);
 	INIT_WORK(&s->grow, kb_slices_grow_work);
 }
 
@@ -515,21 +546,20 @@ void kb_slices_arm(struct kb_set *s)
 	}
 	/* new contents (a rebuild, an upload, a swap): told anew */
 	clear_bit(0, &s->over);
+	/* not a window (any more): a timer still set finds that and stops */
 	if (s->dead || !g->shape.window_ms)
 		return;
-	refcount_inc(&s->ref);
-	/* already queued: that one holds s already */
-	if (mod_delayed_work(kb_slices_wq, &s->rotate,
-			     nsecs_to_jiffies(kb_rotate_in(g,
-					ktime_get_boottime_ns())) + 1))
-		kb_set_put(s);
+	kb_slices_rotate_at(s, g->born_ns + kb_window_period_ns(&g->shape));
 }
 
 void kb_slices_stop(struct kb_set *s)
 {
-	/* s is dead: the works see it under s->lock and queue nothing */
-	if (cancel_delayed_work_sync(&s->rotate))
-		kb_set_put(s);
+	/*
+	 * s is dead: the work sees it under s->lock and sets no timer, the
+	 * timer queues the work at most once more; in that order
+	 */
+	hrtimer_cancel(&s->rotate_at);
+	cancel_work_sync(&s->rotate);
 	if (cancel_work_sync(&s->grow))
 		kb_set_put(s);
 }
