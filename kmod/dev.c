@@ -166,24 +166,36 @@ static u32 kb_parse_keys(struct kb_batch *b, u32 key_size, u32 avail,
 
 /*
  * One step of a key batch on kf's transaction: kf->lock is taken per step,
- * never across the copies from and to the user.  The transaction ended
- * (or was replaced) since the batch began: ENOENT.
+ * never across the copies from and to the user, nor across a growing
+ * filter's growth (kb_slices_staged_keys(): a new slice is allocated
+ * with no lock held).  The transaction ended (or was replaced) since the
+ * batch began: ENOENT.
  */
 static int kb_txn_keys(struct kb_file *kf, const char *name, enum kb_op op,
 		       const struct kb_key *keys, u32 n, u64 *bits, u32 *bad)
 {
+	struct kb_gen *full = NULL, *g = NULL;
+	u32 i = 0, new = 0;
 	struct kb_txn *t;
 	int ret;
 
 	if (mutex_lock_killable(&kf->lock))
 		return -EINTR;
-	t = kb_file_txn_find(kf, name);
-	if (IS_ERR(t))
-		ret = -ENOENT;
-	else
-		ret = kb_txn_use(t, KB_TXN_KEYS);
-	if (!ret)
-		ret = kb_gen_keys(t->gen, op, keys, n, bits, bad, NULL);
+	for (;;) {
+		t = kb_file_txn_find(kf, name);
+		ret = IS_ERR(t) ? -ENOENT : kb_txn_use(t, KB_TXN_KEYS);
+		if (full)
+			kb_slices_staged_grow(ret ? NULL : t, full, g);
+		if (ret)
+			break;
+		ret = kb_slices_staged_keys(t->gen, op, keys, n, &i, bits,
+					    &new, bad, &full);
+		if (ret < 0 || !full)
+			break;
+		mutex_unlock(&kf->lock);
+		g = kb_slices_staged_prep(full);
+		mutex_lock(&kf->lock);
+	}
 	mutex_unlock(&kf->lock);
 	return ret;
 }

@@ -40,6 +40,7 @@
 #define _KB_KMOD_INTERNAL_H
 
 #include <linux/types.h>
+#include <linux/hrtimer.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
@@ -332,13 +333,17 @@ struct kb_set {
 					 * flushed or the filter destroyed
 					 */
 	/*
-	 * slices.c: a window's rotation and a growing filter's growth, each
-	 * holding a reference on s while queued; cancelled when s is
-	 * unlinked (kb_slices_stop()), so that they never run with net gone.
-	 * net: s's namespace, no reference (valid while s is linked).
+	 * slices_next.c: a window's rotation, a work queued by an hrtimer
+	 * on CLOCK_BOOTTIME (rotate_at: suspend counts), neither holding a
+	 * reference on s; a growing filter's growth, holding one while
+	 * queued.  All cancelled when s is unlinked (kb_slices_stop(),
+	 * before the table's reference goes), so that they never run with
+	 * net or s gone.  net: s's namespace, no reference (valid while s is
+	 * linked).
 	 */
 	struct net *net;
-	struct delayed_work rotate;
+	struct hrtimer rotate_at;
+	struct work_struct rotate;
 	struct work_struct grow;
 	/*
 	 * learn.c's work (what the packet path cannot do: netlink events,
@@ -690,6 +695,25 @@ void kb_set_grow_kick(struct kb_set *s);
  */
 int kb_slices_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
 		   u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack);
+/*
+ * Adds into a transaction's staging generation g (its file's lock held)
+ * from key *i on, with the answers of kb_slices_keys() (new keys count in
+ * *new across calls).  A growing g grows as a live one does: when a key
+ * fills its newest slice, the call returns with *i past it and *full = g
+ * (a reference); the caller drops its lock, makes the next generation
+ * with kb_slices_staged_prep(full) (an allocation: no lock held), takes
+ * the lock again and hands it to kb_slices_staged_grow() with the
+ * transaction it finds then (NULL: none), which links it if that still
+ * stages full, puts full, and goes on adding.  Other generations and ops:
+ * kb_gen_keys() on them all.
+ */
+int kb_slices_staged_keys(struct kb_gen *g, enum kb_op op,
+			  const struct kb_key *keys, u32 n, u32 *i,
+			  u64 *bitmap, u32 *new, u32 *bad,
+			  struct kb_gen **full);
+struct kb_gen *kb_slices_staged_prep(struct kb_gen *old);
+void kb_slices_staged_grow(struct kb_txn *t, struct kb_gen *old,
+			   struct kb_gen *g);
 /* s's generation was published (s->lock held): arm its rotation */
 void kb_slices_arm(struct kb_set *s);
 /* s is unlinked (dead): cancel its work, no lock held that it takes */

@@ -9,8 +9,8 @@
  *
  * A window (KB_A_WINDOW_MS, S = KB_A_SLICES) holds S + 1 slices, each
  * sized for items / S keys at fpr / (S + 1), so that the OR of all stays
- * within the filter's FPR.  Every window / S a delayed work (timed on
- * CLOCK_BOOTTIME, which counts suspend) publishes a new generation: a
+ * within the filter's FPR.  Every window / S a work (queued by an hrtimer
+ * on CLOCK_BOOTTIME, which counts suspend) publishes a new generation: a
  * fresh newest slice, the previous newest as the first older one, the
  * oldest dropped.  A key added at t is in a slice that stops taking adds
  * at t or later and is dropped S rotations after that, each at least
@@ -39,10 +39,10 @@
  */
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
-#include <linux/workqueue.h>
 
 #include "internal.h"
 #include "lookup.h"
+#include "slices.h"
 
 #define KB_WINDOW_SLICES_DEFAULT	4
 /* a window: at most 31 days (as the netlink policy), a rotation a second */
@@ -51,8 +51,6 @@
 #define KB_PPB				1000000000ULL
 /* a growing filter's default bound: this many times its first slice */
 #define KB_GROW_BYTES_DEFAULT		16
-
-static struct workqueue_struct *kb_slices_wq;
 
 /* ---- the shape ---------------------------------------------------------- */
 
@@ -196,7 +194,7 @@ const struct kb_filter *kb_gen_slice(const struct kb_gen *g, u32 i)
  * deltas on a copy.  Learned bits drive growth and the frozen estimates
  * of older slices (the cap reads those) as the slow path's do.
  */
-static void kb_gen_live_stats(struct kb_gen *g, struct kb_stats *st)
+void kb_gen_live_stats(struct kb_gen *g, struct kb_stats *st)
 {
 	struct kb_filter f = g->f;
 	struct kb_fill fill;
@@ -209,7 +207,7 @@ static void kb_gen_live_stats(struct kb_gen *g, struct kb_stats *st)
 }
 
 /* P(any older slice says maybe), from their frozen estimates */
-static void kb_gen_older_fpr(struct kb_gen *g)
+void kb_gen_older_fpr(struct kb_gen *g)
 {
 	u64 none = KB_PPB;
 	u32 i;
@@ -220,21 +218,27 @@ static void kb_gen_older_fpr(struct kb_gen *g)
 	g->older_fpr_ppb = KB_PPB - none;
 }
 
-/* an empty older slice of g's params: its own zeroed payload */
-static int kb_oslice_empty(struct kb_gen *g, struct kb_oslice *o,
-			   const struct kb_stats *st, u64 born,
-			   struct netlink_ext_ack *extack)
+/*
+ * An empty older slice of params p (g's newest, or a growth's) for g: its
+ * own zeroed payload, statistics st (NULL: zeroes), born at born.
+ */
+int kb_oslice_empty(struct kb_gen *g, struct kb_oslice *o,
+		    const struct kb_params *p, const struct kb_stats *st,
+		    u64 born, struct netlink_ext_ack *extack)
 {
-	struct kb_pl *pl = kb_pl_new(g->acct, g->f.bytes, extack);
+	u64 bytes = kb_params_payload_bytes(p);
+	struct kb_pl *pl = kb_pl_new(g->acct, bytes, extack);
 
 	if (IS_ERR(pl))
 		return PTR_ERR(pl);
 	o->pl = pl;
-	if (kb_filter_init_zeroed(&o->f, &g->f.p, o->pl->payload,
-				  g->f.bytes))
+	if (kb_filter_init_zeroed(&o->f, p, pl->payload, bytes))
 		return -EINVAL;
 	o->f.fill = NULL;
-	o->st = *st;
+	if (st)
+		o->st = *st;
+	else
+		memset(&o->st, 0, sizeof(o->st));
 	o->born_ns = born;
 	return 0;
 }
@@ -251,11 +255,6 @@ static int kb_gen_empty_stats(struct kb_gen *g, struct kb_stats *st)
 	kb_filter_stats_fill(&f, st);
 	kfree(fill);
 	return 0;
-}
-
-static u64 kb_window_period_ns(const struct kb_shape *sh)
-{
-	return div_u64(sh->window_ms * NSEC_PER_MSEC, sh->slices);
 }
 
 /*
@@ -289,7 +288,7 @@ int kb_gen_slices_new(struct kb_gen *g, struct netlink_ext_ack *extack)
 	g->nslices = n + 1;
 	ret = kb_gen_empty_stats(g, &st);
 	for (i = 0; !ret && i < n; i++)
-		ret = kb_oslice_empty(g, &g->older[i], &st,
+		ret = kb_oslice_empty(g, &g->older[i], &g->f.p, &st,
 				      now - (i + 1) * kb_window_period_ns(&g->shape),
 				      extack);
 	/*
@@ -313,6 +312,33 @@ void kb_gen_slices_free(struct kb_gen *g)
 	for (i = 0; g->older && i + 1 < g->nslices; i++)
 		kb_pl_put(g->older[i].pl);
 	kfree(g->older);
+}
+
+/*
+ * The next slice of a growing filter g after params o (its newest, or a
+ * slice an upload grows to): twice the items, half the FPR, within g's
+ * bound.
+ */
+int kb_grow_params(const struct kb_gen *g, const struct kb_params *o,
+		   struct kb_params *p)
+{
+	u64 max = kb_grow_max(g);
+	int ret;
+
+	ret = kb_params_init(p, o->kind);
+	if (ret)
+		return ret;
+	p->key_type = o->key_type;
+	p->hash = o->hash;
+	ret = kb_params_from_fpr_plens(p, o->items * 2,
+				       max(1U, o->fpr_ppb / 2),
+				       g->shape.prefixes ?: 1, max);
+	if (ret)
+		return ret;
+	memcpy(p->seed, o->seed, sizeof(p->seed));
+	p->plen4 = o->plen4;
+	memcpy(p->plen6, o->plen6, sizeof(p->plen6));
+	return kb_params_validate(p, max);
 }
 
 /* ---- tests -------------------------------------------------------------- */
@@ -344,8 +370,7 @@ u32 kb_gen_older_fpr_ppb(const struct kb_gen *g)
 }
 
 /* a key of a batch (validated) as a packet's lookup, in the older slices */
-static bool kb_gen_lookup_older(const struct kb_gen *g,
-				const struct kb_key *key)
+bool kb_gen_lookup_older(const struct kb_gen *g, const struct kb_key *key)
 {
 	u32 i;
 
@@ -373,7 +398,7 @@ u32 kb_gen_test_older_many(const struct kb_gen *g, const struct kb_key *keys,
 	return hits;
 }
 
-/* ---- new generations: rotation and growth ------------------------------ */
+/* ---- slices a next generation takes over -------------------------------- */
 
 /*
  * g's newest slice as an older slice of the next generation: its payload
@@ -404,470 +429,12 @@ int kb_oslice_freeze(struct kb_gen *g, struct kb_oslice *o)
 	return 0;
 }
 
-static void kb_oslice_share(struct kb_oslice *o, const struct kb_oslice *from)
+void kb_oslice_share(struct kb_oslice *o, const struct kb_oslice *from)
 {
 	*o = *from;
 	refcount_inc(&o->pl->ref);
 }
 
-/*
- * A generation of params p after old (s->lock held): its shape, no older
- * slices yet (nslices: what the caller fills, with NULL payloads until it
- * does, which the release skips).
- */
-static struct kb_gen *kb_gen_next(struct kb_gen *old, const struct kb_params *p,
-				  u32 nslices, struct netlink_ext_ack *extack)
-{
-	struct kb_gen *g = kb_gen_alloc(old->acct, p, NULL, true, extack);
-
-	if (IS_ERR(g))
-		return g;
-	g->shape = old->shape;
-	g->older = kcalloc(nslices - 1, sizeof(*g->older), GFP_KERNEL_ACCOUNT);
-	if (!g->older) {
-		kb_gen_discard(g);
-		return ERR_PTR(-ENOMEM);
-	}
-	g->nslices = nslices;
-	return g;
-}
-
-/* publish g after old in s, as a rebuild does (s->lock held) */
-static void kb_slices_publish(struct kb_set *s, struct kb_gen *old,
-			      struct kb_gen *g)
-{
-	u32 i;
-
-	lockdep_assert_held(&s->lock);
-	/* its newest takes adds from now (allocated unlocked, earlier) */
-	g->born_ns = ktime_get_boottime_ns();
-	g->staged_ns = 0;
-	kb_gen_older_fpr(g);
-	/* the packet path's cap starts from the older slices' estimate */
-	kb_learn_sync(g);
-	/* back within capacity (the newest is empty): may be told again */
-	for (i = 0; i + 1 < g->nslices; i++)
-		if (g->older[i].st.over_capacity)
-			break;
-	if (i + 1 >= g->nslices)
-		clear_bit(0, &s->over);
-	rcu_assign_pointer(s->gen, g);
-	kb_map_retire(old, KB_MAP_REPLACED);
-	kb_map_wake(s);
-	kb_gen_discard(old);
-}
-
-/* s is linked (its net alive): s->lock held, s not dead */
-static void kb_slices_announce(struct kb_set *s, enum kb_nl_event ev)
-{
-	char name[KB_NAME_MAX];
-
-	kb_set_name(s, name);
-	kb_reg_announce(s->net, ev, name, NULL);
-}
-
-/* the prefix lengths old noted since g was made from it (s->lock held) */
-static void kb_gen_plens(struct kb_gen *g, const struct kb_gen *old)
-{
-	g->f.p.plen4 |= READ_ONCE(old->f.p.plen4);
-	g->f.p.plen6[0] |= READ_ONCE(old->f.p.plen6[0]);
-	g->f.p.plen6[1] |= READ_ONCE(old->f.p.plen6[1]);
-	g->f.p.plen6[2] |= READ_ONCE(old->f.p.plen6[2]);
-}
-
-/*
- * A rotation or a growth allocates (and zeroes) whole slices: not under
- * s->lock, which every add, GET and the packet path's workers wait on.
- * prep() makes g from old with no lock (a reference on old held), then
- * link() fills g's shared slices and publishes it, with the lock, if old
- * is still the filter's; else g goes.  Entered and left with s->lock
- * held; s may be dead on return (the caller checks).
- */
-static int kb_slices_swap(struct kb_set *s, struct kb_gen *old, u64 arg,
-			  struct kb_gen *(*prep)(struct kb_gen *, u64),
-			  int (*link)(struct kb_set *, struct kb_gen *,
-				      struct kb_gen *, u64))
-{
-	struct kb_gen *g;
-	int ret;
-
-	lockdep_assert_held(&s->lock);
-	refcount_inc(&old->ref);
-	mutex_unlock(&s->lock);
-	g = prep(old, arg);
-	mutex_lock(&s->lock);
-	ret = PTR_ERR_OR_ZERO(g);
-	if (!ret && (s->dead || old != rcu_dereference_protected(s->gen,
-					lockdep_is_held(&s->lock)))) {
-		kb_gen_discard(g);
-		ret = -EAGAIN;
-	} else if (!ret) {
-		kb_gen_plens(g, old);
-		ret = link(s, old, g, arg);
-		if (ret)
-			kb_gen_discard(g);
-	}
-	kb_gen_put(old);
-	return ret;
-}
-
-/* due rotations of old in one generation: its S - 1 + ... empty slices */
-static u32 kb_rotate_keep(const struct kb_gen *old, u64 due)
-{
-	u32 S = old->shape.slices;
-
-	return due < S ? min_t(u32, S - due, old->nslices - 1) : 0;
-}
-
-static struct kb_gen *kb_rotate_prep(struct kb_gen *old, u64 due)
-{
-	u32 S = old->shape.slices, j;
-	u64 now = ktime_get_boottime_ns();
-	struct kb_stats st;
-	struct kb_gen *g;
-	int ret = 0;
-
-	g = kb_gen_next(old, &old->f.p, S + 1, NULL);
-	if (IS_ERR(g))
-		return g;
-	kb_filter_stats_fill(&g->f, &st);
-	/* older[0] and the kept ones are link()'s, the rest fresh */
-	for (j = 1 + kb_rotate_keep(old, due); !ret && j < S; j++)
-		ret = kb_oslice_empty(g, &g->older[j], &st, now, NULL);
-	if (ret) {
-		kb_gen_discard(g);
-		return ERR_PTR(ret);
-	}
-	return g;
-}
-
-static int kb_rotate_link(struct kb_set *s, struct kb_gen *old,
-			  struct kb_gen *g, u64 due)
-{
-	u32 keep = kb_rotate_keep(old, due), i;
-	int ret;
-
-	/*
-	 * The newest may hold keys of now, however late this runs (a work
-	 * that fired late after a resume, adds meanwhile): it always stays,
-	 * as older[0]; only the older slices whose time is over go.
-	 */
-	ret = kb_oslice_freeze(old, &g->older[0]);
-	if (ret)
-		return ret;
-	for (i = 0; i < keep; i++)
-		kb_oslice_share(&g->older[i + 1], &old->older[i]);
-	kb_slices_publish(s, old, g);
-	return 0;
-}
-
-/* due rotations of old (a window), in one new generation (s->lock held) */
-static int kb_slices_rotate(struct kb_set *s, struct kb_gen *old, u64 due)
-{
-	return kb_slices_swap(s, old, due, kb_rotate_prep, kb_rotate_link);
-}
-
-/* rotations due now of s's window g, before adds (s->lock held) */
-static void kb_slices_catch_up(struct kb_set *s, struct kb_gen *g)
-{
-	u64 now = ktime_get_boottime_ns(), due;
-
-	if (!g->shape.window_ms || g->born_ns > now)
-		return;
-	due = div64_u64(now - g->born_ns, kb_window_period_ns(&g->shape));
-	if (due && !kb_slices_rotate(s, g, due) && !s->dead)
-		kb_slices_announce(s, KB_EVENT_ROTATED);
-}
-
-/* the next slice of a growing filter: twice the items, half the FPR */
-/* a growing g's bound on all its slices (the module's cap may have moved) */
-static u64 kb_grow_max(const struct kb_gen *g)
-{
-	u64 max = READ_ONCE(kb_max_filter_bytes);
-
-	return g->shape.max_bytes ? min(g->shape.max_bytes, max) : max;
-}
-
-static int kb_grow_params(const struct kb_gen *old, struct kb_params *p)
-{
-	const struct kb_params *o = &old->f.p;
-	u64 max = kb_grow_max(old);
-	int ret;
-
-	ret = kb_params_init(p, o->kind);
-	if (ret)
-		return ret;
-	p->key_type = o->key_type;
-	p->hash = o->hash;
-	ret = kb_params_from_fpr_plens(p, o->items * 2,
-				       max(1U, o->fpr_ppb / 2),
-				       old->shape.prefixes ?: 1, max);
-	if (ret)
-		return ret;
-	memcpy(p->seed, o->seed, sizeof(p->seed));
-	p->plen4 = o->plen4;
-	memcpy(p->plen6, o->plen6, sizeof(p->plen6));
-	return kb_params_validate(p, max);
-}
-
-/* old's bytes (all slices) */
-static u64 kb_gen_bytes(const struct kb_gen *g)
-{
-	u64 b = g->f.bytes;
-	u32 i;
-
-	for (i = 0; i + 1 < g->nslices; i++)
-		b += g->older[i].f.bytes;
-	return b;
-}
-
-static struct kb_gen *kb_grow_prep(struct kb_gen *old, u64 unused)
-{
-	struct kb_params p;
-	int ret;
-
-	ret = old->nslices < KB_SLICES_MAX ? kb_grow_params(old, &p) : -E2BIG;
-	if (!ret && kb_gen_bytes(old) + kb_params_payload_bytes(&p) >
-		    kb_grow_max(old))
-		ret = -E2BIG;
-	return ret ? ERR_PTR(ret) : kb_gen_next(old, &p, old->nslices + 1,
-						 NULL);
-}
-
-static int kb_grow_link(struct kb_set *s, struct kb_gen *old,
-			struct kb_gen *g, u64 unused)
-{
-	u32 i;
-	int ret;
-
-	ret = kb_oslice_freeze(old, &g->older[0]);
-	if (ret)
-		return ret;
-	for (i = 0; i + 1 < old->nslices; i++)
-		kb_oslice_share(&g->older[i + 1], &old->older[i]);
-	kb_slices_publish(s, old, g);
-	return 0;
-}
-
-/*
- * Grow old (s->lock held, dropped meanwhile): 0 and a new generation
- * published, or an error and old->grow_stop (it stays as it is, and goes
- * over capacity); -ENOMEM of a transient shortage is tried again at the
- * next add, -EAGAIN (old replaced meanwhile) is nothing.
- */
-static int kb_slices_grow(struct kb_set *s, struct kb_gen *old)
-{
-	int ret = kb_slices_swap(s, old, 0, kb_grow_prep, kb_grow_link);
-
-	if (ret && ret != -ENOMEM && ret != -EAGAIN)
-		old->grow_stop = true;
-	return ret;
-}
-
-/* the newest slice of a growing g holds its items */
-static bool kb_gen_full(struct kb_gen *g)
-{
-	struct kb_stats st;
-
-	if (!g->shape.grow || g->grow_stop)
-		return false;
-	if (g->count >= g->f.p.items)
-		return true;
-	/* packet-path adds do not count: the fill tracker's estimate does */
-	kb_gen_live_stats(g, &st);
-	return st.est_items >= g->f.p.items;
-}
-
-int kb_slices_keys(struct kb_set *s, enum kb_op op, const struct kb_key *keys,
-		   u32 n, u64 *bitmap, u32 *bad, struct netlink_ext_ack *extack)
-{
-	struct kb_gen *g = rcu_dereference_protected(s->gen,
-						     lockdep_is_held(&s->lock));
-	u32 i, new = 0, grew = 0;
-	int ret = 0;
-
-	if (op != KB_OP_ADD && op != KB_OP_TEST_ADD)
-		return kb_gen_keys(g, op, keys, n, bitmap, bad, extack);
-	if (bitmap)
-		memset(bitmap, 0, DIV_ROUND_UP(n, 64) * 8);
-	/* a late rotation (after a resume) first: keys go to a fresh slice */
-	kb_slices_catch_up(s, g);
-	/* one key at a time: a growing filter grows between two keys */
-	for (i = 0; i < n && !s->dead; i++) {
-		bool older;
-		u32 bad1;
-		u64 b = 0;
-
-		g = rcu_dereference_protected(s->gen,
-					      lockdep_is_held(&s->lock));
-		if (kb_key_validate(g->f.p.key_type, keys[i].data,
-				    keys[i].len)) {
-			NL_SET_ERR_MSG_MOD(extack, "malformed key for the filter's key type");
-			*bad = i;
-			ret = -EINVAL;
-			break;
-		}
-		older = kb_gen_lookup_older(g, &keys[i]);
-		/* a growing filter holds a key once; a window refreshes it */
-		if (older && g->shape.grow)
-			continue;
-		ret = kb_gen_keys(g, op, &keys[i], 1, &b, &bad1, extack);
-		if (ret < 0) {
-			*bad = i;
-			break;
-		}
-		if ((b & 1) && !older) {
-			new++;
-			if (bitmap)
-				bitmap[i / 64] |= BIT_ULL(i % 64);
-		}
-		if (kb_gen_full(g) && !kb_slices_grow(s, g))
-			grew++;
-	}
-	/* a rotation or growth let go of s->lock: destroyed meanwhile */
-	if (s->dead) {
-		NL_SET_ERR_MSG_MOD(extack, "the filter was destroyed");
-		*bad = i;
-		return -ENOENT;
-	}
-	/* no registry lock is taken by an announcement: s->lock is fine */
-	if (grew)
-		kb_slices_announce(s, KB_EVENT_GREW);
-	if (ret < 0)
-		return ret;
-	return op == KB_OP_ADD ? 0 : new;
-}
-
-/* ---- the works ---------------------------------------------------------- */
-
-static void kb_slices_grow_work(struct work_struct *w)
-{
-	struct kb_set *s = container_of(w, struct kb_set, grow);
-	bool grew = false;
-	struct kb_gen *g;
-
-	mutex_lock(&s->lock);
-	/* dead: unlinked, its net may be gone; only the reference is ours */
-	if (!s->dead) {
-		g = rcu_dereference_protected(s->gen,
-					      lockdep_is_held(&s->lock));
-		grew = kb_gen_full(g) && !kb_slices_grow(s, g);
-		if (grew && !s->dead)
-			kb_slices_announce(s, KB_EVENT_GREW);
-	}
-	mutex_unlock(&s->lock);
-	kb_set_put(s);
-}
-
-void kb_set_grow_kick(struct kb_set *s)
-{
-	if (READ_ONCE(s->dead) || work_pending(&s->grow))
-		return;
-	/* the queued work holds s; a kick after kb_slices_stop() finds dead */
-	if (!refcount_inc_not_zero(&s->ref))
-		return;
-	if (!queue_work(kb_slices_wq, &s->grow))
-		kb_set_put(s);
-}
-
-/* nanoseconds from now until g's next rotation is due (0: due now) */
-static u64 kb_rotate_in(const struct kb_gen *g, u64 now)
-{
-	u64 at = g->born_ns + kb_window_period_ns(&g->shape);
-
-	return at > now ? at - now : 0;
-}
-
-static void kb_slices_rotate_work(struct work_struct *w)
-{
-	struct kb_set *s = container_of(to_delayed_work(w), struct kb_set,
-					rotate);
-	unsigned long delay = HZ;
-	bool rotated = false, put = true;
-	struct kb_gen *g;
-	u64 now, due;
-	int ret = 0;
-
-	mutex_lock(&s->lock);
-	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
-	if (s->dead || !g->shape.window_ms)
-		goto out;
-	now = ktime_get_boottime_ns();
-	due = div64_u64(now - g->born_ns, kb_window_period_ns(&g->shape));
-	if (due) {
-		/* on failure (memory, limits), again in a second */
-		ret = kb_slices_rotate(s, g, due);
-		/* destroyed while it allocated: stop_sync() waits for us */
-		if (s->dead)
-			goto out;
-		rotated = !ret;
-		if (ret && ret != -EAGAIN)
-			pr_warn_ratelimited("netns %u: a window's rotation failed (memory or its limits): retrying\n",
-					    s->net->ns.inum);
-		g = rcu_dereference_protected(s->gen,
-					      lockdep_is_held(&s->lock));
-	}
-	if (rotated || !due || ret == -EAGAIN)
-		delay = nsecs_to_jiffies(kb_rotate_in(g, now)) + 1;
-	/* the reference goes on with the work (unless it is queued anew) */
-	put = !queue_delayed_work(kb_slices_wq, &s->rotate, delay);
-	if (rotated) {
-		pr_debug("netns %u: filter rotated (%llu due)\n",
-			 s->net->ns.inum, due);
-		kb_slices_announce(s, KB_EVENT_ROTATED);
-	}
-out:
-	mutex_unlock(&s->lock);
-	if (put)
-		kb_set_put(s);
-}
-
-void kb_slices_init_set(struct kb_set *s, struct net *net)
-{
-	s->net = net;
-	INIT_DELAYED_WORK(&s->rotate, kb_slices_rotate_work);
-	INIT_WORK(&s->grow, kb_slices_grow_work);
-}
-
-void kb_slices_arm(struct kb_set *s)
-{
-	struct kb_gen *g = rcu_dereference_protected(s->gen, true);
-	u64 d;
-	u32 i;
-
-	/*
-	 * A generation staged a while (a transaction open longer than the
-	 * window) takes adds from its publication: its slices' times move
-	 * with it, so that its first rotation is a period from now, not a
-	 * catch-up emptying what the transaction loaded.
-	 */
-	if (g->staged_ns) {
-		d = ktime_get_boottime_ns() - g->staged_ns;
-		g->born_ns += d;
-		for (i = 0; i + 1 < g->nslices; i++)
-			g->older[i].born_ns += d;
-		g->staged_ns = 0;
-	}
-	/* new contents (a rebuild, an upload, a swap): told anew */
-	clear_bit(0, &s->over);
-	if (s->dead || !g->shape.window_ms)
-		return;
-	refcount_inc(&s->ref);
-	/* already queued: that one holds s already */
-	if (mod_delayed_work(kb_slices_wq, &s->rotate,
-			     nsecs_to_jiffies(kb_rotate_in(g,
-					ktime_get_boottime_ns())) + 1))
-		kb_set_put(s);
-}
-
-void kb_slices_stop(struct kb_set *s)
-{
-	/* s is dead: the works see it under s->lock and queue nothing */
-	if (cancel_delayed_work_sync(&s->rotate))
-		kb_set_put(s);
-	if (cancel_work_sync(&s->grow))
-		kb_set_put(s);
-}
 
 void kb_slices_flush(struct kb_gen *g)
 {
@@ -884,18 +451,6 @@ void kb_slices_flush(struct kb_gen *g)
 	}
 	g->older_fpr_ppb = 0;
 	g->grow_stop = false;
-}
-
-int kb_slices_init(void)
-{
-	kb_slices_wq = alloc_workqueue("kbloom", WQ_UNBOUND, 0);
-	return kb_slices_wq ? 0 : -ENOMEM;
-}
-
-/* after every namespace is gone: the works kicked late drain here */
-void kb_slices_exit(void)
-{
-	destroy_workqueue(kb_slices_wq);
 }
 
 /* ---- statistics --------------------------------------------------------- */

@@ -22,29 +22,8 @@
 #include <linux/timekeeping.h>
 
 #include "internal.h"
+#include "slices.h"
 #include "slices_image.h"
-
-#define KB_PPB	1000000000ULL
-
-/* the next slice of a growing filter after p: twice the items, half the FPR */
-static int kb_si_grow_params(const struct kb_gen *cur, const struct kb_params *o,
-			     struct kb_params *p)
-{
-	u64 max = min_not_zero(cur->shape.max_bytes, (u64)READ_ONCE(kb_max_filter_bytes));
-	int ret;
-
-	ret = kb_params_init(p, o->kind);
-	if (ret)
-		return ret;
-	p->key_type = o->key_type;
-	p->hash = o->hash;
-	ret = kb_params_from_fpr_plens(p, o->items * 2, max(1U, o->fpr_ppb / 2),
-				       cur->shape.prefixes ?: 1, max);
-	if (ret)
-		return ret;
-	memcpy(p->seed, o->seed, sizeof(p->seed));
-	return kb_params_validate(p, max);
-}
 
 /* whether img fits a slice of params p: 0, or -EINVAL with why */
 static int kb_si_fits(const struct kb_params *img, const struct kb_params *p,
@@ -62,36 +41,6 @@ static int kb_si_fits(const struct kb_params *img, const struct kb_params *p,
 	NL_SET_ERR_MSG_FMT_MOD(extack, "image m %llu k %u, the slice's m %llu k %u",
 			       img->m, img->k, p->m, p->k);
 	return -EINVAL;
-}
-
-/* an empty older slice of params p, born at born */
-static int kb_si_empty(struct kb_gen *g, struct kb_oslice *o,
-		       const struct kb_params *p, u64 born,
-		       struct netlink_ext_ack *extack)
-{
-	u64 bytes = kb_params_payload_bytes(p);
-
-	o->pl = kb_pl_new(g->acct, bytes, extack);
-	if (!o->pl)
-		return -ENOMEM;
-	if (kb_filter_init_zeroed(&o->f, p, o->pl->payload, bytes))
-		return -EINVAL;
-	o->f.fill = NULL;
-	memset(&o->st, 0, sizeof(o->st));
-	o->born_ns = born;
-	return 0;
-}
-
-/* P(any older slice says maybe), from their frozen estimates */
-static void kb_si_older_fpr(struct kb_gen *g)
-{
-	u64 none = KB_PPB;
-	u32 i;
-
-	for (i = 0; i + 1 < g->nslices; i++)
-		none = none * (KB_PPB - min_t(u64, g->older[i].st.est_fpr_ppb,
-					      KB_PPB)) / KB_PPB;
-	g->older_fpr_ppb = KB_PPB - none;
 }
 
 /*
@@ -132,9 +81,9 @@ struct kb_slice_up *kb_slice_up_prep(struct kb_gen *cur, u32 n,
 	up->q[0] = cur->f.p;
 	for (i = 0; i < k; i++)
 		bytes += kb_gen_slice(cur, i)->bytes;
-	max = min_not_zero(sh->max_bytes, (u64)READ_ONCE(kb_max_filter_bytes));
+	max = kb_grow_max(cur);
 	for (i = 1; i <= up->add; i++) {
-		ret = kb_si_grow_params(cur, &up->q[i - 1], &up->q[i]);
+		ret = kb_grow_params(cur, &up->q[i - 1], &up->q[i]);
 		bytes += ret ? 0 : kb_params_payload_bytes(&up->q[i]);
 		if (ret || bytes > max) {
 			NL_SET_ERR_MSG_FMT_MOD(extack,
@@ -208,8 +157,8 @@ struct kb_gen *kb_slice_up_link(struct kb_slice_up *up, struct kb_gen *cur,
 			ret = kb_oslice_freeze(img, o);
 			o->born_ns = up->born;
 		} else if (j <= add) {
-			ret = kb_si_empty(g, o, &up->q[add - j + 1], up->now,
-					  extack);
+			ret = kb_oslice_empty(g, o, &up->q[add - j + 1], NULL,
+					      up->now, extack);
 		} else if (j == add + 1) {
 			ret = kb_oslice_freeze(cur, o);
 		} else {
@@ -221,7 +170,7 @@ struct kb_gen *kb_slice_up_link(struct kb_slice_up *up, struct kb_gen *cur,
 		kb_slice_up_abort(up);
 		return ERR_PTR(ret);
 	}
-	kb_si_older_fpr(g);
+	kb_gen_older_fpr(g);
 	kfree(up);
 	/* img's payload lives on in g's slice n, through its kb_pl */
 	if (g != img)

@@ -16,11 +16,18 @@ $(addprefix $(ST_BUILD)/,$(ST_PROGS)): selftests/kb_test.h selftests/kb_nl.h \
 		uapi/linux/kbloom.h
 
 # the generic netlink family (raw AF_NETLINK, selftests/kb_nl.h)
-KB_GENL_PROGS := kbloom_genl kbloom_genl_dump kbloom_priv kbloom_spec kbloom_window \
-	kbloom_except
+KB_GENL_PROGS := kbloom_genl kbloom_genl_dump kbloom_priv kbloom_spec kbloom_except
 VM_TEST_PROGS += $(addprefix $(ST_BUILD)/,$(KB_GENL_PROGS))
 $(ST_BUILD)/kbloom_limits: selftests/kb_nl.h
 $(addprefix $(ST_BUILD)/,$(KB_GENL_PROGS)): selftests/kb_nl.h selftests/kb_test.h uapi/linux/kbloom.h
+
+# windows and growing filters: the tests and their requests (kbloom_window.h)
+WINDOW_SRCS := selftests/kbloom_window.c selftests/kbloom_window_nl.c
+VM_TEST_PROGS += $(ST_BUILD)/kbloom_window
+$(ST_BUILD)/kbloom_window: $(WINDOW_SRCS) selftests/kbloom_window.h selftests/kb_nl.h \
+		selftests/kb_test.h uapi/linux/kbloom.h $(KSFT_DIR)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(ST_CFLAGS) -o $@ $(WINDOW_SRCS) -lpthread
 
 # uapi/kbloom.yaml against the kernel, through the kernel's own ynl cli.py
 # (tools/net/ynl and Documentation/netlink of linux-source-6.12, extracted

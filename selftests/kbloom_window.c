@@ -12,205 +12,11 @@
  */
 #include <poll.h>
 #include <sched.h>
-#include <time.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "kb_test.h"
-
-#define PG		4096UL
-#define PARAM_NETNS	"/sys/module/kbloom/parameters/max_netns_bytes"
-/* a late rotation on a loaded TCG guest: the upper bound's slack, ms */
-#define SLACK_MS	1500
-#define FPR_LOW		1000		/* 1e-6: no false positive in a test */
-
-static __s64 now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(__s64 ms)
-{
-	if (ms > 0)
-		usleep(ms * 1000);
-}
-
-struct shape {
-	__u64 window_ms;
-	__u32 slices;
-	int grow;
-	__u64 max_bytes;
-};
-
-/*
- * KB_CMD_CREATE of a blocked filter of 16-byte keys with a shape; the
- * extack's message and offset stay in the pair's socket: *offs gets the
- * offset (or -1), offs_attr the attribute the caller expects blamed
- */
-static int wc_create(int fd, const char *name, __u32 kind, __u64 items,
-		     __u32 fpr_ppb, const struct shape *sh, int blame,
-		     int *blamed)
-{
-	struct kbtn *n = kbt_nl(fd);
-	struct nlattr *a, *want = NULL;
-	struct kbtn_req *r = malloc(sizeof(*r));
-	int ret;
-
-	kbtn_init(r, n->family, KB_CMD_CREATE, 0);
-	kbtn_put_str(r, KB_A_NAME, name);
-	kbtn_put_u32(r, KB_A_KIND, kind);
-	kbtn_put_u32(r, KB_A_KEY_TYPE, KB_KEY_BYTES);
-	kbtn_put_u64(r, KB_A_ITEMS, items);
-	if (fpr_ppb)
-		kbtn_put_u32(r, KB_A_FPR_PPB, fpr_ppb);
-	else
-		kbtn_put_u32(r, KB_A_BITS_PER_KEY, 10);
-	if (sh && sh->window_ms) {
-		a = kbtn_put_u64(r, KB_A_WINDOW_MS, sh->window_ms);
-		if (blame == KB_A_WINDOW_MS)
-			want = a;
-	}
-	if (sh && sh->slices) {
-		a = kbtn_put_u32(r, KB_A_SLICES, sh->slices);
-		if (blame == KB_A_SLICES)
-			want = a;
-	}
-	if (sh && sh->grow) {
-		a = kbtn_put(r, KB_A_GROW, NULL, 0);
-		if (blame == KB_A_GROW)
-			want = a;
-	}
-	if (sh && sh->max_bytes) {
-		a = kbtn_put_u64(r, KB_A_MAX_BYTES, sh->max_bytes);
-		if (blame == KB_A_MAX_BYTES)
-			want = a;
-	}
-	ret = kbtn_do(n, r);
-	if (blamed)
-		*blamed = want && n->offs == kbtn_offs(r, want) &&
-			  n->msg[0];
-	kbt_nl_put(fd, n);
-	free(r);
-	return ret;
-}
-
-struct slice {
-	__u64 age_ms, m, items, bytes, bits_set;
-	__u32 k, fpr_ppb, est_fpr_ppb;
-};
-
-struct winfo {
-	__u64 generation, window_ms, next_rotation_ms, max_bytes, count;
-	__u64 items;
-	__u32 slices, nnest, fpr_ppb;
-	int grow, over;
-	struct slice sl[KB_SLICES_MAX];
-};
-
-/* KB_CMD_GET with the slices' attributes and nests (newest first) */
-static int wc_info(int fd, const char *name, struct winfo *w)
-{
-	struct kbtn *n = kbt_nl(fd);
-	struct nlmsghdr *nlh;
-	struct nlattr *a;
-	int ret, len;
-
-	memset(w, 0, sizeof(*w));
-	ret = kbtn_name_cmd(n, KB_CMD_GET, name);
-	if (!ret && !n->reply_len)
-		ret = -EPROTO;
-	if (ret) {
-		kbt_nl_put(fd, n);
-		return ret;
-	}
-	nlh = (struct nlmsghdr *)n->reply;
-	a = kbtn_attr_first(nlh, GENL_HDRLEN);
-	len = nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-	while (len >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) &&
-	       a->nla_len <= len) {
-		switch (a->nla_type & NLA_TYPE_MASK) {
-		case KB_A_GENERATION:
-			w->generation = kbtn_u64(a);
-			break;
-		case KB_A_WINDOW_MS:
-			w->window_ms = kbtn_u64(a);
-			break;
-		case KB_A_NEXT_ROTATION_MS:
-			w->next_rotation_ms = kbtn_u64(a);
-			break;
-		case KB_A_MAX_BYTES:
-			w->max_bytes = kbtn_u64(a);
-			break;
-		case KB_A_COUNT:
-			w->count = kbtn_u64(a);
-			break;
-		case KB_A_ITEMS:
-			w->items = kbtn_u64(a);
-			break;
-		case KB_A_FPR_PPB:
-			w->fpr_ppb = kbtn_u32(a);
-			break;
-		case KB_A_SLICES:
-			w->slices = kbtn_u32(a);
-			break;
-		case KB_A_GROW:
-			w->grow = 1;
-			break;
-		case KB_A_OVER_CAPACITY:
-			w->over = *(__u8 *)kbtn_data(a);
-			break;
-		case KB_A_SLICE: {
-			struct nlattr *t[KB_SA_MAX + 1];
-			struct slice *s = &w->sl[w->nnest];
-
-			if (w->nnest >= KB_SLICES_MAX)
-				break;
-			w->nnest++;
-			kbtn_parse_attrs(t, KB_SA_MAX, kbtn_data(a),
-					 kbtn_len(a));
-			s->age_ms = kbt_nla_u64(t, KB_SA_AGE_MS);
-			s->m = kbt_nla_u64(t, KB_SA_M);
-			s->items = kbt_nla_u64(t, KB_SA_ITEMS);
-			s->bytes = kbt_nla_u64(t, KB_SA_BYTES);
-			s->bits_set = kbt_nla_u64(t, KB_SA_BITS_SET);
-			s->k = kbt_nla_u32(t, KB_SA_K);
-			s->fpr_ppb = kbt_nla_u32(t, KB_SA_FPR_PPB);
-			s->est_fpr_ppb = kbt_nla_u32(t, KB_SA_EST_FPR_PPB);
-			break;
-		}
-		}
-		len -= NLA_ALIGN(a->nla_len);
-		a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
-	}
-	kbt_nl_put(fd, n);
-	return 0;
-}
-
-/* keys first..first+n-1 of family fam (16 bytes each): add, or test */
-static int wc_add(int fd, const char *name, __u32 fam, __u64 first, __u64 n)
-{
-	void *keys = kbt_keys16(fam, first, n);
-	int ret = kbt_keys(fd, KB_IOC_ADD, name, 0, keys, 16, n, NULL, NULL);
-
-	free(keys);
-	return ret;
-}
-
-/* how many of the keys test maybe (-errno on failure) */
-static long wc_hits(int fd, const char *name, __u32 fam, __u64 first,
-		    __u64 n)
-{
-	void *keys = kbt_keys16(fam, first, n);
-	struct kb_ioc_keys k;
-	int ret = kbt_keys(fd, KB_IOC_TEST, name, 0, keys, 16, n, NULL, &k);
-
-	free(keys);
-	return ret ? ret : (long)k.hits;
-}
+#include "kbloom_window.h"
 
 FIXTURE(win) {
 	int fd;
@@ -237,14 +43,14 @@ FIXTURE_TEARDOWN(win)
  */
 TEST_F(win, bounds)
 {
-	struct shape sh = { .window_ms = 2000, .slices = 2 };
+	struct kbw_shape sh = { .window_ms = 2000, .slices = 2 };
 	__s64 t0, t1, t, absent_at = -1;
-	struct winfo w;
+	struct kbw_info w;
 	long h;
 
-	ASSERT_EQ(0, wc_create(self->fd, "w", KB_KIND_BLOCKED, 1000, FPR_LOW,
+	ASSERT_EQ(0, kbw_create(self->fd, "w", KB_KIND_BLOCKED, 1000, FPR_LOW,
 			       &sh, 0, NULL));
-	ASSERT_EQ(0, wc_info(self->fd, "w", &w));
+	ASSERT_EQ(0, kbw_get(self->fd, "w", &w));
 	EXPECT_EQ(3, w.slices);
 	EXPECT_EQ(3, w.nnest);
 	EXPECT_EQ(2000, w.window_ms);
@@ -255,12 +61,12 @@ TEST_F(win, bounds)
 	/* the filter's: what create asked (save recreates it from these) */
 	EXPECT_EQ(1000, w.items);
 	EXPECT_EQ(FPR_LOW, w.fpr_ppb);
-	t0 = now_ms();
-	ASSERT_EQ(0, wc_add(self->fd, "w", 4, 0, 64));
-	t1 = now_ms();
+	t0 = kbw_now_ms();
+	ASSERT_EQ(0, kbw_add(self->fd, "w", 4, 0, 64));
+	t1 = kbw_now_ms();
 	for (;;) {
-		t = now_ms();
-		h = wc_hits(self->fd, "w", 4, 0, 64);
+		t = kbw_now_ms();
+		h = kbw_hits(self->fd, "w", 4, 0, 64);
 		ASSERT_LE(0, h);
 		if (t < t0 + 2000 && h != 64)
 			TH_LOG("%ld of 64 keys at t + %lld ms (< window)",
@@ -273,7 +79,7 @@ TEST_F(win, bounds)
 		}
 		if (t > t1 + 3000 + SLACK_MS)
 			break;
-		sleep_ms(50);
+		kbw_sleep_ms(50);
 	}
 	TH_LOG("absent at t + %lld ms (bound %d ms)",
 	       (long long)(absent_at - t1), 3000);
@@ -288,46 +94,46 @@ TEST_F(win, bounds)
  */
 TEST_F(win, refresh_and_idle_rotation)
 {
-	struct shape sh = { .window_ms = 4000, .slices = 4 };
+	struct kbw_shape sh = { .window_ms = 4000, .slices = 4 };
 	char name[KB_NAME_MAX], name2[KB_NAME_MAX];
 	__s64 t1, r0, t, gone = -1;
 	struct kbtn *ev = kbtn_open();
-	struct winfo w0, w;
+	struct kbw_info w0, w;
 	int rotated = 0, e;
 	long c, k;
 
 	ASSERT_NE(NULL, ev);
 	ASSERT_EQ(0, kbtn_join(ev));
-	ASSERT_EQ(0, wc_create(self->fd, "w", KB_KIND_BLOCKED, 1000, FPR_LOW,
+	ASSERT_EQ(0, kbw_create(self->fd, "w", KB_KIND_BLOCKED, 1000, FPR_LOW,
 			       &sh, 0, NULL));
-	ASSERT_EQ(0, wc_info(self->fd, "w", &w0));
-	ASSERT_EQ(0, wc_add(self->fd, "w", 6, 0, 32));	/* C */
-	ASSERT_EQ(0, wc_add(self->fd, "w", 8, 0, 32));	/* K */
-	t1 = now_ms();
+	ASSERT_EQ(0, kbw_get(self->fd, "w", &w0));
+	ASSERT_EQ(0, kbw_add(self->fd, "w", 6, 0, 32));	/* C */
+	ASSERT_EQ(0, kbw_add(self->fd, "w", 8, 0, 32));	/* K */
+	t1 = kbw_now_ms();
 	/* nobody calls for 3.5 s: three or four rotations */
-	sleep_ms(3500);
-	ASSERT_EQ(0, wc_info(self->fd, "w", &w));
+	kbw_sleep_ms(3500);
+	ASSERT_EQ(0, kbw_get(self->fd, "w", &w));
 	EXPECT_NE(w0.generation, w.generation);
 	EXPECT_EQ(5, w.slices);
 	while ((e = kbtn_event(ev, 0, name, name2)) > 0)
 		rotated += e == KB_EVENT_ROTATED && !strcmp(name, "w");
 	EXPECT_LE(3, rotated);
 	kbtn_close(ev);
-	r0 = now_ms();
-	ASSERT_EQ(0, wc_add(self->fd, "w", 8, 0, 32));	/* K again */
-	EXPECT_EQ(32, wc_hits(self->fd, "w", 6, 0, 32));
+	r0 = kbw_now_ms();
+	ASSERT_EQ(0, kbw_add(self->fd, "w", 8, 0, 32));	/* K again */
+	EXPECT_EQ(32, kbw_hits(self->fd, "w", 6, 0, 32));
 	/* C is gone by t + 5 s (+ slack); K stays until r + 4 s */
 	for (;;) {
-		t = now_ms();
+		t = kbw_now_ms();
 		if (t >= r0 + 4000)
 			break;
-		c = wc_hits(self->fd, "w", 6, 0, 32);
-		k = wc_hits(self->fd, "w", 8, 0, 32);
+		c = kbw_hits(self->fd, "w", 6, 0, 32);
+		k = kbw_hits(self->fd, "w", 8, 0, 32);
 		/* a probe begun before r + window sees every K */
 		ASSERT_EQ(32, k);
 		if (!c && gone < 0)
 			gone = t;
-		sleep_ms(50);
+		kbw_sleep_ms(50);
 	}
 	TH_LOG("C gone at t + %lld ms; K refreshed at t + %lld ms",
 	       (long long)(gone - t1), (long long)(r0 - t1));
@@ -377,7 +183,7 @@ static __u64 popcount(const unsigned char *p, __u64 len)
  */
 TEST_F(win, mapping)
 {
-	struct shape sh = { .window_ms = 2000, .slices = 2 };
+	struct kbw_shape sh = { .window_ms = 2000, .slices = 2 };
 	const struct kb_map_slice *t;
 	const struct kb_map_hdr *h;
 	struct pollfd pf;
@@ -404,9 +210,9 @@ TEST_F(win, mapping)
 	munmap(p, hi.map_bytes);
 	close(ffd);
 
-	ASSERT_EQ(0, wc_create(self->fd, "w", KB_KIND_BLOCKED, 20000,
+	ASSERT_EQ(0, kbw_create(self->fd, "w", KB_KIND_BLOCKED, 20000,
 			       10000000, &sh, 0, NULL));
-	ASSERT_EQ(0, wc_add(self->fd, "w", 4, 0, 1000));
+	ASSERT_EQ(0, kbw_add(self->fd, "w", 4, 0, 1000));
 	ffd = fo_open(self->fd, "w");
 	ASSERT_LE(0, ffd);
 	ASSERT_EQ(0, fo_header(ffd, &hi));
@@ -450,114 +256,165 @@ TEST_F(win, mapping)
 	close(ffd);
 }
 
-/* the module's max_filter_bytes (0: unreadable) */
-static __u64 module_max_bytes(void)
-{
-	FILE *f = fopen("/sys/module/kbloom/parameters/max_filter_bytes", "r");
-	unsigned long long v = 0;
-
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
-/* the bytes of a plain blocked filter of items at fpr_ppb */
-static __u64 plain_bytes(int fd, __u64 items, __u32 fpr_ppb)
-{
-	struct kb_ioc_info i;
-	__u64 b = 0;
-
-	if (!wc_create(fd, "probe", KB_KIND_BLOCKED, items, fpr_ppb, NULL, 0,
-		       NULL) && !kbt_info(fd, "probe", &i))
-		b = i.bytes;
-	kbt_destroy(fd, "probe");
-	return b;
-}
-
 /*
- * 10x the capacity into a growing filter: every key maybe, the measured
- * FPR of fresh keys within target * 1.1, and slices of twice the items
- * at half the FPR each (the bytes of the geometric series)
+ * 10x the capacity loaded into growing filter name: every key maybe, the
+ * measured FPR of fresh keys within target * 1.1, and nslices slices of
+ * twice the items at half the FPR each (the bytes of the geometric
+ * series), from a first slice of items at fpr / 2
  */
-TEST_F(win, grow_10x)
+static void grow_series(struct __test_metadata *_metadata, int fd,
+			const char *name, __u64 items, __u32 fpr,
+			__u32 nslices)
 {
-	/* past the default bound (16 times the first slice: 3 slices) */
-	struct shape sh = { .grow = 1, .max_bytes = 1 << 24 };
-	__u64 items = 1000, total = 0, expect = 0;
-	__u32 fpr = 10000000, i;
-	struct winfo w;
+	__u64 total = 0, expect = 0;
+	struct kbw_info w;
 	long fp;
+	__u32 i;
 
-	ASSERT_EQ(0, wc_create(self->fd, "d", KB_KIND_BLOCKED, items, fpr,
-			       &(struct shape){ .grow = 1 }, 0, NULL));
-	ASSERT_EQ(0, wc_info(self->fd, "d", &w));
-	EXPECT_EQ(16 * w.sl[0].bytes, w.max_bytes);
-	ASSERT_EQ(0, kbt_destroy(self->fd, "d"));
-	ASSERT_EQ(0, wc_create(self->fd, "g", KB_KIND_BLOCKED, items, fpr,
-			       &sh, 0, NULL));
-	ASSERT_EQ(0, wc_info(self->fd, "g", &w));
-	EXPECT_EQ(1, w.slices);
-	EXPECT_EQ(1, w.grow);
-	EXPECT_EQ(fpr / 2, w.sl[0].fpr_ppb);
-	EXPECT_EQ(items, w.items);
-	EXPECT_EQ(fpr, w.fpr_ppb);
-	for (i = 0; i < 10; i++)
-		ASSERT_EQ(0, wc_add(self->fd, "g", 4, i * items, items));
-	ASSERT_EQ(0, wc_info(self->fd, "g", &w));
-	/* 1000 + 2000 + 4000 + 8000 >= 10000 */
-	EXPECT_EQ(4, w.slices);
+	ASSERT_EQ(0, kbw_get(fd, name, &w));
+	EXPECT_EQ(nslices, w.slices);
 	ASSERT_EQ(w.slices, w.nnest);
 	EXPECT_EQ(0, w.over);
-	EXPECT_EQ(10 * items, wc_hits(self->fd, "g", 4, 0, 10 * items));
-	fp = wc_hits(self->fd, "g", 5, 0, 100000);
-	TH_LOG("fresh keys maybe: %ld of 100000 (target %u ppb)", fp, fpr);
+	EXPECT_EQ(10 * items, kbw_hits(fd, name, 4, 0, 10 * items));
+	fp = kbw_hits(fd, name, 5, 0, 100000);
+	TH_LOG("%s: fresh keys maybe: %ld of 100000 (target %u ppb)", name,
+	       fp, fpr);
 	EXPECT_GE(100000 * (__u64)fpr / 1000000000 * 11 / 10, fp);
 	for (i = 0; i < w.nnest; i++) {
 		/* newest first: the oldest was the first */
 		__u32 j = w.nnest - 1 - i;
-		struct slice *s = &w.sl[i];
+		struct kbw_slice *s = &w.sl[i];
 
 		EXPECT_EQ(items << j, s->items);
 		EXPECT_EQ(fpr / 2 >> j, s->fpr_ppb);
-		EXPECT_EQ(plain_bytes(self->fd, items << j, fpr / 2 >> j),
+		EXPECT_EQ(kbw_plain_bytes(fd, items << j, fpr / 2 >> j),
 			  s->bytes);
 		total += s->bytes;
 		if (i)
 			EXPECT_LT(s->bytes, w.sl[i - 1].bytes);
 	}
 	for (i = 0; i < w.nnest; i++)
-		expect += plain_bytes(self->fd, items << i, fpr / 2 >> i);
+		expect += kbw_plain_bytes(fd, items << i, fpr / 2 >> i);
 	EXPECT_EQ(expect, total);
+}
+
+/* 10x the capacity added to a growing filter */
+TEST_F(win, grow_10x)
+{
+	/* past the default bound (16 times the first slice: 3 slices) */
+	struct kbw_shape sh = { .grow = 1, .max_bytes = 1 << 24 };
+	__u64 items = 1000;
+	__u32 fpr = 10000000, i;
+	struct kbw_info w;
+
+	ASSERT_EQ(0, kbw_create(self->fd, "d", KB_KIND_BLOCKED, items, fpr,
+				&(struct kbw_shape){ .grow = 1 }, 0, NULL));
+	ASSERT_EQ(0, kbw_get(self->fd, "d", &w));
+	EXPECT_EQ(16 * w.sl[0].bytes, w.max_bytes);
+	ASSERT_EQ(0, kbt_destroy(self->fd, "d"));
+	ASSERT_EQ(0, kbw_create(self->fd, "g", KB_KIND_BLOCKED, items, fpr,
+				&sh, 0, NULL));
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w));
+	EXPECT_EQ(1, w.slices);
+	EXPECT_EQ(1, w.grow);
+	EXPECT_EQ(fpr / 2, w.sl[0].fpr_ppb);
+	EXPECT_EQ(items, w.items);
+	EXPECT_EQ(fpr, w.fpr_ppb);
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(0, kbw_add(self->fd, "g", 4, i * items, items));
+	/* 1000 + 2000 + 4000 + 8000 >= 10000 */
+	grow_series(_metadata, self->fd, "g", items, fpr, 4);
+}
+
+/* a transaction of growing filter name loading keys first..first+n-1 */
+static int txn_load(int fd, const char *name, __u64 max_bytes, __u32 fam,
+		    __u64 first, __u64 n)
+{
+	struct kb_ioc_create c = kbt_spec(name, KB_KIND_BLOCKED, KB_KEY_BYTES,
+					  1000, 10000000);
+	void *keys = kbt_keys16(fam, first, n);
+	int ret;
+
+	c.flags = KB_CREATE_F_GROW;
+	c.max_bytes = max_bytes;
+	ret = kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c);
+	if (!ret)
+		ret = kbt_keys(fd, KB_IOC_ADD, name, KB_KEYS_F_TXN, keys, 16,
+			       n, NULL, NULL);
+	free(keys);
+	return ret;
+}
+
+/*
+ * A transaction's key batches grow a growing filter's staging generation
+ * as live adds do: 10x the capacity commits the series of slices within
+ * the FPR; max-bytes holds inside it (over capacity then); an abort
+ * leaves the filter as it was
+ */
+TEST_F(win, grow_in_txn)
+{
+	__u64 b0 = kbw_plain_bytes(self->fd, 1000, 5000000);
+	__u64 b1 = kbw_plain_bytes(self->fd, 2000, 2500000);
+	struct kbw_info w, w2;
+
+	ASSERT_LT(0, b0);
+	ASSERT_EQ(0, kbw_create(self->fd, "g", KB_KIND_BLOCKED, 1000,
+				10000000, &(struct kbw_shape){ .grow = 1 },
+				0, NULL));
+	ASSERT_EQ(0, txn_load(self->fd, "g", 1 << 24, 4, 0, 10000));
+	/* staged: the live filter has none of it */
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w));
+	EXPECT_EQ(1, w.slices);
+	EXPECT_EQ(0, kbw_hits(self->fd, "g", 4, 0, 10000));
+	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_COMMIT));
+	grow_series(_metadata, self->fd, "g", 1000, 10000000, 4);
+
+	/* aborted: the filter, its generation and slices as they were */
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w));
+	ASSERT_EQ(0, txn_load(self->fd, "g", 1 << 24, 6, 0, 10000));
+	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_ABORT));
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w2));
+	EXPECT_EQ(w.generation, w2.generation);
+	EXPECT_EQ(4, w2.slices);
+	EXPECT_EQ(10000, kbw_hits(self->fd, "g", 4, 0, 10000));
+	EXPECT_GE(300, kbw_hits(self->fd, "g", 6, 0, 10000));
+
+	/* max-bytes in the transaction: two slices, then over capacity */
+	ASSERT_EQ(0, txn_load(self->fd, "g", b0 + b1, 4, 0, 10000));
+	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_COMMIT));
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w));
+	EXPECT_EQ(2, w.slices);
+	EXPECT_EQ(b0 + b1, w.max_bytes);
+	EXPECT_EQ(b0 + b1, w.sl[0].bytes + w.sl[1].bytes);
+	EXPECT_EQ(1, w.over);
+	EXPECT_EQ(10000, kbw_hits(self->fd, "g", 4, 0, 10000));
 }
 
 /* max-bytes stops the growth: the filter goes over capacity instead */
 TEST_F(win, grow_max_bytes)
 {
-	__u64 b0 = plain_bytes(self->fd, 1000, 5000000);
-	__u64 b1 = plain_bytes(self->fd, 2000, 2500000);
-	struct shape sh = { .grow = 1, .max_bytes = b0 + b1 };
+	__u64 b0 = kbw_plain_bytes(self->fd, 1000, 5000000);
+	__u64 b1 = kbw_plain_bytes(self->fd, 2000, 2500000);
+	struct kbw_shape sh = { .grow = 1, .max_bytes = b0 + b1 };
 	char name[KB_NAME_MAX], name2[KB_NAME_MAX];
 	struct kbtn *ev = kbtn_open();
 	int i, e, grew = 0, over = 0;
-	struct winfo w;
+	struct kbw_info w;
 
 	ASSERT_LT(0, b0);
 	ASSERT_NE(NULL, ev);
 	ASSERT_EQ(0, kbtn_join(ev));
-	ASSERT_EQ(0, wc_create(self->fd, "g", KB_KIND_BLOCKED, 1000, 10000000,
+	ASSERT_EQ(0, kbw_create(self->fd, "g", KB_KIND_BLOCKED, 1000, 10000000,
 			       &sh, 0, NULL));
 	for (i = 0; i < 10; i++)
-		ASSERT_EQ(0, wc_add(self->fd, "g", 4, i * 1000, 1000));
-	ASSERT_EQ(0, wc_info(self->fd, "g", &w));
+		ASSERT_EQ(0, kbw_add(self->fd, "g", 4, i * 1000, 1000));
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w));
 	EXPECT_EQ(2, w.slices);
 	EXPECT_EQ(b0 + b1, w.max_bytes);
 	EXPECT_EQ(b0 + b1, w.sl[0].bytes + w.sl[1].bytes);
 	EXPECT_EQ(1, w.over);
 	/* a full filter is still a filter: no key lost */
-	EXPECT_EQ(10000, wc_hits(self->fd, "g", 4, 0, 10000));
+	EXPECT_EQ(10000, kbw_hits(self->fd, "g", 4, 0, 10000));
 	/* it grew once, then said it is over capacity, once */
 	while ((e = kbtn_event(ev, 200, name, name2)) > 0) {
 		grew += e == KB_EVENT_GREW;
@@ -574,19 +431,19 @@ TEST_F(win, grow_max_bytes)
  */
 TEST_F(win, over_once)
 {
-	struct shape sh = { .window_ms = 2000, .slices = 2 };
+	struct kbw_shape sh = { .window_ms = 2000, .slices = 2 };
 	char name[KB_NAME_MAX], name2[KB_NAME_MAX];
 	struct kbtn *ev = kbtn_open();
 	int i, e, over = 0, rotated = 0;
 
 	ASSERT_NE(NULL, ev);
 	ASSERT_EQ(0, kbtn_join(ev));
-	ASSERT_EQ(0, wc_create(self->fd, "o", KB_KIND_BLOCKED, 1000, FPR_LOW,
+	ASSERT_EQ(0, kbw_create(self->fd, "o", KB_KIND_BLOCKED, 1000, FPR_LOW,
 			       &sh, 0, NULL));
 	/* 3 slices' worth each 0.7 s for 3.5 s: 3 rotations, all over */
 	for (i = 0; i < 5; i++) {
-		ASSERT_EQ(0, wc_add(self->fd, "o", 4, i * 1500, 1500));
-		sleep_ms(700);
+		ASSERT_EQ(0, kbw_add(self->fd, "o", 4, i * 1500, 1500));
+		kbw_sleep_ms(700);
 	}
 	while ((e = kbtn_event(ev, 200, name, name2)) > 0) {
 		over += e == KB_EVENT_OVER_CAPACITY;
@@ -601,41 +458,41 @@ TEST_F(win, over_once)
 /* the shapes refused, each with a message naming its attribute */
 TEST_F(win, shape_refused)
 {
-	struct shape both = { .window_ms = 2000, .grow = 1 };
-	struct shape win = { .window_ms = 2000 };
-	struct shape slices = { .slices = 2 };
-	struct shape grow = { .grow = 1 };
-	struct shape big = { 0 };
+	struct kbw_shape both = { .window_ms = 2000, .grow = 1 };
+	struct kbw_shape win = { .window_ms = 2000 };
+	struct kbw_shape slices = { .slices = 2 };
+	struct kbw_shape grow = { .grow = 1 };
+	struct kbw_shape big = { 0 };
 	int blamed;
 
-	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
+	EXPECT_EQ(-EINVAL, kbw_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
 				     10000000, &both, KB_A_GROW, &blamed));
 	EXPECT_TRUE(blamed);
-	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_CLASSIC, 1000,
+	EXPECT_EQ(-EINVAL, kbw_create(self->fd, "x", KB_KIND_CLASSIC, 1000,
 				     10000000, &win, KB_A_WINDOW_MS, &blamed));
 	EXPECT_TRUE(blamed);
-	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_COUNTING, 1000,
+	EXPECT_EQ(-EINVAL, kbw_create(self->fd, "x", KB_KIND_COUNTING, 1000,
 				     10000000, &grow, KB_A_GROW, &blamed));
 	EXPECT_TRUE(blamed);
-	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
+	EXPECT_EQ(-EINVAL, kbw_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
 				     10000000, &slices, KB_A_SLICES, &blamed));
 	EXPECT_TRUE(blamed);
 	/* over 31 days (the policy's max: ERANGE), a rotation a second */
 	big.window_ms = 1ULL << 58;
-	EXPECT_EQ(-ERANGE, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
+	EXPECT_EQ(-ERANGE, kbw_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
 				     10000000, &big, KB_A_WINDOW_MS, &blamed));
 	EXPECT_TRUE(blamed);
-	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
+	EXPECT_EQ(-EINVAL, kbw_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
 				     10000000, &win, KB_A_WINDOW_MS, &blamed));
 	EXPECT_TRUE(blamed);
 	/* growth is sized by items + FPR */
-	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000, 0,
+	EXPECT_EQ(-EINVAL, kbw_create(self->fd, "x", KB_KIND_BLOCKED, 1000, 0,
 				     &grow, KB_A_GROW, &blamed));
 	EXPECT_TRUE(blamed);
 	/* a bound over the module's max_filter_bytes: growth would pass it */
-	grow.max_bytes = module_max_bytes() + 1;
+	grow.max_bytes = kbw_module_max_bytes() + 1;
 	ASSERT_LT(1, grow.max_bytes);
-	EXPECT_EQ(-EINVAL, wc_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
+	EXPECT_EQ(-EINVAL, kbw_create(self->fd, "x", KB_KIND_BLOCKED, 1000,
 				     10000000, &grow, KB_A_MAX_BYTES, &blamed));
 	EXPECT_TRUE(blamed);
 	/* nothing was made */
@@ -647,7 +504,7 @@ TEST_F(win, rebuild_with_window)
 {
 	struct kb_ioc_create c = kbt_spec("r", KB_KIND_BLOCKED, KB_KEY_BYTES,
 					  1000, FPR_LOW);
-	struct winfo w;
+	struct kbw_info w;
 
 	ASSERT_EQ(0, kbt_create(self->fd, "r", KB_KIND_BLOCKED, KB_KEY_BYTES,
 				1000));
@@ -655,7 +512,7 @@ TEST_F(win, rebuild_with_window)
 	c.slices = 3;
 	ASSERT_EQ(0, kbt_ioc(self->fd, KB_IOC_TXN_BEGIN, &c));
 	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_COMMIT));
-	ASSERT_EQ(0, wc_info(self->fd, "r", &w));
+	ASSERT_EQ(0, kbw_get(self->fd, "r", &w));
 	EXPECT_EQ(4, w.slices);
 	EXPECT_EQ(60000, w.window_ms);
 	/* window and grow: EINVAL, nothing begun */
@@ -686,7 +543,7 @@ TEST_F(win, long_txn)
 					  1000, FPR_LOW);
 	__u32 keys[64], i;
 	struct kb_ioc_keys k;
-	struct winfo w;
+	struct kbw_info w;
 
 	for (i = 0; i < 64; i++)
 		keys[i] = 0x7a000000 + i;
@@ -695,10 +552,10 @@ TEST_F(win, long_txn)
 	ASSERT_EQ(0, kbt_ioc(self->fd, KB_IOC_TXN_BEGIN, &c));
 	ASSERT_EQ(0, kbt_keys(self->fd, KB_IOC_ADD, "t", KB_KEYS_F_TXN, keys,
 			      4, 64, NULL, NULL));
-	sleep_ms(3500);
+	kbw_sleep_ms(3500);
 	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_COMMIT));
-	sleep_ms(300);
-	ASSERT_EQ(0, wc_info(self->fd, "t", &w));
+	kbw_sleep_ms(300);
+	ASSERT_EQ(0, kbw_get(self->fd, "t", &w));
 	ASSERT_EQ(3, w.nnest);
 	TH_LOG("newest: age %llu ms, %llu bits; next rotation in %llu ms",
 	       (unsigned long long)w.sl[0].age_ms,
@@ -720,8 +577,8 @@ TEST_F(win, whole_image_and_ver0_rebuild)
 {
 	struct kb_ioc_create c = kbt_spec("r", KB_KIND_BLOCKED, KB_KEY_BYTES,
 					  1000, FPR_LOW);
-	struct shape sh = { .window_ms = 60000, .slices = 3 };
-	struct winfo w;
+	struct kbw_shape sh = { .window_ms = 60000, .slices = 3 };
+	struct kbw_info w;
 	void *img = NULL;
 	long len;
 
@@ -729,7 +586,7 @@ TEST_F(win, whole_image_and_ver0_rebuild)
 				1000));
 	len = kbt_export(self->fd, "p", 0, &img);
 	ASSERT_LT(0, len);
-	ASSERT_EQ(0, wc_create(self->fd, "r", KB_KIND_BLOCKED, 1000, FPR_LOW,
+	ASSERT_EQ(0, kbw_create(self->fd, "r", KB_KIND_BLOCKED, 1000, FPR_LOW,
 			       &sh, 0, NULL));
 	EXPECT_EQ(-EOPNOTSUPP, kbt_upload(self->fd, "r", 0, img, len, NULL));
 	EXPECT_EQ(-EOPNOTSUPP, kbt_upload(self->fd, "r", KB_IMAGE_F_CREATE,
@@ -741,7 +598,7 @@ TEST_F(win, whole_image_and_ver0_rebuild)
 					  len, NULL));
 	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_COMMIT));
 	free(img);
-	ASSERT_EQ(0, wc_info(self->fd, "r", &w));
+	ASSERT_EQ(0, kbw_get(self->fd, "r", &w));
 	EXPECT_EQ(4, w.slices);
 	EXPECT_EQ(60000, w.window_ms);
 	EXPECT_EQ(2000, w.items);
@@ -755,33 +612,33 @@ TEST_F(win, whole_image_and_ver0_rebuild)
  */
 TEST_F(win, destroy_and_exit_pending)
 {
-	struct shape sh = { .window_ms = 600000, .slices = 2 };
-	struct winfo w;
+	struct kbw_shape sh = { .window_ms = 600000, .slices = 2 };
+	struct kbw_info w;
 	char limit[32];
 	__u64 bytes;
 	pid_t pid;
 	int st, i, ret;
 
-	ASSERT_EQ(0, wc_create(self->fd, "d", KB_KIND_BLOCKED, 1600000,
+	ASSERT_EQ(0, kbw_create(self->fd, "d", KB_KIND_BLOCKED, 1600000,
 			       10000000, &sh, 0, NULL));
-	ASSERT_EQ(0, wc_info(self->fd, "d", &w));
+	ASSERT_EQ(0, kbw_get(self->fd, "d", &w));
 	ASSERT_EQ(3, w.nnest);
 	bytes = w.sl[0].bytes + w.sl[1].bytes + w.sl[2].bytes;
 	/* room for one such filter, not two */
 	snprintf(limit, sizeof(limit), "%llu",
 		 (unsigned long long)(bytes + bytes / 2));
 	ASSERT_EQ(0, kbt_param_write(PARAM_NETNS, limit));
-	EXPECT_EQ(-ENOSPC, wc_create(self->fd, "d2", KB_KIND_BLOCKED, 1600000,
+	EXPECT_EQ(-ENOSPC, kbw_create(self->fd, "d2", KB_KIND_BLOCKED, 1600000,
 				     10000000, &sh, 0, NULL));
-	ASSERT_EQ(0, wc_add(self->fd, "d", 4, 0, 1000));
+	ASSERT_EQ(0, kbw_add(self->fd, "d", 4, 0, 1000));
 	ASSERT_EQ(0, kbt_destroy(self->fd, "d"));
 	/* freed after a grace period */
 	for (i = 0; i < 50; i++) {
-		ret = wc_create(self->fd, "d2", KB_KIND_BLOCKED, 1600000,
+		ret = kbw_create(self->fd, "d2", KB_KIND_BLOCKED, 1600000,
 				10000000, &sh, 0, NULL);
 		if (ret != -ENOSPC)
 			break;
-		sleep_ms(100);
+		kbw_sleep_ms(100);
 	}
 	EXPECT_EQ(0, ret);
 
@@ -789,18 +646,18 @@ TEST_F(win, destroy_and_exit_pending)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		struct shape g = { .grow = 1 };
+		struct kbw_shape g = { .grow = 1 };
 		int fd;
 
 		if (unshare(CLONE_NEWNET))
 			_exit(1);
 		fd = kbt_open();
 		if (fd < 0 ||
-		    wc_create(fd, "x", KB_KIND_BLOCKED, 1000, 10000000, &sh,
+		    kbw_create(fd, "x", KB_KIND_BLOCKED, 1000, 10000000, &sh,
 			      0, NULL) ||
-		    wc_create(fd, "y", KB_KIND_BLOCKED, 100, 10000000, &g,
+		    kbw_create(fd, "y", KB_KIND_BLOCKED, 100, 10000000, &g,
 			      0, NULL) ||
-		    wc_add(fd, "y", 4, 0, 1000))
+		    kbw_add(fd, "y", 4, 0, 1000))
 			_exit(2);
 		_exit(0);
 	}

@@ -19,6 +19,8 @@ $B destroy w > /dev/null 2>&1
 $B destroy w2 > /dev/null 2>&1
 $B destroy p > /dev/null 2>&1
 $B destroy g > /dev/null 2>&1
+$B destroy g2 > /dev/null 2>&1
+$B destroy g3 > /dev/null 2>&1
 $B destroy r > /dev/null 2>&1
 
 # ---- create, and what it refuses ----
@@ -180,6 +182,26 @@ expect 0 "info -j" $B info -j g
 json_check "restored with its $nsl slices" "$out" "j['slices'] == $nsl"
 expect 0 "every key still maybe present" $B test g --key-format str key-1 key-500 key-1000
 kill $mon 2> /dev/null; wait $mon 2> /dev/null
+
+# a rebuild and a restore load keys through a transaction: its staging
+# filter grows as live adds make it grow (2.5x and 10x the capacity here)
+expect 0 "create g3 --grow" $B create g3 blocked --items 100 --fpr 0.01 --key-type str --grow
+head -n 250 "$TMP/keys" > "$TMP/keys250"
+expect 0 "rebuild g3 from 2.5x its capacity" $B rebuild g3 --key-format str -file "$TMP/keys250"
+expect 0 "info -j g3" $B info -j g3
+json_check "the rebuild grew it and it is within capacity" "$out" \
+	"j['slices'] == 2 and not j['over_capacity']"
+expect 0 "the rebuilt keys maybe present" $B test g3 key-1 key-150 key-250
+{ echo "create g2 blocked --items 100 --fpr 0.01 --key-type str --grow --max-bytes 1M"
+  sed 's/^/add g2 /' "$TMP/keys"; } > "$TMP/g2.restore"
+expect 0 "restore create --grow with 10x its capacity in add lines" \
+	$B restore -file "$TMP/g2.restore"
+expect 0 "info -j g2" $B info -j g2
+json_check "the restore grew it and it is within capacity" "$out" \
+	"j['slices'] == 4 and not j['over_capacity']"
+expect 0 "the restored keys maybe present" $B test g2 key-1 key-500 key-1000
+$B destroy g2 > /dev/null 2>&1
+$B destroy g3 > /dev/null 2>&1
 
 # ---- libkbloom through rotations, as a reader with no capability ----
 groupadd -f kbwin

@@ -415,12 +415,13 @@ struct kb_ioc_info {
  * ~0 when no key is at fault.
  *
  * KB_KEYS_F_TXN: work on this open file's transaction's staging generation
- * (name must be the transaction's name) instead of the live filter.  Such
- * batches do not grow a growing filter (nor rotate a window): the staging
- * generation keeps the slices it was begun or uploaded with, and keys
- * past its newest slice's items overfill that slice (over capacity at
- * commit, as a fixed filter).  Size a rebuild for the keys it loads; the
- * live filter grows again with its own adds after the commit.
+ * (name must be the transaction's name) instead of the live filter.  Adds
+ * to a growing filter's staging generation grow it as live adds do: when
+ * its newest slice holds its items, a slice of twice the items at half
+ * the FPR is added, up to max_bytes and the memory limits (then it goes
+ * over capacity, told at commit); an abort drops every slice it grew.  A
+ * window's staging generation does not rotate: its keys go to the newest
+ * slice, whose period starts at the commit.
  */
 #define KB_KEYS_F_TXN		(1U << 0)
 
