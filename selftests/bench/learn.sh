@@ -12,7 +12,9 @@
 #    instead (iptables and nft each have theirs) is the baseline: chain
 #    minus baseline, per packet and rule, is one learning rule's cost.
 #    Every repetition starts from empty sets; chains alternate within a
-#    repetition and each takes its fastest (other load only adds time);
+#    repetition and each takes its fastest (other load only adds time).
+#    The sender runs on CPU 0, where its packets' rules run (below), and
+#    packets dropped before the rules are counted per chain;
 #  - kernel memory once the N sources are learned (the first
 #    repetition): the delta of what is neither free nor page cache in
 #    /proc/meminfo, around creating the sets and rules and learning, less
