@@ -5,7 +5,8 @@
  * blocked filter's live generation from softirq or from any task, on every
  * CPU at once, concurrently with lookups, with the filter's one writer
  * (bulk adds, under kb_set.lock) and with rebuilds: no lock, no sleep, no
- * allocation.  Bits are set with atomic ORs (kb_blocked_add_atomic()); the
+ * allocation.  Bits are set with atomic ORs, one per word of the key's
+ * block that misses some of its bits (kb_blocked_add_block()); the
  * writer's adds are atomic ORs too, so neither loses the other's bits.
  *
  * A key that may already be present (in any slice) is left as it is (0),
@@ -437,13 +438,34 @@ static int kb_learn_refuse(struct kb_set *s, struct kb_gen *g)
 	return -ENOSPC;
 }
 
+/*
+ * Whether an older slice of g may hold the key of hash h: the slices of a
+ * generation share their kind, hash and seed (slices.c), so the hash of
+ * the newest is theirs, and each test is a block's probes.
+ */
+static __always_inline bool kb_learn_test_older(const struct kb_gen *g,
+						u64 h)
+{
+	u32 i;
+
+	for (i = 0; i + 1 < g->nslices; i++) {
+		const struct kb_filter *o = &g->older[i].f;
+
+		if (kb_blocked_test_block(o, h, kb_block(o, h)))
+			return true;
+	}
+	return false;
+}
+
 /* the add in generation g; key valid for s */
-static int kb_learn_gen(struct kb_set *s, struct kb_gen *g,
-			const void *key, u32 len, u32 flags)
+static __always_inline int kb_learn_gen(struct kb_set *s, struct kb_gen *g,
+					const void *key, u32 len, u32 flags)
 {
 	struct kb_learn *l = &g->learn;
 	struct kb_fill_delta d = {};
 	bool test, note = false;
+	u32 used;
+	u64 h;
 
 	if (unlikely(g->f.p.kind != KB_KIND_BLOCKED || !l->pc))
 		return -EOPNOTSUPP;
@@ -456,17 +478,19 @@ static int kb_learn_gen(struct kb_set *s, struct kb_gen *g,
 		note = !kb_params_has_prefix(&g->f.p, len == 5 ? 4 : 6,
 					     ((const u8 *)key)[len - 1]);
 	test = !(flags & KBLOOM_ADD_REFRESH) && !note;
+	/* one hash for every slice, the test of the older ones and the add */
+	h = kb_hash_seeded(&g->f, key, len);
 	/*
 	 * A key an older slice may hold is left as it is.  The newest is
 	 * not tested first: the add sets no bit of a key it holds (and
 	 * answers 0), reading the one block a test would read.
 	 */
-	if (unlikely(g->nslices > 1) && test && kb_gen_test_older(g, key, len))
+	if (unlikely(g->nslices > 1) && test && kb_learn_test_older(g, h))
 		return 0;
 	if (unlikely(atomic64_read(&l->fold_fpr) >= READ_ONCE(l->fpr_lim)) &&
 	    kb_learn_over(g)) {
 		/* over the cap, a key present still answers 0 */
-		if (test && kb_blocked_test_i(&g->f, key, len))
+		if (test && kb_blocked_test_block(&g->f, h, kb_block(&g->f, h)))
 			return 0;
 		return kb_learn_refuse(s, g);
 	}
@@ -477,22 +501,33 @@ static int kb_learn_gen(struct kb_set *s, struct kb_gen *g,
 		kb_learn_refresh(g);
 		kb_learn_kick(s, KB_LEARN_SYNC);
 	}
-	if (!kb_blocked_add_atomic(&g->f, key, len, &d))
+	d.bits = kb_blocked_add_block(g->f.p.k, h, kb_block(&g->f, h), &used);
+	if (!d.bits)
 		return 0;
+	/* the FPR sum's change, as kb_blocked_add_atomic() counts it */
+	if (likely(g->f.fill))
+		d.fpr = g->f.fill->term[used] - g->f.fill->term[used - d.bits];
 	kb_learn_account(s, g, &d);
 	return 1;
 }
 
-int kb_set_learn_key(struct kb_set *s, const void *key, u32 len, u32 flags)
+/* a generation published during an add: the add again, out of line */
+static noinline int kb_learn_gen_again(struct kb_set *s, struct kb_gen *g,
+				       const void *key, u32 len, u32 flags)
+{
+	return kb_learn_gen(s, g, key, len, flags);
+}
+
+/*
+ * The add of a key valid for s (kb_set_learn_key() without the checks),
+ * inline in both entry points: a packet's add calls nothing but them.
+ */
+static __always_inline int kb_learn_key(struct kb_set *s, const void *key,
+					u32 len, u32 flags)
 {
 	struct kb_gen *g, *now;
 	int ret, again;
 
-	if (unlikely(READ_ONCE(s->dead)))
-		return -ENOENT;
-	if (unlikely(flags & ~KBLOOM_ADD_REFRESH) || !key ||
-	    kb_key_validate(s->key_type, key, len))
-		return -EINVAL;
 	g = rcu_dereference_check(s->gen, rcu_read_lock_any_held());
 	ret = kb_learn_gen(s, g, key, len, flags);
 	if (ret <= 0)
@@ -513,8 +548,8 @@ int kb_set_learn_key(struct kb_set *s, const void *key, u32 len, u32 flags)
 		 * length g noted after now copied g's (the key would be
 		 * absent for address lookups for a whole window)
 		 */
-		again = kb_learn_gen(s, now, key, len,
-				     flags | KBLOOM_ADD_REFRESH);
+		again = kb_learn_gen_again(s, now, key, len,
+					   flags | KBLOOM_ADD_REFRESH);
 		if (again < 0)
 			return again;
 	}
@@ -522,15 +557,39 @@ int kb_set_learn_key(struct kb_set *s, const void *key, u32 len, u32 flags)
 	return 1;
 }
 
+/* the add of a key known valid for s's key type */
+static __always_inline int kb_learn_valid(struct kb_set *s, const void *key,
+					  u32 len, u32 flags)
+{
+	if (unlikely(READ_ONCE(s->dead)))
+		return -ENOENT;
+	if (unlikely(flags & ~KBLOOM_ADD_REFRESH))
+		return -EINVAL;
+	return kb_learn_key(s, key, len, flags);
+}
+
+int kb_set_learn_key(struct kb_set *s, const void *key, u32 len, u32 flags)
+{
+	if (unlikely(READ_ONCE(s->dead)))
+		return -ENOENT;
+	if (unlikely(flags & ~KBLOOM_ADD_REFRESH) || !key ||
+	    kb_key_validate(s->key_type, key, len))
+		return -EINVAL;
+	return kb_learn_key(s, key, len, flags);
+}
+
 int kb_set_learn_addr(struct kb_set *s, int family, const void *addr,
 		      u32 plen, u32 flags)
 {
 	u32 alen = family == AF_INET ? 4 : 16;
 	bool v4 = family == AF_INET;
+	const void *k = addr;
+	u32 klen = alen;
 	u8 key[17];
 
 	if (unlikely((family != AF_INET && family != AF_INET6) || !addr))
 		return -EINVAL;
+	/* the keys below are valid for their key types by construction */
 	switch (s->key_type) {
 	case KB_KEY_IPV4:
 	case KB_KEY_IPV6:
@@ -546,11 +605,13 @@ int kb_set_learn_addr(struct kb_set *s, int family, const void *addr,
 		if (plen > alen * 8)
 			return -EINVAL;
 		kb_key_net(key, addr, alen, plen);
-		return kb_set_learn_key(s, key, alen + 1, flags);
+		k = key;
+		klen = alen + 1;
+		break;
 	default:	/* ip, bytes, str: the raw address, as the tests */
 		break;
 	}
-	return kb_set_learn_key(s, addr, alen, flags);
+	return kb_learn_valid(s, k, klen, flags);
 }
 
 int kb_learn_init(void)

@@ -59,28 +59,6 @@
 		KB_WRITE_ONCE((b)[(x) >> 61], __w | __bit);		\
 	} while (0)
 
-/*
- * The same with an atomic OR, and only when the bit is clear, for filters
- * with fill tracking (the kernel's live generations): the packet path
- * (kmod/learn.c) adds to them from every CPU at once, and a plain store
- * of (old | bit) would drop a bit another CPU set in the same word
- * between the load and the store.  The branch costs less than a locked OR
- * per probe; a bit already set (most probes of a present key) is a load.
- * The OR that found the bit clear counts it, so two writers racing on one
- * bit count it once, and a bit two probes of a key share counts once.
- */
-#define BLK_ADD_PROBE_ATOMIC(b, x, nnew)				\
-	do {								\
-		u64 *__p, __bit;					\
-									\
-		(x) *= KB_PROBE_MUL;					\
-		__p = &(b)[(x) >> 61];					\
-		__bit = 1ULL << (((x) >> 55) & 63);			\
-		if (!(KB_READ_ONCE(*__p) & __bit))			\
-			(nnew) += !(kb_atomic_fetch_or64(__p, __bit) &	\
-				    __bit);				\
-	} while (0)
-
 /* the out-of-line tail of kb_blocked_test_block() (kb_blocked.h) */
 KB_NOINLINE bool kb_blocked_test_more(const u64 *b, u64 x, u32 n, u64 ok)
 {
@@ -134,13 +112,11 @@ KB_DEFINE_BLOCK_STATS(blk, blk_used, 53)	/* 2^62 / 512 bits */
 static KB_ALWAYS_INLINE void blk_add_fill_i(struct kb_filter *f, u64 h,
 					    u64 *b)
 {
-	u32 nnew = 0, after;
-	u64 x = h;
+	u32 nnew, after;
 
-	BLK_PROBES(f->p.k, BLK_ADD_PROBE_ATOMIC(b, x, nnew));
+	nnew = kb_blocked_add_block(f->p.k, h, b, &after);
 	if (!nnew)
 		return;
-	after = blk_block_used(b);
 	kb_fill_move(f->fill, after - nnew, after);
 }
 
@@ -156,20 +132,15 @@ static KB_ALWAYS_INLINE void blk_add_fill_i(struct kb_filter *f, u64 h,
 bool kb_blocked_add_atomic(const struct kb_filter *f, const void *key, u32 len,
 			   struct kb_fill_delta *d)
 {
-	u64 h = kb_hash_seeded(f, key, len), x = h;
-	u64 *b = kb_block(f, h);
-	u32 nnew = 0, after;
+	u64 h = kb_hash_seeded(f, key, len);
+	u32 nnew, after;
 
-	BLK_PROBES(f->p.k, BLK_ADD_PROBE_ATOMIC(b, x, nnew));
+	nnew = kb_blocked_add_block(f->p.k, h, kb_block(f, h), &after);
 	if (!nnew)
 		return false;
 	d->bits += nnew;
-	if (f->fill) {
-		after = blk_block_used(b);
-		if (after < nnew)	/* a flush cleared the block meanwhile */
-			after = nnew;
+	if (f->fill)
 		d->fpr += f->fill->term[after] - f->fill->term[after - nnew];
-	}
 	return true;
 }
 

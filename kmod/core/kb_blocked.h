@@ -69,6 +69,61 @@ struct kb_fill_delta {
 };
 
 /*
+ * The atomic add of hash h to its block b (k probes), for filters with
+ * fill tracking (the kernel's live generations): the packet path
+ * (kmod/learn.c) adds to them from every CPU at once, and a plain store
+ * of (old | bit) would drop a bit another CPU set in the same word
+ * between the load and the store.  The k bits are gathered into one mask
+ * per word first: a key whose bits are all set (a source seen before)
+ * costs eight loads and no atomic, and a new key an atomic OR per word
+ * that misses some of its bits (about 6 of the 8 words at k = 10), not
+ * one per probe: atomics are the add's dearest instructions (a locked
+ * RMW, and under emulation a helper call each).  Each OR counts the bits
+ * it set from the old value it returns, so two writers racing on one bit
+ * count it once, and a bit two probes share counts once.  Returns the
+ * bits it set; *used: the block's bits after its ORs (at least those),
+ * 0 when it set none.  Inline: the packet path calls nothing for it.
+ */
+static KB_ALWAYS_INLINE u32 kb_blocked_add_block(u32 k, u64 h, u64 *b,
+						 u32 *used)
+{
+	u64 m[8] = { 0 }, w[8], miss = 0, old, x = h;
+	u32 i, nnew = 0, n = 0;
+
+	/* probe j's bit into the mask of its word */
+	for (i = 0; i < k; i++) {
+		x *= KB_PROBE_MUL;
+		m[x >> 61] |= 1ULL << ((x >> 55) & 63);
+	}
+	for (i = 0; i < 8; i++) {
+		w[i] = KB_READ_ONCE(b[i]);
+		miss |= m[i] & ~w[i];
+	}
+	*used = 0;
+	if (likely(!miss))
+		return 0;
+	for (i = 0; i < 8; i++) {
+		if (m[i] & ~w[i]) {
+			old = kb_atomic_fetch_or64(&b[i], m[i]);
+			nnew += kb_popcount64(m[i] & ~old);
+		}
+	}
+	if (!nnew)
+		return 0;
+	/*
+	 * Counted after all of this add's ORs, not from the values it saw:
+	 * two adds to one block then each count the other's bits or their
+	 * own later, and the sum of their FPR terms is never below the
+	 * block's (the terms grow faster than linearly), only above it.
+	 */
+	for (i = 0; i < 8; i++)
+		n += kb_popcount64(KB_READ_ONCE(b[i]));
+	/* at least its own bits: a flush may clear words meanwhile */
+	*used = n < nnew ? nnew : n;
+	return nnew;
+}
+
+/*
  * Add key to a blocked filter with atomic ORs, concurrently with tests,
  * with other such adds on any CPU and with the filter's one writer, whose
  * adds are atomic too if f has a fill tracker (the kernel's generations
