@@ -351,10 +351,11 @@ static int kb_merge_piece(struct kb_merge *mg, struct kb_gen *g, u64 w,
  */
 static int kb_merge_apply(struct net *net, struct kb_set *s,
 			  struct kb_merge *mg, struct kb_ioc_merge *a,
-			  const char *name)
+			  const char *name, bool capped)
 {
 	struct kb_merge_run run = { .s = s };
 	struct kb_fill *pred = NULL;
+	u32 limit = a->max_fpr_ppb;
 	struct kb_stats st;
 	struct kb_filter f;
 	struct kb_gen *g;
@@ -367,7 +368,15 @@ static int kb_merge_apply(struct net *net, struct kb_set *s,
 		ret = -ENOENT;
 	else if (g->id != mg->gen_id)
 		ret = -ESTALE;
-	if (!ret && a->max_fpr_ppb) {
+	/*
+	 * A filter file's writer (a writers-group member, maybe without
+	 * CAP_NET_ADMIN) merges under the filter's own cap, as its adds
+	 * from the packet path do: one unguarded 16 MiB merge of ones
+	 * would otherwise turn the filter into "block everything".
+	 */
+	if (!ret && capped && (!limit || limit > kb_learn_cap(g)))
+		limit = kb_learn_cap(g);
+	if (!ret && limit) {
 		size_t len = kb_fill_bytes(&g->f.p);
 
 		pred = kmalloc(len, GFP_KERNEL);
@@ -389,7 +398,7 @@ static int kb_merge_apply(struct net *net, struct kb_set *s,
 		kb_merge_walk(mg, g, kb_merge_predict, pred);
 		f = g->f;
 		f.fill = pred;
-		if (kb_filter_guard(&f, a->max_fpr_ppb, &st)) {
+		if (kb_filter_guard(&f, limit, &st)) {
 			a->why = KB_IMG_SATURATED;
 			kb_reg_announce(net, KB_EVENT_REFUSED, name, NULL);
 			ret = -EDOM;
@@ -448,7 +457,7 @@ long kb_merge_ioctl(struct net *net, struct kb_set *fs, void __user *u)
 	if (!ret) {
 		/* events name the filter as it is called now */
 		kb_set_name(s, name);
-		ret = kb_merge_apply(net, s, &mg, &a, name);
+		ret = kb_merge_apply(net, s, &mg, &a, name, !!fs);
 	}
 	if (!ret)
 		a.generation = mg.gen_id;

@@ -531,10 +531,13 @@ static int mg_open_filter(int dev, const char *name, __u32 flags)
 /* a filter's file: writers only, and no name */
 TEST(filter_file)
 {
-	struct kb_merge_range r;
+	struct kb_merge_range r, all;
+	struct kb_ioc_info info;
 	unsigned char data[8];
+	unsigned char *ones;
 	void *img = NULL;
 	int fd, ro, rw;
+	__u32 why = 0;
 	__u64 bits;
 	long len;
 
@@ -556,6 +559,26 @@ TEST(filter_file)
 	EXPECT_EQ(0, mg_merge(rw, NULL, &r, 1, 0, NULL, &bits, NULL));
 	EXPECT_EQ(16, bits);
 	EXPECT_FALSE(mg_same(fd, "m.f", img, len));
+	/*
+	 * A writer's merge is held to the filter's cap even unguarded (0)
+	 * or guarded loosely: all ones would block everything.  Through
+	 * /dev/kbloom the administrator's 0 still means no guard.
+	 */
+	free(img);
+	len = kbt_export(fd, "m.f", 0, &img);
+	ASSERT_EQ(0, kbt_info(fd, "m.f", &info));
+	ones = malloc(info.bytes);
+	ASSERT_NE(NULL, ones);
+	memset(ones, 0xff, info.bytes);
+	all = (struct kb_merge_range){ 0, (uintptr_t)ones, info.bytes };
+	EXPECT_EQ(-EDOM, mg_merge(rw, NULL, &all, 1, 0, NULL, NULL, &why));
+	EXPECT_EQ(MG_WHY_SATURATED, why);
+	EXPECT_EQ(-EDOM, mg_merge(rw, NULL, &all, 1, 1000000000, NULL, NULL,
+				  NULL));
+	EXPECT_TRUE(mg_same(fd, "m.f", img, len));
+	EXPECT_EQ(0, mg_merge(fd, "m.f", &all, 1, 0, NULL, NULL, NULL));
+	EXPECT_FALSE(mg_same(fd, "m.f", img, len));
+	free(ones);
 	/* destroyed under the file: ENOENT */
 	EXPECT_EQ(0, kbt_destroy(fd, "m.f"));
 	EXPECT_EQ(-ENOENT, mg_merge(rw, NULL, &r, 1, 0, NULL, NULL, NULL));

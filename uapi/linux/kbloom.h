@@ -606,7 +606,10 @@ struct kb_ioc_write {
  * key types, as KB_IOC_TXN_WRITE), E2BIG (over KB_MERGE_BYTES_MAX),
  * EOPNOTSUPP (counting filters, whose payload is not bits; sliced filters),
  * ENOENT, ESTALE, EDOM, EFAULT, ENOMEM.  CAP_NET_ADMIN on /dev/kbloom; on
- * a filter's fd (name all zero), KB_OPEN_F_WRITE fds.
+ * a filter's fd (name all zero), KB_OPEN_F_WRITE fds, whose merges are
+ * always guarded, at most at the filter's cap (KB_A_MAX_FPR_PPB, as the
+ * packet path's adds): a max_fpr_ppb of 0 or above it means the cap, so
+ * that a writers-group member cannot saturate the filter in one call.
  */
 #define KB_MERGE_RANGES_MAX	4096
 #define KB_MERGE_BYTES_MAX	(16U << 20)
