@@ -2,8 +2,8 @@
 /*
  * bfctl redis: what the Redis verbs' files share.  redis_conn.c talks to
  * the server (URL, password, timeouts, replies, the keyspace subscription
- * that fences a chunked read), redis_pull.c reads a value into an image
- * and loads it, redis.c parses the options and pushes, redis_watch.c
+ * that fences a chunked read), redis_read.c reads a value (redis_read.h),
+ * redis_pull.c fences the reads, checks the value and loads it, redis.c parses the options and pushes, redis_watch.c
  * follows a key, redis_io.c reads replies within bounds and deadlines.
  */
 #ifndef _BFCTL_REDIS_H
