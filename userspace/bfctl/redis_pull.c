@@ -42,8 +42,8 @@
  * configured FPR where the value's own params have none), and a refusal
  * (pl->why without "refused: ", which pull and watch's status say).
  */
-static u32 guard_limit(const struct bfctl_redis_pull *pl,
-		       const struct kb_params *p)
+u32 bfctl_redis_guard_limit(const struct bfctl_redis_pull *pl,
+			    const struct kb_params *p)
 {
 	struct kb_params q = *p;
 
@@ -132,7 +132,7 @@ static bool kernel_state_is(const struct bfctl_redis_pull *pl,
 }
 
 /* after a load into the kernel: what the next pull compares with */
-static void kernel_state_note(struct kbconn *kc, struct bfctl_redis_pull *pl)
+void bfctl_redis_pull_note(struct kbconn *kc, struct bfctl_redis_pull *pl)
 {
 	struct kb_ioc_info info;
 
@@ -243,7 +243,7 @@ static int make_image(struct bfctl_redis_pull *pl,
 static int load_image(struct kbconn *kc, struct bfctl_redis_pull *pl,
 		      const u8 *img, u64 len)
 {
-	u32 why = 0, crc, limit = guard_limit(pl, &pl->p);
+	u32 why = 0, crc, limit = bfctl_redis_guard_limit(pl, &pl->p);
 	struct kb_stats st;
 	int ret;
 
@@ -287,7 +287,7 @@ static int stream_load(struct bfctl_redis_pull *pl,
 		       struct bfctl_redis_fetch *fx)
 {
 	u64 len = kb_image_size(&fx->p);
-	u32 crc = kb_image_crc_final(fx->crc), limit = guard_limit(pl, &fx->p);
+	u32 crc = kb_image_crc_final(fx->crc), limit = bfctl_redis_guard_limit(pl, &fx->p);
 	struct kb_stats st;
 	int ret, sat;
 
@@ -400,7 +400,7 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 		      load_image(kc, pl, fx.img, fx.img_len);
 	if (!ret) {
 		pl->last_bits = fx.gozero ? fx.bits : 0;
-		kernel_state_note(kc, pl);
+		bfctl_redis_pull_note(kc, pl);
 	}
 out:
 	if (ret && r->c && !r->io_err)
@@ -434,6 +434,6 @@ int bfctl_redis_pull_empty(struct kbconn *kc, struct bfctl_redis_pull *pl)
 	ret = load_image(kc, pl, img, len);
 	free(img);
 	if (!ret)
-		kernel_state_note(kc, pl);
+		bfctl_redis_pull_note(kc, pl);
 	return ret;
 }
