@@ -138,11 +138,13 @@ fail:
 	return -1;
 }
 
-static int due(struct bfctl_redis_follow *f, const char *fmt, const char *a,
-	       const char *b)
+/* a whole pull is due: say why ("resync") */
+static int due(struct bfctl_redis_follow *f, const struct bfctl_redis_pull *pl,
+	       const char *fmt, const char *a, const char *b)
 {
 	snprintf(f->why, sizeof(f->why), fmt, a, b);
 	f->synced = false;
+	bfctl_redis_watch_status(pl, "resync", f->why);
 	return 1;
 }
 
@@ -287,19 +289,19 @@ static int entry(struct bfctl_redis_follow *f, struct kbconn *kc,
 	snprintf(id, sizeof(id), "%llu-%llu", (unsigned long long)e.ms,
 		 (unsigned long long)e.sq);
 	if (!f->synced)
-		return due(f, "entry %s%s: not in step with the stream; pulling whole",
+		return due(f, pl, "entry %s%s: not in step with the stream; pulling whole",
 			   id, "");
 	if (strcmp(e.epoch, f->epoch))
-		return due(f, "entry %s: a new relay (epoch %s); pulling whole",
+		return due(f, pl, "entry %s: a new relay (epoch %s); pulling whole",
 			   id, e.epoch);
 	if (e.seq != f->seq + 1)
-		return due(f, "entry %s: entries missing before it (trimmed, or lost)%s; pulling whole",
+		return due(f, pl, "entry %s: entries missing before it (trimmed, or lost)%s; pulling whole",
 			   id, "");
 	f->seq = e.seq;
 	if (e.type == BFCTL_RD_SYNC)
 		return 0;
 	if (e.type == BFCTL_RD_RESET)
-		return due(f, "entry %s: the relay says %s; pulling whole", id,
+		return due(f, pl, "entry %s: the relay says %s; pulling whole", id,
 			   e.reason);
 	ret = merge(f, kc, pl, &e, why, sizeof(why));
 	if (!ret) {
@@ -317,7 +319,7 @@ static int entry(struct bfctl_redis_follow *f, struct kbconn *kc,
 		return 0;	/* the next entry (or poll) pulls, as a pull would be */
 	}
 	if (ret == -ESTALE)
-		return due(f, "entry %s: the filter is not the one pulled into; pulling whole",
+		return due(f, pl, "entry %s: the filter is not the one pulled into; pulling whole",
 			   id, "");
 	snprintf(f->why, sizeof(f->why), "entry %s: merge: %s%s%s; pulling whole",
 		 id, strerror(-ret), why[0] ? ": " : "", why);
@@ -348,7 +350,7 @@ int bfctl_redis_follow_recv(struct bfctl_redis_follow *f, struct kbconn *kc,
 		     i < list->elements && !pull; i++)
 			pull = entry(f, kc, pl, list->element[i]);
 	} else if (rep->type != REDIS_REPLY_NIL) {
-		pull = due(f, "%s%s", "an unexpected XREAD reply; pulling whole",
+		pull = due(f, pl, "%s%s", "an unexpected XREAD reply; pulling whole",
 			   "");
 	}
 	freeReplyObject(rep);

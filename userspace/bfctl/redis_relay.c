@@ -503,8 +503,11 @@ int bfctl_redis_relay(const struct bfctl_redis_opts *o,
 	if (s.up && s.leader) {
 		const char *rel[] = { "EVAL", release_lua, "1", s.lease, s.token };
 
+		/* (the signal that ended the loop would end this wait too) */
+		stop = 0;
 		bfctl_redis_deadline(o);
 		lease_cmd(&s, 5, rel, NULL, NULL, 0);
+		stop = 1;
 	}
 	s.leader = false;
 	say(&s, "stopped", NULL, NULL, 0);
