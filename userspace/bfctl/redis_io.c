@@ -252,6 +252,13 @@ bool bfctl_redis_buffered(const struct bfctl_redis *r)
 	return bfctl_redis_tls_pending(r);
 }
 
+bool bfctl_redis_unread(const struct bfctl_redis *r)
+{
+	const redisReader *rd = r->c->reader;
+
+	return bfctl_redis_buffered(r) || rd->len > rd->pos;
+}
+
 static void err_set(struct bfctl_redis *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
