@@ -189,7 +189,12 @@ static int relay_check(struct watch *s)
 		return -1;
 	}
 	if (ret && !s->f.on) {
-		if (bfctl_redis_connect(&s->f.xr, s->o)) {
+		/*
+		 * The node r reads from (the topology's choice: the primary,
+		 * a replica, the key's cluster node), not the URL's: the
+		 * fence and the pull must read the same server
+		 */
+		if (bfctl_redis_connect(&s->f.xr, s->r.o)) {
 			disconnect(s, s->f.xr.err);
 			return -1;
 		}
