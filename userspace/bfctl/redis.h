@@ -144,6 +144,11 @@ int bfctl_redis_read_some(struct bfctl_redis *r);
  * (TLS)?  0 after every read of redis_io.c: they go to hiredis' reader.
  */
 bool bfctl_redis_buffered(const struct bfctl_redis *r);
+/*
+ * Send what bfctl_redis_append() queued, through the transport (TLS
+ * too), without reading a reply: 0 or -1 (r->err, r->io_err)
+ */
+int bfctl_redis_flush(struct bfctl_redis *r);
 
 /* ---- TLS (redis_tls.c): 0 or -1 with r->err and r->io_err ---- */
 

@@ -110,29 +110,17 @@ int bfctl_redis_follow_send(struct bfctl_redis_follow *f)
 	char id[48];
 	const char *argv[] = { "XREAD", "COUNT", "4", "BLOCK", FOLLOW_BLOCK_MS,
 			       "STREAMS", f->stream, id };
-	struct pollfd p = { .fd = f->xr.c->fd, .events = POLLOUT };
-	int done = 0;
 
 	if (f->waiting)
 		return 0;
 	snprintf(id, sizeof(id), "%llu-%llu", (unsigned long long)f->ms,
 		 (unsigned long long)f->sq);
-	if (redisAppendCommandArgv(f->xr.c, 8, argv, NULL) != REDIS_OK)
-		goto fail;
-	/* a few dozen bytes into an idle socket: written at once */
-	while (!done) {
-		if (redisBufferWrite(f->xr.c, &done) != REDIS_OK)
-			goto fail;
-		if (!done && poll(&p, 1, 1000) <= 0)
-			goto fail;
-	}
+	/* through the transport: over TLS, SSL_write, never the socket */
+	if (bfctl_redis_append(&f->xr, 8, argv, NULL) ||
+	    bfctl_redis_flush(&f->xr))
+		return -1;
 	f->waiting = true;
 	return 0;
-fail:
-	f->xr.io_err = true;
-	snprintf(f->xr.err, sizeof(f->xr.err), "%s: XREAD: %s", f->xr.o->url,
-		 f->xr.c->errstr[0] ? f->xr.c->errstr : "cannot send");
-	return -1;
 }
 
 /* a whole pull is due: say why ("resync") */

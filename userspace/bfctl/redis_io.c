@@ -252,11 +252,23 @@ bool bfctl_redis_buffered(const struct bfctl_redis *r)
 	return bfctl_redis_tls_pending(r);
 }
 
-bool bfctl_redis_unread(const struct bfctl_redis *r)
+int bfctl_redis_flush(struct bfctl_redis *r)
 {
-	const redisReader *rd = r->c->reader;
+	double idle_from = bfctl_redis_now();
+	int done = !sdslen(r->c->obuf);
+	short rev;
 
-	return bfctl_redis_buffered(r) || rd->len > rd->pos;
+	if (r->io_err)
+		return -1;
+	while (!done) {
+		/* POLLOUT, or POLLIN while SSL_write waits for a read */
+		if (bfctl_redis_wait(r, bfctl_redis_tls_events(r, POLLOUT),
+				     idle_from, &rev))
+			return -1;
+		if (xport_write(r, &done))
+			return -1;
+	}
+	return 0;
 }
 
 static void err_set(struct bfctl_redis *r, const char *fmt, ...)
