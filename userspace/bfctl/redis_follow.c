@@ -224,6 +224,15 @@ static int merge(struct bfctl_redis_follow *f, struct kbconn *kc,
 		ret = merge_file(pl, e, r, limit, why, wlen);
 		goto out;
 	}
+	/*
+	 * The generation pulled into, or no merge: 0 would disable the
+	 * kernel's check, and a filter rebuilt since would take the delta
+	 */
+	if (!pl->have_kstate || !gen) {
+		snprintf(why, wlen, "the filter's generation is unknown");
+		ret = -ESTALE;
+		goto out;
+	}
 	ret = kbconn_dev(kc);
 	if (ret >= 0)
 		ret = kbdev_merge(kc->dev, pl->name, r, e->nr, limit, &gen,
@@ -237,6 +246,12 @@ out:
 		/* the filter is no longer the image loaded: a pull loads it */
 		pl->last_len = 0;
 		bfctl_redis_pull_note(kc, pl);
+		/*
+		 * The generation the merge made, never one read after it:
+		 * a rebuild landing between would be adopted as ours
+		 */
+		if (!pl->out && pl->have_kstate)
+			pl->kstate[1] = gen;
 	}
 	return ret;
 }
@@ -311,8 +326,8 @@ static int entry(struct bfctl_redis_follow *f, struct kbconn *kc,
 		return 0;	/* the next entry (or poll) pulls, as a pull would be */
 	}
 	if (ret == -ESTALE)
-		return due(f, pl, "entry %s: the filter is not the one pulled into; pulling whole",
-			   id, "");
+		return due(f, pl, "entry %s: the filter is not the one pulled into%s; pulling whole",
+			   id, why[0] ? " (its generation is unknown)" : "");
 	if (ret == -ENOTTY || ret == -EOPNOTSUPP) {
 		/* a module without KB_IOC_MERGE, a kind it cannot merge */
 		f->cannot = true;
