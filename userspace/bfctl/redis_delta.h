@@ -104,6 +104,12 @@ struct bfctl_redis_follow {
 	u64 f_ms, f_sq, f_seq;
 	char f_epoch[17];
 	u64 merged;		/* deltas merged since the last pull */
+	/*
+	 * A SETBIT heard while following: an entry after (q_ms, q_sq) is
+	 * due by quiet_until (0: none), else the relay is not writing
+	 */
+	double quiet_until;
+	u64 q_ms, q_sq;
 	char why[320];		/* why a pull is due, or a merge failed */
 };
 

@@ -305,14 +305,45 @@ static void connect_up(struct watch *s)
 	relay_check(s);
 }
 
+/* a SETBIT heard, no entry after it in time: pull whole, say why */
+static void relay_silent(struct watch *s)
+{
+	struct bfctl_redis_follow *f = &s->f;
+	char msg[200];
+
+	if (!f->quiet_until)
+		return;
+	if (!f->on || f->ms > f->q_ms || (f->ms == f->q_ms && f->sq > f->q_sq)) {
+		f->quiet_until = 0;
+		return;
+	}
+	if (now_s() < f->quiet_until)
+		return;
+	f->quiet_until = 0;
+	snprintf(msg, sizeof(msg), "a SETBIT with no stream entry after it within %g s: the relay holding the lease is not writing (gone, or its XADDs fail); pulling whole",
+		 s->w->debounce_s + s->w->lease_ms / 1000.0);
+	status(s->pl, "resync", msg);
+	s->due = now_s();
+}
+
 /* events: a pull after the burst */
 static void note_events(struct watch *s, int ev)
 {
 	double t = now_s(), d = s->w->debounce_s;
 
-	/* following a relay: its stream brings the bits set */
-	if (s->f.on)
+	/*
+	 * Following a relay: its stream brings the bits set, if it writes
+	 * (a lease with no live relay, or XADDs that fail, bring nothing):
+	 * an entry is due within the debounce and a lease
+	 */
+	if (s->f.on && (ev & RSUB_SETBIT)) {
 		ev &= ~RSUB_SETBIT;
+		if (!s->f.quiet_until) {
+			s->f.quiet_until = t + d + s->w->lease_ms / 1000.0;
+			s->f.q_ms = s->f.ms;
+			s->f.q_sq = s->f.sq;
+		}
+	}
 	if (!ev)
 		return;
 	if (s->first_ev < 0)
@@ -386,6 +417,8 @@ static void pull(struct watch *s)
 		status(pl, "error", pl->why);
 	else
 		status(pl, "emptied", "the key is gone (--empty-on-delete)");
+	/* the pull read them: a SETBIT after it waits for its own entry */
+	s->f.quiet_until = 0;
 	/* bits set during the read, and what came after the fence */
 	if (s->notify && bfctl_redis_sub_poll(&s->sub, &ev))
 		return disconnect(s, s->sub.err);
@@ -405,6 +438,8 @@ static struct timespec *wait_for(struct watch *s, struct timespec *ts)
 		until = s->next_poll;
 	if (s->up && s->w->recheck_s > 0 && (until < 0 || s->next_check < until))
 		until = s->next_check;
+	if (s->up && s->f.quiet_until && (until < 0 || s->f.quiet_until < until))
+		until = s->f.quiet_until;
 	if (until < 0)
 		return NULL;
 	d = until > t ? until - t : 0;
@@ -492,6 +527,8 @@ static void watch_loop(struct watch *s, const sigset_t *run_mask)
 		if (s->up && s->w->recheck_s > 0 && now_s() >= s->next_check &&
 		    check_events(s))
 			continue;
+		if (s->up)
+			relay_silent(s);
 		if (s->up && ((s->due >= 0 && now_s() >= s->due) ||
 			      (s->w->poll_s > 0 && now_s() >= s->next_poll)))
 			pull(s);
