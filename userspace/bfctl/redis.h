@@ -71,6 +71,7 @@ struct bfctl_redis {
 	const struct bfctl_redis_opts *o;
 	char err[256];
 	bool io_err;		/* the connection is unusable */
+	bool too_big;		/* ... because a reply broke its bounds */
 	/* the last MOVED/ASK reply's node (host:port), "" if none */
 	char redir[300];
 	bool redir_ask;

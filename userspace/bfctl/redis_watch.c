@@ -119,6 +119,7 @@ struct watch {
 	struct kbconn kc;
 	struct bfctl_redis_follow f;	/* a relay's stream */
 	bool no_relay;		/* --no-relay, or -o that is not a file */
+	double relay_off_until;	/* the stream refused us: events till then */
 	bool up, notify;
 	int ev;			/* BFCTL_REDIS_EV_*: what the last check said */
 	char ev_why[256];	/* why it is unknown, or --enable-events failed */
@@ -172,6 +173,28 @@ static void warn_events(struct watch *s)
 		s->pl->out ? s->pl->out : s->pl->name, s->pl->key, st, msg);
 }
 
+/* how long a stream that cannot be read is left for keyspace events */
+#define RELAY_OFF_S	60.0
+
+/*
+ * The stream answered with an error (WRONGTYPE: the key is no stream,
+ * NOPERM for XREAD or XREVRANGE) or an entry past the bounds: the server
+ * is fine, so reconnecting would only loop.  Keyspace events for a
+ * while, and a whole pull.
+ */
+static void stream_refused(struct watch *s, const char *err)
+{
+	char msg[400];
+
+	/* (before err, which may be f->xr's, is cleared with it) */
+	snprintf(msg, sizeof(msg), "the stream cannot be followed (%.250s): following keyspace events for %g s; pulling whole",
+		 err, RELAY_OFF_S);
+	bfctl_redis_follow_stop(&s->f);
+	s->relay_off_until = now_s() + RELAY_OFF_S;
+	s->due = now_s();
+	status(s->pl, "relay", msg);
+}
+
 /*
  * Does a relay hold the lease?  Follow its stream (after a fenced pull),
  * or, once it is gone, keyspace events again (after a pull: what changed
@@ -181,7 +204,7 @@ static int relay_check(struct watch *s)
 {
 	int ret;
 
-	if (s->no_relay)
+	if (s->no_relay || now_s() < s->relay_off_until)
 		return 0;
 	ret = bfctl_redis_follow_lease(&s->r, &s->f);
 	if (ret < 0) {
@@ -369,10 +392,17 @@ static void pull(struct watch *s)
 	bfctl_redis_deadline(s->o);
 	/* the stream's last entry first: the value read holds what it says */
 	if (s->f.on && bfctl_redis_follow_fence(&s->r, &s->f)) {
-		if (s->r.io_err || !s->r.redir[0])
+		if (s->r.io_err && !s->r.too_big)
 			return disconnect(s, s->r.err);
-		/* the slot moved: the pull follows it, then following starts again */
-		bfctl_redis_follow_stop(&s->f);
+		if (s->r.redir[0]) {
+			/* the slot moved: the pull follows it, then following starts again */
+			bfctl_redis_follow_stop(&s->f);
+		} else {
+			stream_refused(s, s->r.err);
+			/* an entry past the bounds: r is out of step */
+			if (s->r.io_err)
+				return disconnect(s, s->r.err);
+		}
 	}
 	ret = bfctl_redis_topo_pull(&s->topo, &s->r,
 				    s->notify ? &s->sub : NULL, &s->kc, pl);
@@ -499,6 +529,10 @@ static void watch_loop(struct watch *s, const sigset_t *run_mask)
 			/* entries: merged, or a pull is due */
 			int due = bfctl_redis_follow_recv(&s->f, &s->kc, s->pl);
 
+			if (due < 0 && (!s->f.xr.io_err || s->f.xr.too_big)) {
+				stream_refused(s, s->f.xr.err);
+				continue;
+			}
 			if (due < 0) {
 				disconnect(s, s->f.xr.err);
 				continue;
