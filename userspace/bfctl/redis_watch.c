@@ -119,6 +119,7 @@ struct watch {
 	struct kbconn kc;
 	struct bfctl_redis_follow f;	/* a relay's stream */
 	bool no_relay;		/* --no-relay, or -o that is not a file */
+	bool said_image;	/* the value is an image: said once */
 	double relay_off_until;	/* the stream refused us: events till then */
 	bool up, notify;
 	int ev;			/* BFCTL_REDIS_EV_*: what the last check said */
@@ -196,6 +197,30 @@ static void stream_refused(struct watch *s, const char *err)
 }
 
 /*
+ * A value that is an image, not go-zero bits: a delta's bytes are not
+ * its payload (every merge would be ESTALE, a whole pull per change).
+ * Not followed while the value is one; said once.
+ */
+static bool value_unmergeable(struct watch *s)
+{
+	char msg[200];
+
+	if (!s->pl->p.m || s->pl->p.kind == KB_KIND_GOZERO) {
+		s->said_image = false;
+		return false;
+	}
+	if (s->f.on)
+		bfctl_redis_follow_stop(&s->f);
+	if (!s->said_image) {
+		snprintf(msg, sizeof(msg), "the value is an image of a %s filter, not go-zero bits: no delta merges into it; following keyspace events",
+			 kb_kind_name(s->pl->p.kind));
+		status(s->pl, "relay", msg);
+		s->said_image = true;
+	}
+	return true;
+}
+
+/*
  * Does a relay hold the lease?  Follow its stream (after a fenced pull),
  * or, once it is gone, keyspace events again (after a pull: what changed
  * since the relay's last entry).  0, or -1 when disconnected.
@@ -204,7 +229,8 @@ static int relay_check(struct watch *s)
 {
 	int ret;
 
-	if (s->no_relay || now_s() < s->relay_off_until)
+	if (s->no_relay || now_s() < s->relay_off_until ||
+	    value_unmergeable(s))
 		return 0;
 	ret = bfctl_redis_follow_lease(&s->r, &s->f);
 	if (ret < 0) {
@@ -424,6 +450,8 @@ static void pull(struct watch *s)
 	} else if (s->topo.moved && relay_check(s)) {
 		return;
 	}
+	if (s->f.on)
+		value_unmergeable(s);	/* an image was pulled: stop */
 	if (s->f.on && !s->topo.moved) {
 		bfctl_redis_follow_pulled(&s->f, ret == BFCTL_OK);
 		if (bfctl_redis_follow_send(&s->f))
