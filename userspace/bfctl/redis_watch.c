@@ -233,6 +233,12 @@ static int relay_check(struct watch *s)
 	    value_unmergeable(s))
 		return 0;
 	ret = bfctl_redis_follow_lease(&s->r, &s->f);
+	/*
+	 * The key's slot moving (ASK, MOVED): the pull follows it, and
+	 * looks again on the new node (s->topo.moved); no disconnect
+	 */
+	if (ret < 0 && !s->r.io_err && s->r.redir[0])
+		return 0;
 	if (ret < 0) {
 		disconnect(s, s->r.err);
 		return -1;
