@@ -61,6 +61,8 @@ NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis
 NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis-topo
 # rediss:// against a private TLS redis-server and ACL users (openssl certs)
 NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis-tls
+# bfctl redis relay and watch following its stream of deltas (-o)
+NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis-delta
 
 # ---- VM tests: TAP scripts (selftests/bfctl/*.sh, in selftests/manifest)
 # driving the real bfctl against kbloom.ko ----

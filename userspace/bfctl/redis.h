@@ -2,10 +2,13 @@
 /*
  * bfctl redis: what the Redis verbs' files share.  redis_conn.c talks to
  * the server (URL, password, timeouts, replies, the keyspace subscription
- * that fences a chunked read), redis_pull.c reads a value into an image
- * and loads it, redis.c parses the options and pushes, redis_watch.c
- * follows a key, redis_io.c reads replies within bounds and deadlines,
- * redis_tls.c carries them over TLS (rediss://).
+ * that fences a chunked read), redis_read.c reads a value (redis_read.h),
+ * redis_pull.c fences the reads, checks the value and loads it, redis.c
+ * parses the options and pushes, redis_watch.c follows a key,
+ * redis_relay.c writes its stream of deltas and redis_follow.c merges
+ * them (redis_delta.h), redis_topo.c finds where to connect (Sentinel,
+ * replicas, Cluster), redis_io.c reads replies within bounds and
+ * deadlines, redis_tls.c carries them over TLS (rediss://).
  */
 #ifndef _BFCTL_REDIS_H
 #define _BFCTL_REDIS_H
@@ -68,6 +71,7 @@ struct bfctl_redis {
 	const struct bfctl_redis_opts *o;
 	char err[256];
 	bool io_err;		/* the connection is unusable */
+	bool too_big;		/* ... because a reply broke its bounds */
 	/* the last MOVED/ASK reply's node (host:port), "" if none */
 	char redir[300];
 	bool redir_ask;
@@ -147,6 +151,11 @@ bool bfctl_redis_buffered(const struct bfctl_redis *r);
  * ticket, a KeyUpdate), which is no data.
  */
 bool bfctl_redis_unread(const struct bfctl_redis *r);
+/*
+ * Send what bfctl_redis_append() queued, through the transport (TLS
+ * too), without reading a reply: 0 or -1 (r->err, r->io_err)
+ */
+int bfctl_redis_flush(struct bfctl_redis *r);
 
 /* ---- TLS (redis_tls.c): 0 or -1 with r->err and r->io_err ---- */
 
@@ -256,6 +265,9 @@ struct bfctl_redis_pull {
 	bool diverged;		/* this pull found it changed */
 	struct kb_params p;	/* of the image loaded */
 	char why[320];		/* what failed */
+	/* the last delta merged (watch following a relay) */
+	u64 delta_bytes;
+	char delta_id[48];
 };
 
 /* redis_fence.c: the fence of a read (0, or BFCTL_ERR with pl->why) */
@@ -277,6 +289,14 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 			  struct kbconn *kc, struct bfctl_redis_pull *pl);
 /* load an empty filter with the parameters of the last pull (watch) */
 int bfctl_redis_pull_empty(struct kbconn *kc, struct bfctl_redis_pull *pl);
+/* the saturation guard's limit for a value of params p */
+u32 bfctl_redis_guard_limit(const struct bfctl_redis_pull *pl,
+			    const struct kb_params *p);
+/* note the kernel filter's state after a load or a merge (pl->kstate) */
+void bfctl_redis_pull_note(struct kbconn *kc, struct bfctl_redis_pull *pl);
+/* watch's status line (-j: JSON) */
+void bfctl_redis_watch_status(const struct bfctl_redis_pull *pl,
+			      const char *st, const char *detail);
 
 /* ---- where to connect: Sentinel, replicas, Cluster (redis_topo.c) ---- */
 
@@ -344,7 +364,15 @@ struct bfctl_redis_watch_opts {
 	double recheck_s;	/* --events-check: are they on yet? */
 	bool empty_on_delete;
 	bool enable_events;	/* --enable-events */
+	bool no_relay;		/* --no-relay: full pulls only */
+	/* relay */
+	u64 maxlen;		/* --maxlen: the stream's MAXLEN ~ */
+	u32 lease_ms;		/* --lease-ms */
+	double sync_s;		/* --sync: a sync entry every S seconds */
 };
+int bfctl_redis_relay(const struct bfctl_redis_opts *o,
+		      struct bfctl_redis_pull *pl,
+		      const struct bfctl_redis_watch_opts *w);
 int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 		      struct bfctl_redis_pull *pl,
 		      const struct bfctl_redis_watch_opts *w);

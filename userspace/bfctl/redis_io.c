@@ -180,29 +180,29 @@ static int check_bounds(struct bfctl_redis *r, u64 got, u64 max, bool bulk)
 	int i;
 
 	if (got > max + REPLY_SLACK)
-		return io_fail(r, "a reply longer than the %llu bytes asked: refused",
+		return r->too_big = true, io_fail(r, "a reply longer than the %llu bytes asked: refused",
 			       (unsigned long long)max);
 	if (rd->ridx < 0)
 		return 0;
 	/* arrays hiredis has begun (it allocates their element vectors) */
 	for (i = 0; i < rd->ridx; i++)
 		if (rd->rstack[i].elements > REPLY_ELEMS)
-			return io_fail(r, "an array reply of %d elements: refused",
+			return r->too_big = true, io_fail(r, "an array reply of %d elements: refused",
 				       rd->rstack[i].elements);
 	t = &rd->rstack[rd->ridx];
 	/* hiredis has read the type byte; the length follows at pos */
 	if (bulk && (rd->ridx > 0 || (t->type >= 0 &&
 				      t->type != REDIS_REPLY_STRING &&
 				      t->type != REDIS_REPLY_ERROR)))
-		return io_fail(r, "an unexpected reply type where a string was asked: refused");
+		return r->too_big = true, io_fail(r, "an unexpected reply type where a string was asked: refused");
 	if (t->type != REDIS_REPLY_STRING && t->type != REDIS_REPLY_ARRAY)
 		return 0;
 	v = header_num(p, n);
 	if (t->type == REDIS_REPLY_STRING && (u64)v > max && v >= 0)
-		return io_fail(r, "a reply of %lld bytes declared where at most %llu were asked: refused",
+		return r->too_big = true, io_fail(r, "a reply of %lld bytes declared where at most %llu were asked: refused",
 			       v, (unsigned long long)max);
 	if (t->type == REDIS_REPLY_ARRAY && v > REPLY_ELEMS)
-		return io_fail(r, "an array reply of %lld elements: refused",
+		return r->too_big = true, io_fail(r, "an array reply of %lld elements: refused",
 			       v);
 	return 0;
 }
@@ -257,6 +257,25 @@ bool bfctl_redis_unread(const struct bfctl_redis *r)
 	const redisReader *rd = r->c->reader;
 
 	return bfctl_redis_buffered(r) || rd->len > rd->pos;
+}
+
+int bfctl_redis_flush(struct bfctl_redis *r)
+{
+	double idle_from = bfctl_redis_now();
+	int done = !sdslen(r->c->obuf);
+	short rev;
+
+	if (r->io_err)
+		return -1;
+	while (!done) {
+		/* POLLOUT, or POLLIN while SSL_write waits for a read */
+		if (bfctl_redis_wait(r, bfctl_redis_tls_events(r, POLLOUT),
+				     idle_from, &rev))
+			return -1;
+		if (xport_write(r, &done))
+			return -1;
+	}
+	return 0;
 }
 
 static void err_set(struct bfctl_redis *r, const char *fmt, ...)

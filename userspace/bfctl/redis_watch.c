@@ -39,7 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "redis.h"
+#include <sys/stat.h>
+#include "redis_delta.h"
 
 #define BACKOFF_MIN	0.5
 #define BACKOFF_MAX	30.0
@@ -74,6 +75,10 @@ static void status_ev(const struct bfctl_redis_pull *pl, const char *st,
 			bfctl_json_u64("m", pl->p.m);
 			bfctl_json_u64("retries", pl->retries);
 		}
+		if (!strcmp(st, "merged")) {
+			bfctl_json_u64("bytes", pl->delta_bytes);
+			bfctl_json_str("entry", pl->delta_id);
+		}
 		if (detail)
 			bfctl_json_str("detail", detail);
 		bfctl_json_close_obj();
@@ -87,6 +92,9 @@ static void status_ev(const struct bfctl_redis_pull *pl, const char *st,
 	if (!strcmp(st, "updated"))
 		printf(" (%llu bytes, %u re-reads)",
 		       (unsigned long long)pl->value_len, pl->retries);
+	if (!strcmp(st, "merged"))
+		printf(" (%llu bytes, entry %s)",
+		       (unsigned long long)pl->delta_bytes, pl->delta_id);
 	if (detail)
 		printf(": %s", detail);
 	putchar('\n');
@@ -94,6 +102,12 @@ static void status_ev(const struct bfctl_redis_pull *pl, const char *st,
 }
 
 #define status(pl, st, detail) status_ev(pl, st, detail, NULL)
+
+void bfctl_redis_watch_status(const struct bfctl_redis_pull *pl,
+			      const char *st, const char *detail)
+{
+	status(pl, st, detail);
+}
 
 struct watch {
 	const struct bfctl_redis_opts *o;
@@ -103,6 +117,10 @@ struct watch {
 	struct bfctl_redis_topo topo;	/* where r is (redis_topo.c) */
 	struct bfctl_redis ss;		/* Sentinel's +switch-master */
 	struct kbconn kc;
+	struct bfctl_redis_follow f;	/* a relay's stream */
+	bool no_relay;		/* --no-relay, or -o that is not a file */
+	bool said_image;	/* the value is an image: said once */
+	double relay_off_until;	/* the stream refused us: events till then */
 	bool up, notify;
 	int ev;			/* BFCTL_REDIS_EV_*: what the last check said */
 	char ev_why[256];	/* why it is unknown, or --enable-events failed */
@@ -117,6 +135,7 @@ static void disconnect(struct watch *s, const char *why)
 
 	status(s->pl, "disconnected", why);
 	bfctl_redis_close(&s->ss);
+	bfctl_redis_follow_stop(&s->f);
 	bfctl_redis_close(&s->sub);
 	bfctl_redis_close(&s->r);
 	s->up = false;
@@ -153,6 +172,98 @@ static void warn_events(struct watch *s)
 	}
 	fprintf(stderr, "bfctl: redis watch: %s %s: events %s: %s\n",
 		s->pl->out ? s->pl->out : s->pl->name, s->pl->key, st, msg);
+}
+
+/* how long a stream that cannot be read is left for keyspace events */
+#define RELAY_OFF_S	60.0
+
+/*
+ * The stream answered with an error (WRONGTYPE: the key is no stream,
+ * NOPERM for XREAD or XREVRANGE) or an entry past the bounds: the server
+ * is fine, so reconnecting would only loop.  Keyspace events for a
+ * while, and a whole pull.
+ */
+static void stream_refused(struct watch *s, const char *err)
+{
+	char msg[400];
+
+	/* (before err, which may be f->xr's, is cleared with it) */
+	snprintf(msg, sizeof(msg), "the stream cannot be followed (%.250s): following keyspace events for %g s; pulling whole",
+		 err, RELAY_OFF_S);
+	bfctl_redis_follow_stop(&s->f);
+	s->relay_off_until = now_s() + RELAY_OFF_S;
+	s->due = now_s();
+	status(s->pl, "relay", msg);
+}
+
+/*
+ * A value that is an image, not go-zero bits: a delta's bytes are not
+ * its payload (every merge would be ESTALE, a whole pull per change).
+ * Not followed while the value is one; said once.
+ */
+static bool value_unmergeable(struct watch *s)
+{
+	char msg[200];
+
+	if (!s->pl->p.m || s->pl->p.kind == KB_KIND_GOZERO) {
+		s->said_image = false;
+		return false;
+	}
+	if (s->f.on)
+		bfctl_redis_follow_stop(&s->f);
+	if (!s->said_image) {
+		snprintf(msg, sizeof(msg), "the value is an image of a %s filter, not go-zero bits: no delta merges into it; following keyspace events",
+			 kb_kind_name(s->pl->p.kind));
+		status(s->pl, "relay", msg);
+		s->said_image = true;
+	}
+	return true;
+}
+
+/*
+ * Does a relay hold the lease?  Follow its stream (after a fenced pull),
+ * or, once it is gone, keyspace events again (after a pull: what changed
+ * since the relay's last entry).  0, or -1 when disconnected.
+ */
+static int relay_check(struct watch *s)
+{
+	int ret;
+
+	if (s->no_relay || now_s() < s->relay_off_until ||
+	    value_unmergeable(s))
+		return 0;
+	ret = bfctl_redis_follow_lease(&s->r, &s->f);
+	/*
+	 * The key's slot moving (ASK, MOVED): the pull follows it, and
+	 * looks again on the new node (s->topo.moved); no disconnect
+	 */
+	if (ret < 0 && !s->r.io_err && s->r.redir[0])
+		return 0;
+	if (ret < 0) {
+		disconnect(s, s->r.err);
+		return -1;
+	}
+	if (ret && !s->f.on) {
+		/*
+		 * The node r reads from (the topology's choice: the primary,
+		 * a replica, the key's cluster node), not the URL's: the
+		 * fence and the pull must read the same server
+		 */
+		if (bfctl_redis_connect(&s->f.xr, s->r.o)) {
+			disconnect(s, s->f.xr.err);
+			return -1;
+		}
+		s->f.on = true;
+		s->f.synced = false;
+		s->f.ms = s->f.sq = 0;
+		s->due = now_s();
+		status(s->pl, "relay", "a relay holds the lease: following its stream");
+	} else if (!ret && s->f.on) {
+		bfctl_redis_follow_stop(&s->f);
+		s->due = now_s();
+		status(s->pl, "relay", "no relay holds the lease: following keyspace events");
+	}
+	return 0;
 }
 
 /*
@@ -214,7 +325,7 @@ static int check_events(struct watch *s)
 				  "keyspace events went off: polling",
 				  ev_name(s->ev));
 	}
-	return 0;
+	return s->up ? relay_check(s) : 0;
 }
 
 static void connect_up(struct watch *s)
@@ -246,6 +357,28 @@ static void connect_up(struct watch *s)
 	status_ev(s->pl, "connected", msg, ev_name(s->ev));
 	/* a full pull (it warns if events are off): what changed meanwhile */
 	s->due = now_s();
+	relay_check(s);
+}
+
+/* a SETBIT heard, no entry after it in time: pull whole, say why */
+static void relay_silent(struct watch *s)
+{
+	struct bfctl_redis_follow *f = &s->f;
+	char msg[200];
+
+	if (!f->quiet_until)
+		return;
+	if (!f->on || f->ms > f->q_ms || (f->ms == f->q_ms && f->sq > f->q_sq)) {
+		f->quiet_until = 0;
+		return;
+	}
+	if (now_s() < f->quiet_until)
+		return;
+	f->quiet_until = 0;
+	snprintf(msg, sizeof(msg), "a SETBIT with no stream entry after it within %g s: the relay holding the lease is not writing (gone, or its XADDs fail); pulling whole",
+		 s->w->debounce_s + s->w->lease_ms / 1000.0);
+	status(s->pl, "resync", msg);
+	s->due = now_s();
 }
 
 /* events: a pull after the burst */
@@ -253,6 +386,19 @@ static void note_events(struct watch *s, int ev)
 {
 	double t = now_s(), d = s->w->debounce_s;
 
+	/*
+	 * Following a relay: its stream brings the bits set, if it writes
+	 * (a lease with no live relay, or XADDs that fail, bring nothing):
+	 * an entry is due within the debounce and a lease
+	 */
+	if (s->f.on && (ev & RSUB_SETBIT)) {
+		ev &= ~RSUB_SETBIT;
+		if (!s->f.quiet_until) {
+			s->f.quiet_until = t + d + s->w->lease_ms / 1000.0;
+			s->f.q_ms = s->f.ms;
+			s->f.q_sq = s->f.sq;
+		}
+	}
 	if (!ev)
 		return;
 	if (s->first_ev < 0)
@@ -276,18 +422,46 @@ static void pull(struct watch *s)
 	warn_events(s);
 	pl->fence_ev = 0;
 	bfctl_redis_deadline(s->o);
+	/* the stream's last entry first: the value read holds what it says */
+	if (s->f.on && bfctl_redis_follow_fence(&s->r, &s->f)) {
+		if (s->r.io_err && !s->r.too_big)
+			return disconnect(s, s->r.err);
+		if (s->r.redir[0]) {
+			/* the slot moved: the pull follows it, then following starts again */
+			bfctl_redis_follow_stop(&s->f);
+		} else {
+			stream_refused(s, s->r.err);
+			/* an entry past the bounds: r is out of step */
+			if (s->r.io_err)
+				return disconnect(s, s->r.err);
+		}
+	}
 	ret = bfctl_redis_topo_pull(&s->topo, &s->r,
 				    s->notify ? &s->sub : NULL, &s->kc, pl);
 	if (stop)	/* SIGTERM or SIGINT cut the pull short: nothing loaded */
 		return;
 	if (s->r.io_err || s->sub.io_err)
 		return disconnect(s, s->r.io_err ? s->r.err : s->sub.err);
-	/* the key's slot moved: subscribe on its new node, and pull again */
+	/*
+	 * The key's slot moved: subscribe on its new node, and follow the
+	 * stream there (the fence was read on the old one): a full pull
+	 */
+	if (s->topo.moved && s->f.on)
+		bfctl_redis_follow_stop(&s->f);
 	if (s->topo.moved && s->notify) {
 		bfctl_redis_close(&s->sub);
 		s->notify = false;
 		if (check_events(s))
 			return;
+	} else if (s->topo.moved && relay_check(s)) {
+		return;
+	}
+	if (s->f.on)
+		value_unmergeable(s);	/* an image was pulled: stop */
+	if (s->f.on && !s->topo.moved) {
+		bfctl_redis_follow_pulled(&s->f, ret == BFCTL_OK);
+		if (bfctl_redis_follow_send(&s->f))
+			return disconnect(s, s->f.xr.err);
 	}
 	/*
 	 * Backoff starts again only after a pull that ran to its end: a server
@@ -307,6 +481,8 @@ static void pull(struct watch *s)
 		status(pl, "error", pl->why);
 	else
 		status(pl, "emptied", "the key is gone (--empty-on-delete)");
+	/* the pull read them: a SETBIT after it waits for its own entry */
+	s->f.quiet_until = 0;
 	/* bits set during the read, and what came after the fence */
 	if (s->notify && bfctl_redis_sub_poll(&s->sub, &ev))
 		return disconnect(s, s->sub.err);
@@ -326,6 +502,8 @@ static struct timespec *wait_for(struct watch *s, struct timespec *ts)
 		until = s->next_poll;
 	if (s->up && s->w->recheck_s > 0 && (until < 0 || s->next_check < until))
 		until = s->next_check;
+	if (s->up && s->f.quiet_until && (until < 0 || s->f.quiet_until < until))
+		until = s->f.quiet_until;
 	if (until < 0)
 		return NULL;
 	d = until > t ? until - t : 0;
@@ -352,9 +530,9 @@ static void idle_readable(struct watch *s)
 
 static void watch_loop(struct watch *s, const sigset_t *run_mask)
 {
-	struct pollfd pfd[3];
+	struct pollfd pfd[4];
 	struct timespec ts;
-	int n, ev;
+	int n, ev, i;
 
 	while (!stop) {
 		if (!s->up && now_s() >= s->next_try)
@@ -362,9 +540,12 @@ static void watch_loop(struct watch *s, const sigset_t *run_mask)
 		pfd[0].fd = s->up && s->notify ? s->sub.c->fd : -1;
 		pfd[1].fd = s->up ? s->r.c->fd : -1;
 		pfd[2].fd = s->up && s->ss.c ? s->ss.c->fd : -1;
-		pfd[0].events = pfd[1].events = pfd[2].events = POLLIN;
-		pfd[0].revents = pfd[1].revents = pfd[2].revents = 0;
-		n = ppoll(pfd, 3, wait_for(s, &ts), run_mask);
+		pfd[3].fd = s->up && s->f.on && s->f.waiting ? s->f.xr.c->fd : -1;
+		for (i = 0; i < 4; i++) {
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		n = ppoll(pfd, 4, wait_for(s, &ts), run_mask);
 		if (stop)
 			break;
 		if (n > 0 && pfd[2].revents) {
@@ -381,6 +562,31 @@ static void watch_loop(struct watch *s, const sigset_t *run_mask)
 			idle_readable(s);
 			continue;
 		}
+		if (n > 0 && pfd[3].revents) {
+			/* entries: merged, or a pull is due */
+			int due = bfctl_redis_follow_recv(&s->f, &s->kc, s->pl);
+
+			if (due < 0 && (!s->f.xr.io_err || s->f.xr.too_big)) {
+				stream_refused(s, s->f.xr.err);
+				continue;
+			}
+			if (due < 0) {
+				disconnect(s, s->f.xr.err);
+				continue;
+			}
+			if (s->f.cannot) {
+				bfctl_redis_follow_stop(&s->f);
+				s->no_relay = true;
+			}
+			if (due) {
+				s->due = now_s();
+			} else if (!s->f.on) {
+				continue;
+			} else if (bfctl_redis_follow_send(&s->f)) {
+				disconnect(s, s->f.xr.err);
+				continue;
+			}
+		}
 		if (n > 0 && pfd[0].revents) {
 			ev = 0;
 			if (bfctl_redis_sub_poll(&s->sub, &ev)) {
@@ -392,6 +598,8 @@ static void watch_loop(struct watch *s, const sigset_t *run_mask)
 		if (s->up && s->w->recheck_s > 0 && now_s() >= s->next_check &&
 		    check_events(s))
 			continue;
+		if (s->up)
+			relay_silent(s);
 		if (s->up && ((s->due >= 0 && now_s() >= s->due) ||
 			      (s->w->poll_s > 0 && now_s() >= s->next_poll)))
 			pull(s);
@@ -405,6 +613,7 @@ int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 	struct kb_ioc_info info;
 	const sigset_t *run_mask;
 	struct watch s;
+	struct stat st;
 	u64 seed;
 	int ret;
 
@@ -417,6 +626,16 @@ int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 	bfctl_redis_topo_init(&s.topo, o, pl->key);
 	s.topo.watch = true;
 	s.topo.enable_events = w->enable_events;
+	if (bfctl_redis_follow_init(&s.f, pl->key))
+		return bfctl_fail(BFCTL_USAGE, "redis watch", "key name too long");
+	/*
+	 * A delta rewrites -o's image file (a new file renamed over it):
+	 * not stdout, a pipe or a device, which get whole pulls only
+	 */
+	s.no_relay = w->no_relay ||
+		     (pl->out && (!strcmp(pl->out, "-") ||
+				  (stat(pl->out, &st) ? errno != ENOENT :
+				   !S_ISREG(st.st_mode))));
 	kbconn_init(&s.kc);
 	/* a filter that is not there is a configuration error, not a wait */
 	if (pl->name && !pl->create) {
@@ -442,6 +661,7 @@ int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 	watch_loop(&s, run_mask);
 	status(pl, "stopped", NULL);
 	bfctl_redis_close(&s.ss);
+	bfctl_redis_follow_stop(&s.f);
 	bfctl_redis_close(&s.sub);
 	bfctl_redis_close(&s.r);
 	kbconn_close(&s.kc);
