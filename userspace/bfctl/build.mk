@@ -55,6 +55,8 @@ NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-completion
 NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-slices
 # bfctl redis against a private redis-server (pull/watch with -o: no kernel)
 NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis
+# bfctl redis relay and watch following its stream of deltas (-o)
+NATIVE_TESTS += $(CURDIR)/userspace/bfctl/tests/test-redis-delta
 
 # ---- VM tests: TAP scripts (selftests/bfctl/*.sh, in selftests/manifest)
 # driving the real bfctl against kbloom.ko ----

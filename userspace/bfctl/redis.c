@@ -7,7 +7,10 @@
  *         [--key-type T] [--chunk-size N] [-o IMG]
  *   bfctl redis push NAME KEY --server URL [--meta] [--image IMG]
  *   bfctl redis watch NAME KEY --server URL [--poll S] [--debounce S]
- *         [--empty-on-delete] [--enable-events] [--events-check S] [-j]
+ *         [--empty-on-delete] [--enable-events] [--events-check S]
+ *         [--no-relay] [-j]
+ *   bfctl redis relay KEY --server URL [--maxlen N] [--lease-ms MS]
+ *         [--sync S] [--poll S] [--debounce S] [--chunk-size N] [-j]
  *
  * Common: --password-file F (else $CREDENTIALS_DIRECTORY/redis-password,
  * $BFCTL_REDIS_PASSWORD, $REDISCLI_AUTH),
@@ -49,7 +52,10 @@ static void redis_usage(FILE *f)
 		"  bfctl redis push KEY --image IMG --server URL [--meta]\n"
 		"  bfctl redis watch NAME KEY --server URL [--create] [--bits M]\n"
 		"        [--poll S] [--debounce S] [--empty-on-delete] [--max-fpr P]\n"
-		"        [--force] [--enable-events] [--events-check S] [-j]\n"
+		"        [--force] [--enable-events] [--events-check S] [--no-relay] [-j]\n"
+		"  bfctl redis watch KEY -o IMG --server URL [--bits M] [...]\n"
+		"  bfctl redis relay KEY --server URL [--maxlen N] [--lease-ms MS]\n"
+		"        [--sync S] [--poll S] [--debounce S] [--chunk-size N] [-j]\n"
 		"common: [--password-file F] [--timeout S] [-q]\n"
 		"URL: redis://[user@]host[:port][/db] or unix:///path[?db=N]\n"
 		"(or $BFCTL_REDIS_SERVER); the password from --password-file,\n"
@@ -70,6 +76,7 @@ enum {
 	OPT_SERVER = 256, OPT_PWFILE, OPT_TIMEOUT, OPT_CHUNK, OPT_CREATE,
 	OPT_BITS, OPT_KEYTYPE, OPT_META, OPT_IMAGE, OPT_POLL, OPT_DEBOUNCE,
 	OPT_EMPTY, OPT_FORCE, OPT_MAX_FPR, OPT_ENABLE_EV, OPT_EV_CHECK,
+	OPT_NO_RELAY, OPT_MAXLEN, OPT_LEASE_MS, OPT_SYNC,
 };
 
 static const struct option redis_opts[] = {
@@ -89,6 +96,10 @@ static const struct option redis_opts[] = {
 	{ "max-fpr", required_argument, NULL, OPT_MAX_FPR },
 	{ "enable-events", no_argument, NULL, OPT_ENABLE_EV },
 	{ "events-check", required_argument, NULL, OPT_EV_CHECK },
+	{ "no-relay", no_argument, NULL, OPT_NO_RELAY },
+	{ "maxlen", required_argument, NULL, OPT_MAXLEN },
+	{ "lease-ms", required_argument, NULL, OPT_LEASE_MS },
+	{ "sync", required_argument, NULL, OPT_SYNC },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -102,9 +113,10 @@ struct rargs {
 	struct bfctl_redis_watch_opts w;
 	const char *image;
 	bool meta;
+	bool poll_given;
 };
 
-/* which verbs take an option (p pull, P push, w watch) */
+/* which verbs take an option (p pull, P push, w watch, r relay) */
 static const char *opt_verbs(int c)
 {
 	switch (c) {
@@ -121,13 +133,19 @@ static const char *opt_verbs(int c)
 		return "P";
 	case OPT_POLL:
 	case OPT_DEBOUNCE:
+	case 'j':
+		return "wr";
 	case OPT_EMPTY:
 	case OPT_ENABLE_EV:
 	case OPT_EV_CHECK:
-	case 'j':
+	case OPT_NO_RELAY:
 		return "w";
+	case OPT_MAXLEN:
+	case OPT_LEASE_MS:
+	case OPT_SYNC:
+		return "r";
 	default:
-		return "pPw";
+		return "pPwr";
 	}
 }
 
@@ -205,11 +223,14 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 	a->w.poll_off_s = -1;	/* 30 s, unless --poll is given */
 	a->w.recheck_s = 5;
 	a->w.debounce_s = 0.2;
+	a->w.maxlen = 1000;
+	a->w.lease_ms = 5000;
+	a->w.sync_s = 60;
 	a->o.url = getenv("BFCTL_REDIS_SERVER");
 	optind = 1;
 	/* getopt's own messages would repeat an --opt=VALUE whole */
 	opterr = 0;
-	if (bfctl_json && vc != 'w')
+	if (bfctl_json && vc != 'w' && vc != 'r')
 		return usage_err(verb, "%s", "-j is not allowed here");
 	c = secret_opts(argc, argv);
 	if (c)
@@ -269,6 +290,24 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 			if (parse_secs(optarg, 0, &a->w.poll_s))
 				return usage_err(verb, "bad --poll '%s' (seconds, 0: never)", optarg);
 			a->w.poll_off_s = a->w.poll_s;
+			a->poll_given = true;
+			break;
+		case OPT_NO_RELAY:
+			a->w.no_relay = true;
+			break;
+		case OPT_MAXLEN:
+			if (bfctl_parse_count(optarg, &v) || !v || v > 100000000)
+				return usage_err(verb, "bad --maxlen '%s' (1 to 10^8 entries)", optarg);
+			a->w.maxlen = v;
+			break;
+		case OPT_LEASE_MS:
+			if (bfctl_parse_count(optarg, &v) || v < 100 || v > 3600000)
+				return usage_err(verb, "bad --lease-ms '%s' (100 to 3600000)", optarg);
+			a->w.lease_ms = (u32)v;
+			break;
+		case OPT_SYNC:
+			if (parse_secs(optarg, 0, &a->w.sync_s))
+				return usage_err(verb, "bad --sync '%s' (seconds, 0: only when an epoch starts)", optarg);
 			break;
 		case OPT_EV_CHECK:
 			if (parse_secs(optarg, 0, &a->w.recheck_s))
@@ -315,7 +354,9 @@ static int finish_args(int argc, char **argv, struct rargs *a, bool alone)
 
 	if (alone) {
 		if (npos != 1)
-			return usage_err(verb, "%s", "give KEY alone with -o IMG or --image IMG");
+			return usage_err(verb, "%s", strcmp(verb, "relay") ?
+					 "give KEY alone with -o IMG or --image IMG" :
+					 "give KEY");
 		a->pl.key = argv[optind];
 	} else {
 		if (npos != 2)
@@ -572,6 +613,27 @@ static int do_watch(int argc, char **argv)
 	return bfctl_redis_watch(&a.o, &a.pl, &a.w);
 }
 
+/*
+ * The relay's poll: 1 s without keyspace events (it is the only way it
+ * sees a change, and a fleet waits on it), 30 s with them (a lost event)
+ */
+static int do_relay(int argc, char **argv)
+{
+	struct rargs a;
+	int ret;
+
+	ret = parse_args(argc, argv, &a, 'r');
+	if (!ret)
+		ret = finish_args(argc, argv, &a, true);
+	if (ret)
+		return ret;
+	if (!a.poll_given) {
+		a.w.poll_s = 30;
+		a.w.poll_off_s = 1;
+	}
+	return bfctl_redis_relay(&a.o, &a.pl, &a.w);
+}
+
 int bfctl_redis_main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -589,6 +651,8 @@ int bfctl_redis_main(int argc, char **argv)
 		return do_push(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "watch"))
 		return do_watch(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "relay"))
+		return do_relay(argc - 1, argv + 1);
 	fprintf(stderr, "bfctl: redis: unknown verb '%s'\n", argv[1]);
 	redis_usage(stderr);
 	return BFCTL_USAGE;

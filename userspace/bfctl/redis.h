@@ -2,9 +2,12 @@
 /*
  * bfctl redis: what the Redis verbs' files share.  redis_conn.c talks to
  * the server (URL, password, timeouts, replies, the keyspace subscription
- * that fences a chunked read), redis_pull.c reads a value into an image
- * and loads it, redis.c parses the options and pushes, redis_watch.c
- * follows a key, redis_io.c reads replies within bounds and deadlines.
+ * that fences a chunked read), redis_read.c reads a value (redis_read.h),
+ * redis_pull.c fences the reads, checks the value and loads it, redis.c
+ * parses the options and pushes, redis_watch.c follows a key,
+ * redis_relay.c writes its stream of deltas and redis_follow.c merges
+ * them (redis_delta.h), redis_io.c reads replies within bounds and
+ * deadlines.
  */
 #ifndef _BFCTL_REDIS_H
 #define _BFCTL_REDIS_H
@@ -183,6 +186,9 @@ struct bfctl_redis_pull {
 	bool diverged;		/* this pull found it changed */
 	struct kb_params p;	/* of the image loaded */
 	char why[320];		/* what failed */
+	/* the last delta merged (watch following a relay) */
+	u64 delta_bytes;
+	char delta_id[48];
 };
 
 /* redis_fence.c: the fence of a read (0, or BFCTL_ERR with pl->why) */
@@ -204,6 +210,14 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 			  struct kbconn *kc, struct bfctl_redis_pull *pl);
 /* load an empty filter with the parameters of the last pull (watch) */
 int bfctl_redis_pull_empty(struct kbconn *kc, struct bfctl_redis_pull *pl);
+/* the saturation guard's limit for a value of params p */
+u32 bfctl_redis_guard_limit(const struct bfctl_redis_pull *pl,
+			    const struct kb_params *p);
+/* note the kernel filter's state after a load or a merge (pl->kstate) */
+void bfctl_redis_pull_note(struct kbconn *kc, struct bfctl_redis_pull *pl);
+/* watch's status line (-j: JSON) */
+void bfctl_redis_watch_status(const struct bfctl_redis_pull *pl,
+			      const char *st, const char *detail);
 
 /* ---- the verbs ---- */
 int bfctl_redis_main(int argc, char **argv);
@@ -213,7 +227,15 @@ struct bfctl_redis_watch_opts {
 	double recheck_s;	/* --events-check: are they on yet? */
 	bool empty_on_delete;
 	bool enable_events;	/* --enable-events */
+	bool no_relay;		/* --no-relay: full pulls only */
+	/* relay */
+	u64 maxlen;		/* --maxlen: the stream's MAXLEN ~ */
+	u32 lease_ms;		/* --lease-ms */
+	double sync_s;		/* --sync: a sync entry every S seconds */
 };
+int bfctl_redis_relay(const struct bfctl_redis_opts *o,
+		      struct bfctl_redis_pull *pl,
+		      const struct bfctl_redis_watch_opts *w);
 int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 		      struct bfctl_redis_pull *pl,
 		      const struct bfctl_redis_watch_opts *w);

@@ -34,74 +34,16 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "redis.h"
+#include "redis_read.h"
 #include "savefmt.h"
-
-/*
- * What a pull reads: the value's format and where its bytes go: into an
- * image in memory (a kbloom image, or -o), or, for a gozero value going
- * into the kernel, straight into a transaction's staging payload
- * (KB_IOC_TXN_WRITE) as each chunk arrives, so that bfctl never holds
- * the value: the image's CRC is computed as it streams (watch's
- * "unchanged") and the transaction committed after the fence.  -o naming
- * a file (new or regular) streams the same way: header, value, zeros and
- * CRC in order into a temporary file renamed over it after the fence.
- */
-struct fetch {
-	bool gozero;
-	u64 bits;		/* gozero */
-	u32 key_type;
-	bool have_key_type;
-	u8 *img;		/* the image uploaded */
-	u64 img_len;
-	u8 *dst;		/* where the value's bytes go in img */
-	u64 cap;		/* the longest value that fits */
-	u64 len;		/* bytes read */
-	/* streaming (gozero into the kernel or into a file) */
-	bool stream;
-	int dev;		/* /dev/kbloom, the transaction's file */
-	bool txn;		/* a transaction is open on dev */
-	bool dev_stream;	/* streaming into the kernel */
-	bool to_file;		/* -o names a file that can be replaced */
-	struct kbu_out out;	/* its temporary file while out.fd >= 0 */
-	u64 pos;		/* value bytes written to out */
-	u32 crc;		/* over the image's header and payload so far */
-	u64 ones;		/* bits set in the value so far (the guard) */
-	u8 last;		/* the value's byte at cap - 1 */
-	struct kb_params p;
-};
-
-/*
- * A read's answer: the value changed under it, read it again (not 1,
- * which is BFCTL_ABSENT: a value that grew or shrank is no missing key)
- */
-#define PULL_AGAIN	2
-
-static int pull_fail(struct bfctl_redis_pull *pl, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int pull_fail(struct bfctl_redis_pull *pl, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(pl->why, sizeof(pl->why), fmt, ap);
-	va_end(ap);
-	return BFCTL_ERR;
-}
-
-static int redis_fail(struct bfctl_redis_pull *pl, struct bfctl_redis *r)
-{
-	return pull_fail(pl, "%s", r->err);
-}
 
 /*
  * The saturation guard: its limit for a value of params p (the filter's
  * configured FPR where the value's own params have none), and a refusal
  * (pl->why without "refused: ", which pull and watch's status say).
  */
-static u32 guard_limit(const struct bfctl_redis_pull *pl,
-		       const struct kb_params *p)
+u32 bfctl_redis_guard_limit(const struct bfctl_redis_pull *pl,
+			    const struct kb_params *p)
 {
 	struct kb_params q = *p;
 
@@ -117,12 +59,12 @@ static int guard_refuse(struct bfctl_redis_pull *pl, const struct kb_stats *st,
 
 	bfctl_guard_why(st, limit, why, sizeof(why));
 	pl->refused = true;
-	return pull_fail(pl, "%s", why);
+	return bfctl_redis_pull_fail(pl, "%s", why);
 }
 
 /* the metadata push --meta wrote: check it against what the pull expects */
 static int check_meta(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
-		      struct fetch *fx)
+		      struct bfctl_redis_fetch *fx)
 {
 	char mkey[1100], fmt[16] = "", scheme[64] = "";
 	const char *argv[] = { "GET", mkey };
@@ -131,10 +73,10 @@ static int check_meta(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 	int n;
 
 	if (bfctl_redis_sibling(mkey, sizeof(mkey), pl->key, "kbloom-meta"))
-		return pull_fail(pl, "key name too long");
+		return bfctl_redis_pull_fail(pl, "key name too long");
 	rep = bfctl_redis_cmd(r, 2, argv, NULL);
 	if (!rep)
-		return redis_fail(pl, r);
+		return bfctl_redis_pull_rfail(pl, r);
 	if (rep->type != REDIS_REPLY_STRING) {	/* none: nothing to check */
 		freeReplyObject(rep);
 		return 0;
@@ -143,11 +85,11 @@ static int check_meta(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		   fmt, scheme, &bits);
 	freeReplyObject(rep);
 	if (n < 1 || (strcmp(fmt, "gozero") && strcmp(fmt, "image")))
-		return pull_fail(pl, "%s: unreadable metadata (not written by bfctl redis push --meta)",
+		return bfctl_redis_pull_fail(pl, "%s: unreadable metadata (not written by bfctl redis push --meta)",
 				 mkey);
 	if (!strcmp(fmt, "image")) {
 		if (pl->bits)
-			return pull_fail(pl, "%s: the metadata says %s holds a kbloom image, not a go-zero bitmap",
+			return bfctl_redis_pull_fail(pl, "%s: the metadata says %s holds a kbloom image, not a go-zero bitmap",
 					 mkey, pl->key);
 		if (fx->gozero) {
 			free(fx->img);
@@ -157,11 +99,11 @@ static int check_meta(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
 		return 0;
 	}
 	if (n != 3 || strcmp(scheme, BFCTL_REDIS_SCHEME))
-		return pull_fail(pl, "%s: scheme '%s' is not go-zero's %s",
+		return bfctl_redis_pull_fail(pl, "%s: scheme '%s' is not go-zero's %s",
 				 mkey, scheme, BFCTL_REDIS_SCHEME);
 	/* a rebuild of another size: the metadata's bits, unless --bits */
 	if (pl->bits && bits != pl->bits)
-		return pull_fail(pl, "%s: the metadata says %llu bits, not %llu (wrong --bits?)",
+		return bfctl_redis_pull_fail(pl, "%s: the metadata says %llu bits, not %llu (wrong --bits?)",
 				 mkey, bits, (unsigned long long)pl->bits);
 	if (fx->gozero && fx->bits != bits) {
 		free(fx->img);	/* another size: another buffer */
@@ -190,7 +132,7 @@ static bool kernel_state_is(const struct bfctl_redis_pull *pl,
 }
 
 /* after a load into the kernel: what the next pull compares with */
-static void kernel_state_note(struct kbconn *kc, struct bfctl_redis_pull *pl)
+void bfctl_redis_pull_note(struct kbconn *kc, struct bfctl_redis_pull *pl)
 {
 	struct kb_ioc_info info;
 
@@ -208,7 +150,7 @@ static void kernel_state_note(struct kbconn *kc, struct bfctl_redis_pull *pl)
  * one, overrides all but --bits (check_meta()).
  */
 static int pull_expect(struct kbconn *kc, struct bfctl_redis_pull *pl,
-		       struct fetch *fx)
+		       struct bfctl_redis_fetch *fx)
 {
 	struct kb_ioc_info info;
 	int ret;
@@ -227,10 +169,10 @@ static int pull_expect(struct kbconn *kc, struct bfctl_redis_pull *pl,
 	if (ret == -ENOENT && pl->create)
 		return 0;
 	if (ret == -ENOENT)
-		return pull_fail(pl, "no filter %s (--create to create it)",
+		return bfctl_redis_pull_fail(pl, "no filter %s (--create to create it)",
 				 pl->name);
 	if (ret)
-		return pull_fail(pl, "filter %s: %s%s%s", pl->name,
+		return bfctl_redis_pull_fail(pl, "filter %s: %s%s%s", pl->name,
 				 strerror(-ret), kc->extack[0] ? ": " : "",
 				 kc->extack[0] ? kc->extack :
 				 ret == -EPERM ? KBCONN_PRIV_HINT : "");
@@ -239,7 +181,7 @@ static int pull_expect(struct kbconn *kc, struct bfctl_redis_pull *pl,
 		if (!pl->bits)
 			fx->bits = info.m;
 	} else if (pl->bits) {
-		return pull_fail(pl, "--bits: filter %s is a %s filter, not gozero",
+		return bfctl_redis_pull_fail(pl, "--bits: filter %s is a %s filter, not gozero",
 				 pl->name, kb_kind_name(info.kind));
 	}
 	fx->key_type = info.key_type;
@@ -251,316 +193,10 @@ static int pull_expect(struct kbconn *kc, struct bfctl_redis_pull *pl,
 	return 0;
 }
 
-/*
- * A fresh transaction for each read (a read restarted after a change
- * starts from an empty payload), and the CRC of its image's header.
- */
-static int stream_begin(struct bfctl_redis_pull *pl, struct fetch *fx,
-			u64 max)
-{
-	struct kb_ioc_create c = { .size = sizeof(c) };
-	struct kb_image_hdr h;
-	enum kb_img_err why;
-	int ret;
-
-	if (fx->txn) {
-		kbdev_txn_abort(fx->dev);
-		fx->txn = false;
-	}
-	if (fx->out.fd >= 0)
-		kbu_out_abort(&fx->out);
-	if (kb_gozero_import(&fx->p, NULL, 0, fx->bits, max, &why))
-		return pull_fail(pl, "%llu bits: %s",
-				 (unsigned long long)fx->bits,
-				 kb_image_strerror(why));
-	fx->p.key_type = fx->have_key_type ? fx->key_type : KB_KEY_BYTES;
-	fx->cap = (fx->bits + 7) / 8;
-	fx->last = 0;
-	fx->ones = 0;
-	kb_image_fill_header(&h, &fx->p, 0);
-	fx->crc = kb_image_crc_update(kb_image_crc_init(), &h, sizeof(h));
-	if (!fx->dev_stream) {
-		/* -o: header, value, zeros and CRC in order to a temporary */
-		fx->pos = 0;
-		ret = kbu_out_open(&fx->out, pl->out);
-		if (!ret)
-			ret = kbu_write_all(fx->out.fd, &h, sizeof(h));
-		if (ret)
-			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
-		return 0;
-	}
-	if (kbdev_set_name(c.name, pl->name))
-		return pull_fail(pl, "%s: not a filter name", pl->name);
-	c.kind = KB_KIND_GOZERO;
-	c.key_type = fx->p.key_type;
-	c.hash = KB_HASH_MURMUR3;
-	c.sizing = KB_SIZING_MK;
-	c.m = fx->bits;
-	c.k = KB_GOZERO_K;
-	ret = kbdev_txn_begin(fx->dev, &c);
-	if (ret)
-		return pull_fail(pl, "filter %s: %s", pl->name, strerror(-ret));
-	fx->txn = true;
-	return 0;
-}
-
-/* the bits set in n bytes: a streamed value's fill, for the guard */
-static u64 ones(const u8 *b, u64 n)
-{
-	u64 c = 0;
-
-	while (n--)
-		c += (u64)__builtin_popcount(*b++);
-	return c;
-}
-
-/* n bytes of the value at off: into the image, or into the transaction */
-static int sink(struct bfctl_redis_pull *pl, struct fetch *fx, u64 off,
-		const void *buf, u64 n)
-{
-	int ret;
-
-	if (!n)
-		return 0;
-	if (!fx->stream) {
-		memcpy(fx->dst + off, buf, n);
-		return 0;
-	}
-	if (!fx->dev_stream) {
-		/* the replies come in order: the file is written in order */
-		if (off != fx->pos)
-			return pull_fail(pl, "%s: reply out of order", pl->key);
-		ret = kbu_write_all(fx->out.fd, buf, n);
-		if (ret)
-			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
-		fx->pos += n;
-	} else {
-		ret = kbdev_txn_write(fx->dev, pl->name, off, buf, n);
-		if (ret)
-			return pull_fail(pl, "write into %s: %s", pl->name,
-					 strerror(-ret));
-	}
-	fx->crc = kb_image_crc_update(fx->crc, buf, n);
-	fx->ones += ones(buf, n);
-	if (n && off + n == fx->cap)
-		fx->last = ((const u8 *)buf)[n - 1];
-	return 0;
-}
-
-/* the image buffer for a value of len bytes */
-static int fetch_alloc(struct bfctl_redis_pull *pl, struct fetch *fx, u64 len)
-{
-	u64 max = bfctl_module_param("max_filter_bytes",
-				     BFCTL_DEF_MAX_FILTER_BYTES);
-	u64 hl = sizeof(struct kb_image_hdr);
-	struct kb_params p;
-	enum kb_img_err why;
-
-	fx->dev_stream = fx->gozero && fx->dev >= 0;
-	fx->stream = fx->dev_stream || (fx->gozero && fx->to_file);
-	if (fx->stream)
-		return stream_begin(pl, fx, max);
-	/* the metadata turned a streamed pull into an image's: end it */
-	if (fx->txn) {
-		kbdev_txn_abort(fx->dev);
-		fx->txn = false;
-	}
-	if (fx->out.fd >= 0)
-		kbu_out_abort(&fx->out);
-	if (fx->gozero) {
-		if (fx->img)	/* the same bits: the same buffer */
-			return 0;
-		if (kb_gozero_import(&p, NULL, 0, fx->bits, max, &why))
-			return pull_fail(pl, "%llu bits: %s",
-					 (unsigned long long)fx->bits,
-					 kb_image_strerror(why));
-		fx->img_len = kb_image_size(&p);
-		fx->img = kbu_alloc_payload(fx->img_len);
-		fx->dst = fx->img + hl;
-		fx->cap = (fx->bits + 7) / 8;
-	} else {
-		if (len > max + hl + KB_IMAGE_TRAILER_LEN)
-			return pull_fail(pl, "%s: %llu bytes: bigger than any image the module takes",
-					 pl->key, (unsigned long long)len);
-		if (fx->img && fx->cap == len)
-			return 0;
-		free(fx->img);
-		fx->img = kbu_alloc_payload(len);
-		fx->img_len = fx->cap = len;
-		fx->dst = fx->img;
-	}
-	if (!fx->img)
-		return pull_fail(pl, "out of memory");
-	return 0;
-}
-
-/*
- * A bulk reply of at most room bytes to value offset off; its length or
- * -1.  A reply declared longer than the asked bytes is refused before it
- * is read (redis_io.c).
- */
-static s64 take(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
-		struct fetch *fx, u64 off, u64 room, u64 asked)
-{
-	redisReply *rep = bfctl_redis_reply_max(r, asked, true);
-	s64 n;
-
-	if (!rep)
-		return redis_fail(pl, r), -1;
-	if (rep->type != REDIS_REPLY_STRING) {
-		n = rep->type == REDIS_REPLY_NIL ? 0 : -1;
-		freeReplyObject(rep);
-		if (n < 0)
-			pull_fail(pl, "%s: an unexpected reply type where a string was asked",
-				  pl->key);
-		return n;
-	}
-	n = (s64)rep->len;
-	if ((u64)n <= room && sink(pl, fx, off, rep->str, rep->len))
-		n = -1;
-	freeReplyObject(rep);
-	return n;
-}
-
-/*
- * Pipelined GETRANGE chunks of len bytes into fx->dst, at most
- * BFCTL_REDIS_WINDOW in flight.  0, PULL_AGAIN (a chunk came short: the
- * value shrank) or -1.
- */
-static int read_chunks(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
-		       struct fetch *fx, u64 len, bool first)
-{
-	u64 chunk = r->o->chunk, sent = 0, got = 0;
-	char a[24], b[24];
-	const char *argv[] = { "GETRANGE", pl->key, a, b };
-	bool shortread = false;
-
-	while (got < len) {
-		while (sent < len && sent - got < BFCTL_REDIS_WINDOW * chunk) {
-			u64 n = len - sent < chunk ? len - sent : chunk;
-
-			snprintf(a, sizeof(a), "%llu", (unsigned long long)sent);
-			snprintf(b, sizeof(b), "%llu",
-				 (unsigned long long)(sent + n - 1));
-			if (redisAppendCommandArgv(r->c, 4, argv, NULL) != REDIS_OK) {
-				r->io_err = true;
-				return pull_fail(pl, "%s: out of memory", r->o->url), -1;
-			}
-			sent += n;
-		}
-		{
-			u64 n = len - got < chunk ? len - got : chunk;
-			/* after a short chunk nothing is kept: read again */
-			s64 m = take(r, pl, fx, got, shortread ? 0 : n, n);
-
-			/* replies still in flight: the connection is out of step */
-			if (m < 0) {
-				if (sent > got + n)
-					r->io_err = true;
-				return -1;
-			}
-			if ((u64)m != n)
-				shortread = true;
-			if (first && !got)
-				bfctl_test_pause("BFCTL_REDIS_TEST_PAUSE");
-			got += n;
-		}
-	}
-	return shortread ? PULL_AGAIN : 0;
-}
-
-/* the payload's zeros past the value (the kernel's are there already) */
-static int stream_zeros(struct bfctl_redis_pull *pl, struct fetch *fx,
-			u64 from)
-{
-	static const u8 zeros[4096];
-	u64 n;
-	int ret;
-
-	for (; from < fx->cap; from += n) {
-		n = fx->cap - from < sizeof(zeros) ? fx->cap - from :
-		    sizeof(zeros);
-		fx->crc = kb_image_crc_update(fx->crc, zeros, n);
-		if (fx->dev_stream)
-			continue;
-		ret = kbu_write_all(fx->out.fd, zeros, n);
-		if (ret)
-			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
-	}
-	return 0;
-}
-
-/* the value of pl->key into fx: 0, PULL_AGAIN, BFCTL_ABSENT or -1 */
-static int read_value(struct bfctl_redis *r, struct bfctl_redis_pull *pl,
-		      struct fetch *fx, bool first)
-{
-	const char *slen[] = { "STRLEN", pl->key };
-	const char *ex[] = { "EXISTS", pl->key };
-	char lim[24];
-	const char *get[] = { "GETRANGE", pl->key, "0", lim };
-	redisReply *rep;
-	long long len;
-	s64 n;
-
-	rep = bfctl_redis_cmd(r, 2, slen, NULL);
-	if (!rep)
-		return redis_fail(pl, r), -1;
-	len = rep->type == REDIS_REPLY_INTEGER ? rep->integer : -1;
-	freeReplyObject(rep);
-	if (len < 0)
-		return pull_fail(pl, "%s: unexpected STRLEN reply", pl->key), -1;
-	if (!len) {
-		rep = bfctl_redis_cmd(r, 2, ex, NULL);
-		if (!rep)
-			return redis_fail(pl, r), -1;
-		n = rep->type == REDIS_REPLY_INTEGER ? rep->integer : 1;
-		freeReplyObject(rep);
-		if (!n)
-			return BFCTL_ABSENT;
-	}
-	if (fx->gozero && (u64)len > (fx->bits + 7) / 8)
-		return pull_fail(pl, "%s: %lld bytes: not the value of a go-zero filter of %llu bits, which has at most %llu (wrong --bits?)",
-				 pl->key, len, (unsigned long long)fx->bits,
-				 (unsigned long long)(fx->bits + 7) / 8), -1;
-	if (fetch_alloc(pl, fx, (u64)len))
-		return -1;
-	if ((u64)len > r->o->chunk) {
-		n = read_chunks(r, pl, fx, (u64)len, first);
-		if (n)
-			return (int)n;
-	} else {
-		/*
-		 * One GETRANGE is atomic, and bounded: a value that grew
-		 * since STRLEN comes back at most one chunk and a byte long
-		 * and is read again (then in chunks if it is that long now),
-		 * never as an unbounded reply.
-		 */
-		snprintf(lim, sizeof(lim), "%llu",
-			 (unsigned long long)r->o->chunk);
-		if (first)	/* the tests grow the value here */
-			bfctl_test_pause("BFCTL_REDIS_TEST_PAUSE");
-		if (redisAppendCommandArgv(r->c, 4, get, NULL) != REDIS_OK)
-			return pull_fail(pl, "out of memory"), -1;
-		n = take(r, pl, fx, 0, fx->cap, r->o->chunk + 1);
-		if (n < 0)
-			return -1;
-		if ((u64)n > fx->cap || (u64)n > r->o->chunk ||
-		    (!fx->gozero && (u64)n != fx->cap))
-			return PULL_AGAIN;
-		len = n;
-	}
-	/* zeros past the value: Redis reads missing bytes as 0 */
-	if (fx->stream) {
-		if (stream_zeros(pl, fx, (u64)len))
-			return -1;
-	} else if (fx->gozero)
-		memset(fx->dst + len, 0, fx->cap - (u64)len);
-	fx->len = (u64)len;
-	return 0;
-}
 
 /* the value read, checked, as the image to load (fx->img) */
-static int make_image(struct bfctl_redis_pull *pl, struct fetch *fx)
+static int make_image(struct bfctl_redis_pull *pl,
+		      struct bfctl_redis_fetch *fx)
 {
 	struct kb_params p;
 	struct kb_filter f;
@@ -571,10 +207,10 @@ static int make_image(struct bfctl_redis_pull *pl, struct fetch *fx)
 	if (!fx->gozero) {
 		if (kb_image_parse(fx->img, fx->len, 0, &pl->p, &payload, &plen,
 				   NULL, &why))
-			return pull_fail(pl, "%s: not a kbloom image (pull a go-zero bitmap with --bits): %s",
+			return bfctl_redis_pull_fail(pl, "%s: not a kbloom image (pull a go-zero bitmap with --bits): %s",
 					 pl->key, kb_image_strerror(why));
 		if (fx->have_key_type && pl->p.key_type != fx->key_type)
-			return pull_fail(pl, "%s: an image of %s keys; filter %s holds %s keys",
+			return bfctl_redis_pull_fail(pl, "%s: an image of %s keys; filter %s holds %s keys",
 					 pl->key, kb_key_type_name(pl->p.key_type),
 					 pl->name ? pl->name : "-",
 					 kb_key_type_name(fx->key_type));
@@ -585,19 +221,19 @@ static int make_image(struct bfctl_redis_pull *pl, struct fetch *fx)
 		/* the length was checked before the read; the last byte here */
 		if (fx->len == fx->cap && fx->bits % 8 &&
 		    (fx->last & (0xffU >> (fx->bits % 8))))
-			return pull_fail(pl, "%s: not the value of a go-zero filter of %llu bits: %s",
+			return bfctl_redis_pull_fail(pl, "%s: not the value of a go-zero filter of %llu bits: %s",
 					 pl->key, (unsigned long long)fx->bits,
 					 kb_image_strerror(KB_IMG_GOZERO_PAD));
 		pl->p = fx->p;
 		return 0;
 	}
 	if (kb_gozero_import(&p, fx->dst, fx->len, fx->bits, 0, &why))
-		return pull_fail(pl, "%s: not the value of a go-zero filter of %llu bits: %s",
+		return bfctl_redis_pull_fail(pl, "%s: not the value of a go-zero filter of %llu bits: %s",
 				 pl->key, (unsigned long long)fx->bits,
 				 kb_image_strerror(why));
 	p.key_type = fx->have_key_type ? fx->key_type : KB_KEY_BYTES;
 	if (kb_filter_attach(&f, &p, fx->dst, kb_params_payload_bytes(&p)))
-		return pull_fail(pl, "%s: cannot attach the filter", pl->key);
+		return bfctl_redis_pull_fail(pl, "%s: cannot attach the filter", pl->key);
 	bfctl_image_finish(fx->img, &f, 0);
 	pl->p = p;
 	return 0;
@@ -607,7 +243,7 @@ static int make_image(struct bfctl_redis_pull *pl, struct fetch *fx)
 static int load_image(struct kbconn *kc, struct bfctl_redis_pull *pl,
 		      const u8 *img, u64 len)
 {
-	u32 why = 0, crc, limit = guard_limit(pl, &pl->p);
+	u32 why = 0, crc, limit = bfctl_redis_guard_limit(pl, &pl->p);
 	struct kb_stats st;
 	int ret;
 
@@ -621,7 +257,7 @@ static int load_image(struct kbconn *kc, struct bfctl_redis_pull *pl,
 			return guard_refuse(pl, &st, limit);
 		ret = kbu_write_file(pl->out, img, len);
 		if (ret)
-			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
+			return bfctl_redis_pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
 	} else {
 		ret = kbconn_dev(kc);
 		if (ret >= 0)
@@ -633,7 +269,7 @@ static int load_image(struct kbconn *kc, struct bfctl_redis_pull *pl,
 		    bfctl_guard_image(img, len, limit, &st) == -EDOM)
 			return guard_refuse(pl, &st, limit);
 		if (ret)
-			return pull_fail(pl, "upload into %s: %s%s%s", pl->name,
+			return bfctl_redis_pull_fail(pl, "upload into %s: %s%s%s", pl->name,
 					 strerror(-ret), why ? ": " : "",
 					 why && why < KB_IMG_ERR_MAX ?
 					 kb_image_strerror(why) : "");
@@ -647,10 +283,11 @@ static int load_image(struct kbconn *kc, struct bfctl_redis_pull *pl,
  * The streamed transaction: committed (the kernel checks the payload once
  * more), or aborted when its image equals the last one loaded.
  */
-static int stream_load(struct bfctl_redis_pull *pl, struct fetch *fx)
+static int stream_load(struct bfctl_redis_pull *pl,
+		       struct bfctl_redis_fetch *fx)
 {
 	u64 len = kb_image_size(&fx->p);
-	u32 crc = kb_image_crc_final(fx->crc), limit = guard_limit(pl, &fx->p);
+	u32 crc = kb_image_crc_final(fx->crc), limit = bfctl_redis_guard_limit(pl, &fx->p);
 	struct kb_stats st;
 	int ret, sat;
 
@@ -671,7 +308,7 @@ static int stream_load(struct bfctl_redis_pull *pl, struct fetch *fx)
 		else
 			ret = kbu_out_commit(&fx->out);
 		if (ret)
-			return pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
+			return bfctl_redis_pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
 		goto done;
 	}
 	fx->txn = false;
@@ -680,7 +317,7 @@ static int stream_load(struct bfctl_redis_pull *pl, struct fetch *fx)
 	if (ret == -EDOM)
 		return guard_refuse(pl, &st, limit);
 	if (ret)
-		return pull_fail(pl, "load into %s: %s", pl->name,
+		return bfctl_redis_pull_fail(pl, "load into %s: %s", pl->name,
 				 ret == -EINVAL ? "the kernel refused the payload (bits past --bits?)" :
 				 strerror(-ret));
 done:
@@ -692,7 +329,7 @@ done:
 int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 			  struct kbconn *kc, struct bfctl_redis_pull *pl)
 {
-	struct fetch fx = { .dev = -1, .out.fd = -1 };
+	struct bfctl_redis_fetch fx = { .dev = -1, .out.fd = -1 };
 	struct stat st;
 	u32 tries;
 	int ret;
@@ -710,7 +347,7 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 	if (pl->name && !pl->out) {
 		ret = kbconn_dev(kc);
 		if (ret < 0)
-			return pull_fail(pl, "%s", kc->extack[0] ? kc->extack :
+			return bfctl_redis_pull_fail(pl, "%s", kc->extack[0] ? kc->extack :
 					 strerror(-ret));
 		fx.dev = kc->dev;
 	}
@@ -728,7 +365,7 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 			ret = check_meta(r, pl, &fx);
 		if (ret)
 			goto out;
-		ret = read_value(r, pl, &fx, !tries);
+		ret = bfctl_redis_read_value(r, pl, &fx, !tries);
 		if (ret == BFCTL_ABSENT) {
 			pl->missing = true;
 			goto out;
@@ -740,7 +377,7 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 		if (!ret)
 			ret = bfctl_redis_fence_end(r, sub, pl);
 		else if (bfctl_redis_unwatch(r)) {	/* the next read WATCHes afresh */
-			ret = redis_fail(pl, r);
+			ret = bfctl_redis_pull_rfail(pl, r);
 			goto out;
 		}
 		if (ret < 0) {
@@ -752,7 +389,7 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 		pl->retries++;
 	}
 	if (tries == BFCTL_REDIS_TRIES) {
-		ret = pull_fail(pl, "%s: the value changed during each of %u reads; nothing loaded",
+		ret = bfctl_redis_pull_fail(pl, "%s: the value changed during each of %u reads; nothing loaded",
 				pl->key, BFCTL_REDIS_TRIES);
 		goto out;
 	}
@@ -763,7 +400,7 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 		      load_image(kc, pl, fx.img, fx.img_len);
 	if (!ret) {
 		pl->last_bits = fx.gozero ? fx.bits : 0;
-		kernel_state_note(kc, pl);
+		bfctl_redis_pull_note(kc, pl);
 	}
 out:
 	if (ret && r->c && !r->io_err)
@@ -785,18 +422,18 @@ int bfctl_redis_pull_empty(struct kbconn *kc, struct bfctl_redis_pull *pl)
 	int ret;
 
 	if (!img)
-		return pull_fail(pl, "out of memory");
+		return bfctl_redis_pull_fail(pl, "out of memory");
 	ret = kb_filter_init_zeroed(&f, &p, img + sizeof(struct kb_image_hdr),
 				    kb_params_payload_bytes(&p));
 	if (ret) {
 		free(img);
-		return pull_fail(pl, "cannot make an empty filter: %s",
+		return bfctl_redis_pull_fail(pl, "cannot make an empty filter: %s",
 				 strerror(-ret));
 	}
 	bfctl_image_finish(img, &f, 0);
 	ret = load_image(kc, pl, img, len);
 	free(img);
 	if (!ret)
-		kernel_state_note(kc, pl);
+		bfctl_redis_pull_note(kc, pl);
 	return ret;
 }

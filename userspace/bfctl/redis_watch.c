@@ -39,7 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "redis.h"
+#include <sys/stat.h>
+#include "redis_delta.h"
 
 #define BACKOFF_MIN	0.5
 #define BACKOFF_MAX	30.0
@@ -74,6 +75,10 @@ static void status_ev(const struct bfctl_redis_pull *pl, const char *st,
 			bfctl_json_u64("m", pl->p.m);
 			bfctl_json_u64("retries", pl->retries);
 		}
+		if (!strcmp(st, "merged")) {
+			bfctl_json_u64("bytes", pl->delta_bytes);
+			bfctl_json_str("entry", pl->delta_id);
+		}
 		if (detail)
 			bfctl_json_str("detail", detail);
 		bfctl_json_close_obj();
@@ -87,6 +92,9 @@ static void status_ev(const struct bfctl_redis_pull *pl, const char *st,
 	if (!strcmp(st, "updated"))
 		printf(" (%llu bytes, %u re-reads)",
 		       (unsigned long long)pl->value_len, pl->retries);
+	if (!strcmp(st, "merged"))
+		printf(" (%llu bytes, entry %s)",
+		       (unsigned long long)pl->delta_bytes, pl->delta_id);
 	if (detail)
 		printf(": %s", detail);
 	putchar('\n');
@@ -95,12 +103,20 @@ static void status_ev(const struct bfctl_redis_pull *pl, const char *st,
 
 #define status(pl, st, detail) status_ev(pl, st, detail, NULL)
 
+void bfctl_redis_watch_status(const struct bfctl_redis_pull *pl,
+			      const char *st, const char *detail)
+{
+	status(pl, st, detail);
+}
+
 struct watch {
 	const struct bfctl_redis_opts *o;
 	const struct bfctl_redis_watch_opts *w;
 	struct bfctl_redis_pull *pl;
 	struct bfctl_redis r, sub;
 	struct kbconn kc;
+	struct bfctl_redis_follow f;	/* a relay's stream */
+	bool no_relay;		/* --no-relay, or -o that is not a file */
 	bool up, notify;
 	int ev;			/* BFCTL_REDIS_EV_*: what the last check said */
 	char ev_why[256];	/* why it is unknown, or --enable-events failed */
@@ -114,6 +130,7 @@ static void disconnect(struct watch *s, const char *why)
 	double jitter = 0.5 + (double)(random() % 1000) / 1000;
 
 	status(s->pl, "disconnected", why);
+	bfctl_redis_follow_stop(&s->f);
 	bfctl_redis_close(&s->sub);
 	bfctl_redis_close(&s->r);
 	s->up = false;
@@ -150,6 +167,40 @@ static void warn_events(struct watch *s)
 	}
 	fprintf(stderr, "bfctl: redis watch: %s %s: events %s: %s\n",
 		s->pl->out ? s->pl->out : s->pl->name, s->pl->key, st, msg);
+}
+
+/*
+ * Does a relay hold the lease?  Follow its stream (after a fenced pull),
+ * or, once it is gone, keyspace events again (after a pull: what changed
+ * since the relay's last entry).  0, or -1 when disconnected.
+ */
+static int relay_check(struct watch *s)
+{
+	int ret;
+
+	if (s->no_relay)
+		return 0;
+	ret = bfctl_redis_follow_lease(&s->r, &s->f);
+	if (ret < 0) {
+		disconnect(s, s->r.err);
+		return -1;
+	}
+	if (ret && !s->f.on) {
+		if (bfctl_redis_connect(&s->f.xr, s->o)) {
+			disconnect(s, s->f.xr.err);
+			return -1;
+		}
+		s->f.on = true;
+		s->f.synced = false;
+		s->f.ms = s->f.sq = 0;
+		s->due = now_s();
+		status(s->pl, "relay", "a relay holds the lease: following its stream");
+	} else if (!ret && s->f.on) {
+		bfctl_redis_follow_stop(&s->f);
+		s->due = now_s();
+		status(s->pl, "relay", "no relay holds the lease: following keyspace events");
+	}
+	return 0;
 }
 
 /*
@@ -210,7 +261,7 @@ static int check_events(struct watch *s)
 				  "keyspace events went off: polling",
 				  ev_name(s->ev));
 	}
-	return 0;
+	return s->up ? relay_check(s) : 0;
 }
 
 static void connect_up(struct watch *s)
@@ -235,6 +286,7 @@ static void connect_up(struct watch *s)
 	status_ev(s->pl, "connected", msg, ev_name(s->ev));
 	/* a full pull (it warns if events are off): what changed meanwhile */
 	s->due = now_s();
+	relay_check(s);
 }
 
 /* events: a pull after the burst */
@@ -242,6 +294,9 @@ static void note_events(struct watch *s, int ev)
 {
 	double t = now_s(), d = s->w->debounce_s;
 
+	/* following a relay: its stream brings the bits set */
+	if (s->f.on)
+		ev &= ~RSUB_SETBIT;
 	if (!ev)
 		return;
 	if (s->first_ev < 0)
@@ -265,12 +320,20 @@ static void pull(struct watch *s)
 	warn_events(s);
 	pl->fence_ev = 0;
 	bfctl_redis_deadline(s->o);
+	/* the stream's last entry first: the value read holds what it says */
+	if (s->f.on && bfctl_redis_follow_fence(&s->r, &s->f))
+		return disconnect(s, s->r.err);
 	ret = bfctl_redis_pull_once(&s->r, s->notify ? &s->sub : NULL,
 				    &s->kc, pl);
 	if (stop)	/* SIGTERM or SIGINT cut the pull short: nothing loaded */
 		return;
 	if (s->r.io_err || s->sub.io_err)
 		return disconnect(s, s->r.io_err ? s->r.err : s->sub.err);
+	if (s->f.on) {
+		bfctl_redis_follow_pulled(&s->f, ret == BFCTL_OK);
+		if (bfctl_redis_follow_send(&s->f))
+			return disconnect(s, s->f.xr.err);
+	}
 	/*
 	 * Backoff starts again only after a pull that ran to its end: a server
 	 * that accepts connections but breaks every read (an output buffer
@@ -331,23 +394,41 @@ static void idle_readable(struct watch *s)
 
 static void watch_loop(struct watch *s, const sigset_t *run_mask)
 {
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	struct timespec ts;
-	int n, ev;
+	int n, ev, i;
 
 	while (!stop) {
 		if (!s->up && now_s() >= s->next_try)
 			connect_up(s);
 		pfd[0].fd = s->up && s->notify ? s->sub.c->fd : -1;
 		pfd[1].fd = s->up ? s->r.c->fd : -1;
-		pfd[0].events = pfd[1].events = POLLIN;
-		pfd[0].revents = pfd[1].revents = 0;
-		n = ppoll(pfd, 2, wait_for(s, &ts), run_mask);
+		pfd[2].fd = s->up && s->f.on && s->f.waiting ? s->f.xr.c->fd : -1;
+		for (i = 0; i < 3; i++) {
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		n = ppoll(pfd, 3, wait_for(s, &ts), run_mask);
 		if (stop)
 			break;
 		if (n > 0 && pfd[1].revents) {
 			idle_readable(s);
 			continue;
+		}
+		if (n > 0 && pfd[2].revents) {
+			/* entries: merged, or a pull is due */
+			int due = bfctl_redis_follow_recv(&s->f, &s->kc, s->pl);
+
+			if (due < 0) {
+				disconnect(s, s->f.xr.err);
+				continue;
+			}
+			if (due) {
+				s->due = now_s();
+			} else if (bfctl_redis_follow_send(&s->f)) {
+				disconnect(s, s->f.xr.err);
+				continue;
+			}
 		}
 		if (n > 0 && pfd[0].revents) {
 			ev = 0;
@@ -373,6 +454,7 @@ int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 	struct kb_ioc_info info;
 	const sigset_t *run_mask;
 	struct watch s;
+	struct stat st;
 	u64 seed;
 	int ret;
 
@@ -382,6 +464,16 @@ int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 	s.pl = pl;
 	s.backoff = BACKOFF_MIN;
 	s.due = s.first_ev = -1;
+	if (bfctl_redis_follow_init(&s.f, pl->key))
+		return bfctl_fail(BFCTL_USAGE, "redis watch", "key name too long");
+	/*
+	 * A delta rewrites -o's image file (a new file renamed over it):
+	 * not stdout, a pipe or a device, which get whole pulls only
+	 */
+	s.no_relay = w->no_relay ||
+		     (pl->out && (!strcmp(pl->out, "-") ||
+				  (stat(pl->out, &st) ? errno != ENOENT :
+				   !S_ISREG(st.st_mode))));
 	kbconn_init(&s.kc);
 	/* a filter that is not there is a configuration error, not a wait */
 	if (pl->name && !pl->create) {
@@ -406,6 +498,7 @@ int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 	run_mask = bfctl_redis_signals();
 	watch_loop(&s, run_mask);
 	status(pl, "stopped", NULL);
+	bfctl_redis_follow_stop(&s.f);
 	bfctl_redis_close(&s.sub);
 	bfctl_redis_close(&s.r);
 	kbconn_close(&s.kc);

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bfctl redis watch, following a relay's stream of deltas (redis_relay.c;
+ * docs/redis.md, "The stream of deltas"): after one whole pull, each
+ * change costs the bytes that changed.
+ *
+ * The pull is fenced against the stream: the stream's last entry is read
+ * before the pull, so the value pulled holds at least what that entry
+ * says, and the follower reads on from it.  An entry after it may be in
+ * the pull already: a delta only sets bits, so merging it again changes
+ * nothing.  Anything the follower cannot merge exactly ends in one whole
+ * pull, as watch does without a relay: an entry of another epoch (a new
+ * relay), a gap in the entries' numbers (trimmed by MAXLEN before this
+ * follower read them), a reset (a rebuild, a DEL, a clearing write), a
+ * malformed entry (nothing of it is merged), a filter whose generation
+ * is no longer the one pulled into (ESTALE).  A delta that would take the
+ * filter past --max-fpr is refused (EDOM), the old contents serving.
+ * "merged" is said only once the merge is done: in the kernel (one
+ * KB_IOC_MERGE, all or nothing) or, with -o, in a new image file renamed
+ * over the old one (never a torn file).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "redis_delta.h"
+#include "savefmt.h"
+
+/* how long one XREAD blocks before it is sent again */
+#define FOLLOW_BLOCK_MS	"10000"
+
+int bfctl_redis_follow_init(struct bfctl_redis_follow *f, const char *key)
+{
+	memset(f, 0, sizeof(*f));
+	if (bfctl_redis_sibling(f->stream, sizeof(f->stream), key,
+				BFCTL_REDIS_STREAM_SFX) ||
+	    bfctl_redis_sibling(f->lease, sizeof(f->lease), key,
+				BFCTL_REDIS_LEASE_SFX))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int bfctl_redis_follow_lease(struct bfctl_redis *r,
+			     struct bfctl_redis_follow *f)
+{
+	const char *argv[] = { "EXISTS", f->lease };
+	redisReply *rep = bfctl_redis_cmd(r, 2, argv, NULL);
+	int ret;
+
+	if (!rep)
+		return -1;
+	ret = rep->type == REDIS_REPLY_INTEGER && rep->integer > 0;
+	freeReplyObject(rep);
+	return ret;
+}
+
+int bfctl_redis_follow_fence(struct bfctl_redis *r,
+			     struct bfctl_redis_follow *f)
+{
+	const char *argv[] = { "XREVRANGE", f->stream, "+", "-", "COUNT", "1" };
+	struct bfctl_redis_dentry e;
+	redisReply *rep;
+	char why[128];
+
+	if (redisAppendCommandArgv(r->c, 6, argv, NULL) != REDIS_OK) {
+		r->io_err = true;
+		snprintf(r->err, sizeof(r->err), "out of memory");
+		return -1;
+	}
+	rep = bfctl_redis_reply_max(r, BFCTL_REDIS_DELTA_REPLY, false);
+	if (!rep)
+		return -1;
+	f->have_fence = false;
+	f->f_ms = f->f_sq = 0;
+	/* none, or one the follower cannot read: any entry after it pulls */
+	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 1 &&
+	    !bfctl_redis_dentry_parse(rep->element[0], &e, why, sizeof(why))) {
+		f->have_fence = true;
+		f->f_ms = e.ms;
+		f->f_sq = e.sq;
+		f->f_seq = e.seq;
+		memcpy(f->f_epoch, e.epoch, sizeof(e.epoch));
+	} else if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 1 &&
+		   rep->element[0]->type == REDIS_REPLY_ARRAY &&
+		   rep->element[0]->elements == 2 &&
+		   rep->element[0]->element[0]->type == REDIS_REPLY_STRING) {
+		bfctl_redis_stream_id(rep->element[0]->element[0]->str,
+				      &f->f_ms, &f->f_sq);
+	}
+	freeReplyObject(rep);
+	return 0;
+}
+
+void bfctl_redis_follow_pulled(struct bfctl_redis_follow *f, bool ok)
+{
+	/* never back: an XREAD in flight may have read past the fence */
+	if (f->f_ms > f->ms || (f->f_ms == f->ms && f->f_sq > f->sq)) {
+		f->ms = f->f_ms;
+		f->sq = f->f_sq;
+	}
+	f->synced = ok && f->have_fence;
+	if (f->synced) {
+		memcpy(f->epoch, f->f_epoch, sizeof(f->epoch));
+		f->seq = f->f_seq;
+	}
+	f->merged = 0;
+}
+
+int bfctl_redis_follow_send(struct bfctl_redis_follow *f)
+{
+	char id[48];
+	const char *argv[] = { "XREAD", "COUNT", "4", "BLOCK", FOLLOW_BLOCK_MS,
+			       "STREAMS", f->stream, id };
+	struct pollfd p = { .fd = f->xr.c->fd, .events = POLLOUT };
+	int done = 0;
+
+	if (f->waiting)
+		return 0;
+	snprintf(id, sizeof(id), "%llu-%llu", (unsigned long long)f->ms,
+		 (unsigned long long)f->sq);
+	if (redisAppendCommandArgv(f->xr.c, 8, argv, NULL) != REDIS_OK)
+		goto fail;
+	/* a few dozen bytes into an idle socket: written at once */
+	while (!done) {
+		if (redisBufferWrite(f->xr.c, &done) != REDIS_OK)
+			goto fail;
+		if (!done && poll(&p, 1, 1000) <= 0)
+			goto fail;
+	}
+	f->waiting = true;
+	return 0;
+fail:
+	f->xr.io_err = true;
+	snprintf(f->xr.err, sizeof(f->xr.err), "%s: XREAD: %s", f->xr.o->url,
+		 f->xr.c->errstr[0] ? f->xr.c->errstr : "cannot send");
+	return -1;
+}
+
+/* a whole pull is due: say why ("resync") */
+static int due(struct bfctl_redis_follow *f, const struct bfctl_redis_pull *pl,
+	       const char *fmt, const char *a, const char *b)
+{
+	snprintf(f->why, sizeof(f->why), fmt, a, b);
+	f->synced = false;
+	bfctl_redis_watch_status(pl, "resync", f->why);
+	return 1;
+}
+
+/* the records as the kernel's ranges, each within the payload */
+static int ranges(const struct bfctl_redis_dentry *e, u64 payload,
+		  struct kb_merge_range *r)
+{
+	u64 pos = 0, off;
+	const u8 *b;
+	u32 i, n;
+
+	for (i = 0; i < e->nr; i++) {
+		bfctl_redis_drec(e, &pos, &off, &n, &b);
+		if (off >= payload || n > payload - off)
+			return -EINVAL;
+		r[i].offset = off;
+		r[i].len = n;
+		r[i].data = (u64)(uintptr_t)b;
+	}
+	return 0;
+}
+
+/* the delta into a copy of the image file, renamed over it */
+static int merge_file(struct bfctl_redis_pull *pl,
+		      const struct bfctl_redis_dentry *e,
+		      const struct kb_merge_range *r, u32 limit, char *why,
+		      size_t wlen)
+{
+	const void *payload;
+	struct kb_params p;
+	struct kb_filter f;
+	struct kb_stats st;
+	enum kb_img_err ie;
+	size_t len;
+	u64 plen, i, j;
+	u8 *img, *pay;
+	int ret;
+
+	ret = kbu_read_file(pl->out, &img, &len);
+	if (ret)
+		return ret;
+	ret = -ESTALE;	/* not the image the last pull wrote: pull whole */
+	if (kb_image_parse(img, len, 0, &p, &payload, &plen, NULL, &ie) ||
+	    p.kind != KB_KIND_GOZERO || p.m != pl->p.m)
+		goto out;
+	pay = (u8 *)payload;
+	for (i = 0; i < e->nr; i++)
+		for (j = 0; j < r[i].len; j++)
+			pay[r[i].offset + j] |=
+				((const u8 *)(uintptr_t)r[i].data)[j];
+	ret = -EINVAL;	/* a bit past m, as the kernel refuses it */
+	if (p.m % 8 && (pay[(p.m - 1) / 8] & (0xffU >> (p.m % 8))))
+		goto out;
+	if (kb_filter_attach(&f, &p, pay, plen))
+		goto out;
+	bfctl_image_finish(img, &f, 0);
+	ret = bfctl_guard_image(img, len, limit, &st);
+	if (ret == -EDOM) {
+		bfctl_guard_why(&st, limit, why, wlen);
+		goto out;
+	}
+	ret = kbu_write_file(pl->out, img, len);
+out:
+	free(img);
+	return ret;
+}
+
+/* one delta: merged whole, or not at all; 0, or -errno (why) */
+static int merge(struct bfctl_redis_follow *f, struct kbconn *kc,
+		 struct bfctl_redis_pull *pl,
+		 const struct bfctl_redis_dentry *e, char *why, size_t wlen)
+{
+	u64 gen = pl->have_kstate ? pl->kstate[1] : 0, bits = 0;
+	u32 limit = bfctl_redis_guard_limit(pl, &pl->p), kwhy = 0;
+	struct kb_merge_range *r;
+	int ret;
+
+	(void)f;
+	why[0] = 0;
+	if (pl->p.kind != KB_KIND_GOZERO)	/* an image's bytes are not its payload */
+		return -ESTALE;
+	r = calloc(e->nr, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	ret = ranges(e, kb_params_payload_bytes(&pl->p), r);
+	if (ret) {
+		snprintf(why, wlen, "a record past the filter's %llu bytes",
+			 (unsigned long long)kb_params_payload_bytes(&pl->p));
+		goto out;
+	}
+	if (pl->out) {
+		ret = merge_file(pl, e, r, limit, why, wlen);
+		goto out;
+	}
+	ret = kbconn_dev(kc);
+	if (ret >= 0)
+		ret = kbdev_merge(kc->dev, pl->name, r, e->nr, limit, &gen,
+				  &bits, &kwhy);
+	if (ret == -EDOM)
+		snprintf(why, wlen, "saturated: the delta would take the filter past its FPR limit of %.4g%%",
+			 limit / 1e7);
+out:
+	free(r);
+	if (!ret) {
+		/* the filter is no longer the image loaded: a pull loads it */
+		pl->last_len = 0;
+		bfctl_redis_pull_note(kc, pl);
+	}
+	return ret;
+}
+
+static bool after_cursor(const struct bfctl_redis_follow *f, u64 ms, u64 sq)
+{
+	return ms > f->ms || (ms == f->ms && sq > f->sq);
+}
+
+/* one entry: 1 a pull is due, 0 merged (or nothing to do) */
+static int entry(struct bfctl_redis_follow *f, struct kbconn *kc,
+		 struct bfctl_redis_pull *pl, const redisReply *rep)
+{
+	struct bfctl_redis_dentry e;
+	char why[200], id[48];
+	int ret;
+
+	if (bfctl_redis_dentry_parse(rep, &e, why, sizeof(why))) {
+		/* its id, if it has one: the cursor moves past it */
+		if (rep->type == REDIS_REPLY_ARRAY && rep->elements >= 1 &&
+		    rep->element[0]->type == REDIS_REPLY_STRING)
+			bfctl_redis_stream_id(rep->element[0]->str, &f->ms,
+					      &f->sq);
+		snprintf(f->why, sizeof(f->why),
+			 "a malformed stream entry (%s): nothing merged; pulling whole",
+			 why);
+		bfctl_redis_watch_status(pl, "error", f->why);
+		f->synced = false;
+		return 1;
+	}
+	if (!after_cursor(f, e.ms, e.sq))
+		return 0;
+	f->ms = e.ms;
+	f->sq = e.sq;
+	snprintf(id, sizeof(id), "%llu-%llu", (unsigned long long)e.ms,
+		 (unsigned long long)e.sq);
+	if (!f->synced)
+		return due(f, pl, "entry %s%s: not in step with the stream; pulling whole",
+			   id, "");
+	if (strcmp(e.epoch, f->epoch))
+		return due(f, pl, "entry %s: a new relay (epoch %s); pulling whole",
+			   id, e.epoch);
+	if (e.seq != f->seq + 1)
+		return due(f, pl, "entry %s: entries missing before it (trimmed, or lost)%s; pulling whole",
+			   id, "");
+	f->seq = e.seq;
+	if (e.type == BFCTL_RD_SYNC)
+		return 0;
+	if (e.type == BFCTL_RD_RESET)
+		return due(f, pl, "entry %s: the relay says %s; pulling whole", id,
+			   e.reason);
+	ret = merge(f, kc, pl, &e, why, sizeof(why));
+	if (!ret) {
+		f->merged++;
+		pl->delta_bytes = e.dlen;
+		snprintf(pl->delta_id, sizeof(pl->delta_id), "%s", id);
+		bfctl_redis_watch_status(pl, "merged", NULL);
+		return 0;
+	}
+	f->synced = false;
+	if (ret == -EDOM) {
+		pl->refused = true;
+		snprintf(f->why, sizeof(f->why), "entry %s refused: %s", id, why);
+		bfctl_redis_watch_status(pl, "refused", f->why);
+		return 0;	/* the next entry (or poll) pulls, as a pull would be */
+	}
+	if (ret == -ESTALE)
+		return due(f, pl, "entry %s: the filter is not the one pulled into; pulling whole",
+			   id, "");
+	snprintf(f->why, sizeof(f->why), "entry %s: merge: %s%s%s; pulling whole",
+		 id, strerror(-ret), why[0] ? ": " : "", why);
+	bfctl_redis_watch_status(pl, "error", f->why);
+	return 1;
+}
+
+int bfctl_redis_follow_recv(struct bfctl_redis_follow *f, struct kbconn *kc,
+			    struct bfctl_redis_pull *pl)
+{
+	const redisReply *s, *list;
+	redisReply *rep;
+	size_t i;
+	int pull = 0;
+
+	bfctl_redis_deadline(f->xr.o);
+	rep = bfctl_redis_reply_max(&f->xr, BFCTL_REDIS_DELTA_REPLY, false);
+	f->waiting = false;
+	if (!rep)
+		return -1;
+	/* nil: the BLOCK ran out; else [[stream, [entry...]]] */
+	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 1 &&
+	    rep->element[0]->type == REDIS_REPLY_ARRAY &&
+	    rep->element[0]->elements == 2) {
+		s = rep->element[0];
+		list = s->element[1];
+		for (i = 0; list->type == REDIS_REPLY_ARRAY &&
+		     i < list->elements && !pull; i++)
+			pull = entry(f, kc, pl, list->element[i]);
+	} else if (rep->type != REDIS_REPLY_NIL) {
+		pull = due(f, pl, "%s%s", "an unexpected XREAD reply; pulling whole",
+			   "");
+	}
+	freeReplyObject(rep);
+	return pull;
+}
+
+void bfctl_redis_follow_stop(struct bfctl_redis_follow *f)
+{
+	bfctl_redis_close(&f->xr);
+	memset(&f->xr, 0, sizeof(f->xr));
+	f->on = f->synced = f->waiting = false;
+}
