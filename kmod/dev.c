@@ -2,11 +2,11 @@
 /*
  * kbloom: the /dev/kbloom misc device and its ioctls (uapi section 3):
  * only what is bound to an open file or is bulk data (key batches, images,
- * transactions); the control plane is netlink.c's.
+ * transactions, merges); the control plane is netlink.c's.
  *
  * An open file remembers its opener's network namespace and holds at most
  * one rebuild transaction, discarded when the file is closed.  Image
- * upload and export are in dev_image.c.
+ * upload and export are in dev_image.c, the merge in dev_merge.c.
  */
 #include <linux/module.h>
 #include <linux/miscdevice.h>
@@ -448,6 +448,7 @@ static const unsigned int kb_ioc_cmds[KB_IOC_NR_MAX + 1] = {
 	[_IOC_NR(KB_IOC_TXN_WRITE)] = KB_IOC_TXN_WRITE,
 	[_IOC_NR(KB_IOC_OPEN)] = KB_IOC_OPEN,
 	[_IOC_NR(KB_IOC_MAP_INFO)] = KB_IOC_MAP_INFO,
+	[_IOC_NR(KB_IOC_MERGE)] = KB_IOC_MERGE,
 };
 
 static bool kb_ioc_known(unsigned int cmd)
@@ -497,6 +498,8 @@ static long kb_dev_ioctl(struct file *file, unsigned int cmd,
 		return kb_ioc_txn_end(file, kf, u, false);
 	case KB_IOC_TXN_WRITE:
 		return kb_ioc_txn_write(file, kf, u);
+	case KB_IOC_MERGE:
+		return kb_merge_ioctl(kf->net, NULL, u);
 	}
 	/* KB_IOC_MAP_INFO is the filter file's */
 	return -ENOTTY;

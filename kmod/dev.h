@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kbloom: what the /dev/kbloom files (dev.c, dev_image.c) share.
+ * kbloom: what the /dev/kbloom files (dev.c, dev_image.c, dev_merge.c,
+ * dev_filter.c) share.
  */
 #ifndef _KB_DEV_H
 #define _KB_DEV_H
@@ -52,5 +53,11 @@ long kb_ioc_open(struct file *file, struct kb_file *kf, void __user *u);
 long kb_ioc_upload(struct file *file, struct kb_file *kf, void __user *u);
 long kb_ioc_export(struct file *file, struct kb_file *kf, void __user *u);
 long kb_ioc_txn_write(struct file *file, struct kb_file *kf, void __user *u);
+
+/*
+ * dev_merge.c: KB_IOC_MERGE on /dev/kbloom (fs NULL: the filter named, of
+ * net) or on a filter file (fs: its filter, of net; the name all zero)
+ */
+long kb_merge_ioctl(struct net *net, struct kb_set *fs, void __user *u);
 
 #endif /* _KB_DEV_H */

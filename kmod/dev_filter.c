@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kbloom: the file of one filter (uapi section 3, "A file per filter").
- * KB_IOC_OPEN on /dev/kbloom makes it; on it, key batches, KB_IOC_MAP_INFO,
- * a read-only mapping of a header page and the live payload of one
- * generation, and poll() for that generation's replacement.
+ * KB_IOC_OPEN on /dev/kbloom makes it; on it, key batches, KB_IOC_MERGE
+ * (writers, as adds), KB_IOC_MAP_INFO, a read-only mapping of a header
+ * page and the live payload of one generation, and poll() for that
+ * generation's replacement.
  *
  * Lifetimes: the file holds a reference on its filter (not a consumer's:
  * destroy still works, and the file then answers ENOENT) and on its
@@ -414,6 +415,7 @@ static long kb_ffile_ioctl(struct file *file, unsigned int cmd,
 {
 	struct kb_ffile *ff = file->private_data;
 	void __user *u = (void __user *)arg;
+	bool write = cmd == KB_IOC_ADD || cmd == KB_IOC_TEST_ADD;
 
 	switch (cmd) {
 	case KB_IOC_TEST:
@@ -421,12 +423,15 @@ static long kb_ffile_ioctl(struct file *file, unsigned int cmd,
 	case KB_IOC_TEST_ADD:
 	case KB_IOC_MAP_INFO:
 		break;
+	case KB_IOC_MERGE:
+		write = true;
+		break;
 	default:
 		return -ENOTTY;
 	}
-	if ((cmd == KB_IOC_ADD || cmd == KB_IOC_TEST_ADD) && !ff->write)
+	if (write && !ff->write)
 		return -EPERM;
-	if (!kb_ffile_granted(ff, cmd == KB_IOC_ADD || cmd == KB_IOC_TEST_ADD))
+	if (!kb_ffile_granted(ff, write))
 		return -EPERM;
 	/* (the batches check again under the filter's lock or RCU) */
 	if (READ_ONCE(ff->s->dead))
@@ -438,6 +443,8 @@ static long kb_ffile_ioctl(struct file *file, unsigned int cmd,
 		return kb_keys_ioctl(ff->net, NULL, ff->s, u, KB_OP_ADD);
 	case KB_IOC_TEST_ADD:
 		return kb_keys_ioctl(ff->net, NULL, ff->s, u, KB_OP_TEST_ADD);
+	case KB_IOC_MERGE:
+		return kb_merge_ioctl(ff->net, ff->s, u);
 	}
 	return kb_ioc_map_info(ff, u);
 }

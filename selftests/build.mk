@@ -5,7 +5,7 @@ ST_CFLAGS = $(CFLAGS_USER) -I$(KSFT_DIR) -Wno-unused-parameter -Wno-sign-compare
 
 # The VM selftest programs (selftests/manifest says where and how they run).
 ST_PROGS := kbloom_load kbloom_ioctl kbloom_image kbloom_txn kbloom_txn_write kbloom_api kbloom_identity \
-	kbloom_limits kbloom_map
+	kbloom_limits kbloom_map kbloom_merge
 VM_TEST_PROGS += $(addprefix $(ST_BUILD)/,$(ST_PROGS)) $(ST_BUILD)/always_fail
 
 $(ST_BUILD)/%: selftests/%.c $(KSFT_DIR)/.stamp

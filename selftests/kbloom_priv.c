@@ -6,7 +6,7 @@
  * the netns, changes nothing and returns nothing.  The commands are
  * enumerated from the uapi (1..KB_IOC_NR_MAX, 1..KB_CMD_MAX): a new one
  * without an entry here fails the test.  A root of its own user and
- * network namespace may do everything there.  Grants (KB_CMD_GRANT) are
+ * network namespace may do everything there (a merge included).  Grants (KB_CMD_GRANT) are
  * set with CAP_NET_ADMIN only, and only to groups the user namespace
  * owning the netns maps.
  */
@@ -97,10 +97,12 @@ union pv_arg {
 	struct kb_ioc_write w;
 	struct kb_ioc_open o;
 	struct kb_map_hdr mh;
+	struct kb_ioc_merge mg;
 };
 
 static char pv_key[2] = "a";
 static __u64 pv_res[1];
+static struct kb_merge_range pv_range = { 0, (uintptr_t)pv_key, 1 };
 static unsigned char *pv_img_in, *pv_img_out;
 static long pv_img_len;
 
@@ -164,6 +166,14 @@ static unsigned long pv_ioc_arg(unsigned int nr, union pv_arg *a)
 		a->mh.size = sizeof(a->mh);
 		a->mh.state = 0x5a5a5a5a;
 		return KB_IOC_MAP_INFO;
+	case _IOC_NR(KB_IOC_MERGE):
+		a->mg.size = sizeof(a->mg);
+		kbt_name(a->mg.name, PV_SIP);
+		a->mg.ranges = (uintptr_t)&pv_range;
+		a->mg.nr_ranges = 1;
+		a->mg.new_bits = 0x5a5a5a5a;
+		a->mg.why = 0x5a5a5a5a;
+		return KB_IOC_MERGE;
 	}
 	return 0;
 }
@@ -485,6 +495,7 @@ TEST(own_netns_root)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
+		struct kb_ioc_merge mg;
 		struct kb_ioc_info info;
 		unsigned char res[1];
 		struct kbtn *n;
@@ -516,6 +527,17 @@ TEST(own_netns_root)
 			 "ioctl upload");
 		PV_CHECK(!kbt_keys(fd, KB_IOC_DEL, "un.a", 0, "x", 1, 1, NULL,
 				   NULL), "ioctl del");
+		PV_CHECK(!kbt_create(fd, "un.m", KB_KIND_BLOCKED, KB_KEY_STR,
+				     100), "create blocked");
+		memset(&mg, 0, sizeof(mg));
+		mg.size = sizeof(mg);
+		kbt_name(mg.name, "un.m");
+		mg.ranges = (uintptr_t)&pv_range;
+		mg.nr_ranges = 1;
+		/* "a": 3 bits */
+		PV_CHECK(!kbt_ioc(fd, KB_IOC_MERGE, &mg) && mg.new_bits == 3,
+			 "ioctl merge");
+		PV_CHECK(!kbt_destroy(fd, "un.m"), "destroy blocked");
 		PV_CHECK(!kbt_name2(fd, KB_CMD_RENAME, "un.a", "un.b"),
 			 "rename");
 		PV_CHECK(!kbtn_create(n, "un.c", KB_KIND_COUNTING, KB_KEY_STR,

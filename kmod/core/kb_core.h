@@ -543,6 +543,22 @@ void kb_fill_init(struct kb_fill *fill, struct kb_filter *f);
 void kb_fill_init_empty(struct kb_fill *fill, struct kb_filter *f);
 
 /*
+ * A merge (KB_IOC_MERGE): OR mask[0..n) into f's payload words [w, w + n),
+ * the masks in the payload's memory format.  Blocked filters: w and n are
+ * multiples of 8 (whole blocks, so that a block's FPR term moves once).
+ * apply: the ORs, atomic for the words (the packet path's adds beside
+ * them), the one writer's operation otherwise (bytes past f->bytes in
+ * the last word of a bytewise kind are left alone); fl (f->fill, or
+ * NULL) moves by the bits newly set, as a writer's add moves it.  !apply:
+ * nothing is written; fl (a copy of f's fill, terms included) moves by
+ * what the ORs would set now.  Returns the bits newly set (or that would
+ * be).  Not for counting filters (0, nothing done).  No rescheduling
+ * point: the caller takes the payload a piece at a time.
+ */
+u64 kb_filter_merge_words(struct kb_filter *f, u64 w, const u64 *mask, u64 n,
+			  struct kb_fill *fl, bool apply);
+
+/*
  * kb_filter_stats() from f's fill counters (f->fill != NULL) without
  * reading the payload: the same results.  A reader of the counters: it
  * must not run concurrently with a writer of f.

@@ -235,6 +235,66 @@ void kb_fill_init(struct kb_fill *fill, struct kb_filter *f)
 	f->fill = fill;
 }
 
+/*
+ * One word of a merge: its value before.  The last word of a bytewise
+ * payload may run past f->bytes (classic's k byte is inside, gozero's
+ * last byte may not be): those bytes are neither read nor written, a byte
+ * at a time under the writer's serialization (the packet path adds to
+ * blocked filters only, whose payload is whole words).
+ */
+static u64 kb_merge_word(struct kb_filter *f, u64 w, u64 m, bool apply)
+{
+	u64 *pw = (u64 *)f->payload + w;
+	u8 mb[8], *pb = (u8 *)pw, ob[8] = { 0 };
+	u64 i, room = f->bytes - w * 8, old;
+
+	if (room >= 8) {
+		if (apply && m)
+			return kb_atomic_fetch_or64(pw, m);
+		return KB_READ_ONCE(*pw);
+	}
+	memcpy(mb, &m, 8);
+	for (i = 0; i < room; i++) {
+		ob[i] = KB_READ_ONCE(pb[i]);
+		if (apply && (mb[i] & ~ob[i]))
+			KB_WRITE_ONCE(pb[i], (u8)(ob[i] | mb[i]));
+	}
+	memcpy(&old, ob, 8);
+	return old;
+}
+
+u64 kb_filter_merge_words(struct kb_filter *f, u64 w, const u64 *mask, u64 n,
+			  struct kb_fill *fl, bool apply)
+{
+	u32 per = f->ops->block_units ? 8 : 1;
+	u64 i, total = 0;
+
+	if (f->p.kind == KB_KIND_COUNTING)
+		return 0;
+	for (i = 0; i < n; i += per) {
+		u32 j, nnew = 0, used = 0;
+
+		for (j = 0; j < per && i + j < n; j++) {
+			u64 m = mask[i + j];
+			u64 old = kb_merge_word(f, w + i + j, m, apply);
+
+			nnew += kb_popcount64(m & ~old);
+			used += kb_popcount64(m | old);
+		}
+		if (!nnew)
+			continue;
+		total += nnew;
+		if (!fl)
+			continue;
+		if (per > 1)
+			/* the block's count after the ORs, as the adds' */
+			kb_fill_move(fl, used - nnew, used);
+		else
+			fl->bits_set += nnew;
+	}
+	return total;
+}
+
 void kb_fill_init_empty(struct kb_fill *fill, struct kb_filter *f)
 {
 	kb_fill_reset(fill, f);

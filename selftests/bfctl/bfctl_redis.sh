@@ -19,7 +19,11 @@
 # filter flushed behind a watcher is loaded again by its next poll; a
 # value set to all ones (SETRANGE) is refused as saturated by pull and
 # watch (status "refused", a kernel event), the filter serving unchanged,
-# and loaded with --force.
+# and loaded with --force.  With a relay (bfctl redis relay): a watcher
+# merges its deltas into the live filter (KB_IOC_MERGE), the kernel's
+# payload the value in Redis byte for byte and answering as go-zero's
+# Exists, across a rebuild by RENAME, a relay killed and replaced, a
+# stream trimmed under a stopped watcher and a flushed filter (ESTALE).
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
 U=$(dirname "$B")
@@ -43,9 +47,11 @@ if ip netns add $NS 2> /dev/null; then
 fi
 sock=$TMP/redis.sock
 S=unix://$sock
-rpid= wpid=
+rpid= wpid= rlpid=
 cleanup() {
+	[ -n "$wpid" ] && kill -CONT "$wpid" 2> /dev/null
 	[ -n "$wpid" ] && kill "$wpid" 2> /dev/null
+	[ -n "$rlpid" ] && kill "$rlpid" 2> /dev/null
 	[ -n "$rpid" ] && kill "$rpid" 2> /dev/null
 	$N iptables -F INPUT 2> /dev/null
 	$N $B destroy rw 2> /dev/null
@@ -331,5 +337,86 @@ wait_for "the poll loads the value again after a flush" \
 check "and the kernel answers as go-zero's Exists again" agree
 kill -TERM "$wpid"; wait "$wpid" 2> /dev/null
 wpid=
+
+# ---- a relay's stream of deltas, merged into the kernel filter ----
+# bfctl redis relay writes what changed to a stream next to the key; the
+# watcher merges each delta into the live filter (KB_IOC_MERGE) and pulls
+# whole only for a rebuild, a new relay, a trim or a replaced generation
+dlog=$TMP/dw.log
+R CONFIG SET stream-node-max-entries 2 > /dev/null	# MAXLEN ~ trims soon
+python3 -c '
+import sys
+for s in range(1, 9):
+    open("%s/d%d.hex" % (sys.argv[1], s), "w").write(
+        "".join("0a%02x%02x%02x\n" % (100 + s, i // 250, i % 250 + 1) for i in range(15)))' "$TMP"
+R DEL gz > /dev/null
+add p1
+expect 0 "deltas: the filter pulled whole" $N $B redis pull rw gz $MF --server $S
+relay() {	# relay LOG: a relay in the background (rlpid)
+	$B -j redis relay gz --server $S --lease-ms 1000 --debounce 0.05 --sync 0 \
+		--maxlen 4 > "$1" 2>&1 &
+	rlpid=$!
+}
+relay "$TMP/ra.log"
+wait_for "relay: takes the lease (an epoch's sync)" grep -q '"status":"sync"' "$TMP/ra.log"
+$N $B -j redis watch rw gz --debounce 0.1 --poll 600 --events-check 0.5 $MF \
+	--server $S > "$dlog" 2>&1 &
+wpid=$!
+wait_diag() { diag "logs:" "$(cat "$dlog" "$TMP"/r?.log 2> /dev/null)"; }
+wait_for "watch: follows the relay's stream" grep -q '"status":"relay".*following its stream' "$dlog"
+# exact: the kernel's payload is the value in Redis, byte for byte
+exact() {
+	$N $B export rw -o "$TMP/k.img" > /dev/null 2>&1 &&
+		cmp -s <($B image export --format redis "$TMP/k.img") \
+			<(redis-cli -s "$sock" --raw GET gz | head -c -1)
+}
+wait_for "watch: pulled whole first" exact
+nmerged() { grep -c '"status":"merged"' "$dlog"; }
+m1=$(nmerged)
+add p2
+merged_more() { [ "$(nmerged)" -gt "$m1" ]; }
+wait_for "a burst of adds: merged from the stream" merged_more
+wait_for "... the kernel's payload is the value in Redis" exact
+check "... and answers as go-zero's Exists" agree
+# a rebuild: RENAMEd over the key, the relay says reset, a whole pull
+R SET '{gz}:new' "" > /dev/null
+add p3 '{gz}:new'
+R RENAME '{gz}:new' gz > /dev/null
+wait_for "a rebuild by RENAME: the relay says reset" grep -q '"status":"reset".*rebuild' "$TMP/ra.log"
+wait_for "... the watcher holds the rebuilt value" exact
+check "... and answers as go-zero's Exists" agree
+# the relay killed; another takes the lease once it lapses
+kill -KILL "$rlpid"; wait "$rlpid" 2> /dev/null
+relay "$TMP/rb.log"
+wait_for "a relay killed: another takes its lease" grep -q '"status":"leader"' "$TMP/rb.log"
+add p4
+wait_for "... adds after it reach the kernel" exact
+check "... and it answers as go-zero's Exists" agree
+# a watcher stopped while MAXLEN trims the stream: the gap, a whole pull
+kill -STOP "$wpid"
+lastid() { R XINFO STREAM '{gz}:kbloom-stream' | sed -n '/^last-generated-id$/{n;p}'; }
+for s in 1 2 3 4 5 6; do
+	x0=$(lastid)
+	add "d$s"
+	for _ in $(seq 40); do [ "$(lastid)" != "$x0" ] && break; sleep 0.25; done
+done
+check "the stream was trimmed ($(R XLEN '{gz}:kbloom-stream') entries)" \
+	test "$(R XLEN '{gz}:kbloom-stream')" -lt 6
+kill -CONT "$wpid"
+wait_for "a trimmed stream: the stopped watcher catches up" exact
+check "... by a whole pull, saying why" grep -q '"status":"resync".*entries missing' "$dlog"
+check "... and answers as go-zero's Exists" agree
+# the filter replaced behind the watcher: the merge's generation is stale
+$N $B flush rw
+add d7
+wait_for "a flushed filter (another generation): ESTALE, a whole pull" exact
+check "... saying why" grep -q '"status":"resync".*not the one pulled into' "$dlog"
+kill -TERM "$wpid" "$rlpid"; wait "$wpid" "$rlpid" 2> /dev/null
+wpid= rlpid=
+check "every status line is JSON" python3 -c '
+import json, sys
+for f in sys.argv[1:]:
+    for l in open(f):
+        json.loads(l)' "$dlog" "$TMP/rb.log"
 
 done_testing

@@ -94,6 +94,7 @@ struct bfctl_redis_follow {
 	bool synced;		/* the filter is the value at (epoch, seq) */
 	bool waiting;		/* an XREAD is in flight on xr */
 	bool have_fence;	/* the fence found an entry */
+	bool cannot;		/* the kernel cannot merge: follow no relay */
 	struct bfctl_redis xr;	/* the XREAD BLOCK connection */
 	char stream[BFCTL_REDIS_KEY_MAX + 64], lease[BFCTL_REDIS_KEY_MAX + 64];
 	u64 ms, sq;		/* the cursor: the last entry read */

@@ -267,8 +267,15 @@ static int entry(struct bfctl_redis_follow *f, struct kbconn *kc,
 {
 	struct bfctl_redis_dentry e;
 	char why[200], id[48];
+	u64 ms, sq;
 	int ret;
 
+	/* one read already (an XREAD sent before the last pull's fence) */
+	if (rep->type == REDIS_REPLY_ARRAY && rep->elements >= 1 &&
+	    rep->element[0]->type == REDIS_REPLY_STRING &&
+	    !bfctl_redis_stream_id(rep->element[0]->str, &ms, &sq) &&
+	    !after_cursor(f, ms, sq))
+		return 0;
 	if (bfctl_redis_dentry_parse(rep, &e, why, sizeof(why))) {
 		/* its id, if it has one: the cursor moves past it */
 		if (rep->type == REDIS_REPLY_ARRAY && rep->elements >= 1 &&
@@ -321,6 +328,14 @@ static int entry(struct bfctl_redis_follow *f, struct kbconn *kc,
 	if (ret == -ESTALE)
 		return due(f, pl, "entry %s: the filter is not the one pulled into; pulling whole",
 			   id, "");
+	if (ret == -ENOTTY || ret == -EOPNOTSUPP) {
+		/* a module without KB_IOC_MERGE, a kind it cannot merge */
+		f->cannot = true;
+		snprintf(f->why, sizeof(f->why), "the kernel cannot merge into this filter (%s): whole pulls, following keyspace events",
+			 strerror(-ret));
+		bfctl_redis_watch_status(pl, "relay", f->why);
+		return 1;
+	}
 	snprintf(f->why, sizeof(f->why), "entry %s: merge: %s%s%s; pulling whole",
 		 id, strerror(-ret), why[0] ? ": " : "", why);
 	bfctl_redis_watch_status(pl, "error", f->why);

@@ -57,6 +57,7 @@ struct relay {
 	struct bfctl_redis_pull *pl;
 	struct bfctl_redis r, sub;
 	bool up, notify, leader, present;
+	bool standby;		/* said so */
 	char lease[BFCTL_REDIS_KEY_MAX + 64], stream[BFCTL_REDIS_KEY_MAX + 64];
 	char token[17], epoch[17], ms[16], maxlen[24];
 	u64 seq;
@@ -115,7 +116,7 @@ static void disconnect(struct relay *s, const char *why)
 	say(s, "disconnected", why, NULL, 0);
 	bfctl_redis_close(&s->sub);
 	bfctl_redis_close(&s->r);
-	s->up = s->notify = s->leader = false;
+	s->up = s->notify = s->leader = s->standby = false;
 	s->next_try = now_s() + s->backoff * jitter;
 	s->backoff = s->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : s->backoff * 2;
 }
@@ -165,6 +166,7 @@ static int add_entry(struct relay *s, const char *type, const char *k6,
 		return -1;
 	if (!ret) {
 		s->leader = false;
+		s->standby = true;
 		say(s, "standby", "the lease went to another relay", NULL, 0);
 		return 0;
 	}
@@ -321,6 +323,7 @@ static int lease(struct relay *s)
 	} else {
 		if (s->leader) {
 			s->leader = false;
+			s->standby = true;
 			say(s, "standby", "the lease lapsed and went to another relay",
 			    NULL, 0);
 		}
@@ -330,8 +333,13 @@ static int lease(struct relay *s)
 		got = rep->type == REDIS_REPLY_STATUS;
 		freeReplyObject(rep);
 	}
-	if (!got)
+	if (!got) {
+		if (!s->standby)
+			say(s, "standby", "another relay holds the lease", NULL, 0);
+		s->standby = true;
 		return 0;
+	}
+	s->standby = false;
 	/* a new epoch: watchers pull whole once, then follow its deltas */
 	hex16(s->epoch);
 	s->seq = 0;

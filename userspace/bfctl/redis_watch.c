@@ -423,8 +423,14 @@ static void watch_loop(struct watch *s, const sigset_t *run_mask)
 				disconnect(s, s->f.xr.err);
 				continue;
 			}
+			if (s->f.cannot) {
+				bfctl_redis_follow_stop(&s->f);
+				s->no_relay = true;
+			}
 			if (due) {
 				s->due = now_s();
+			} else if (!s->f.on) {
+				continue;
 			} else if (bfctl_redis_follow_send(&s->f)) {
 				disconnect(s, s->f.xr.err);
 				continue;
