@@ -6,7 +6,7 @@
 # (bfctl redis watch KEY -o FILE) for N = 1, 10, 50, 100 on a 2^27-bit
 # key, today's full pull and the relay's deltas, and a failover
 # (userspace/bench/bench-fleet; docs/fleet.md).  BENCH_SMALL=1: the quick
-# mode (N = 1 and 4, 2^20 bits, a few seconds a phase).  FLEET_ARGS: more
+# mode (N = 1 and 4, 2^20 bits, about 90 s).  FLEET_ARGS: more
 # options (--ns, --bits-log2, --rate, --secs, --designs, --failover-n).
 # Writes build/bench-fleet.json.  Never part of make check.
 BENCH_TARGETS += bench-fleet
