@@ -52,22 +52,28 @@ def linfit(pts):
     return my - c1 * mx, c1
 
 
-def fit(per, bits, rate, hosts=10000, replicas=2):
+def fit(per, bits, rate, base, hosts=10000, replicas=2):
     """per-follower costs from the measured N points, and what they make
     at `hosts` followers on `replicas` replicas at `rate` changes a second
-    (docs/fleet.md says what this leaves out)"""
+    (docs/fleet.md says what this leaves out).  Only the N whose
+    followers kept up (bytes per change per follower not 10% under the
+    smallest N's) and the N=0 baseline: a follower that lags pulls less
+    than once a change, which is no cost per change to extrapolate."""
     pts = [p for p in per if p["bytes_per_change_per_follower"] is not None]
     if not pts:
         return None
+    first = min(pts, key=lambda p: p["n"])["bytes_per_change_per_follower"]
+    pts = [p for p in pts if p["bytes_per_change_per_follower"] >= 0.9 * first]
     b = statistics.mean(p["bytes_per_change_per_follower"] for p in pts)
     r0, r1 = linfit([(p["n"], p["replicas_cpu_s_per_change"]) for p in pts
-                     if p["replicas_cpu_s_per_change"] is not None])
+                     if p["replicas_cpu_s_per_change"] is not None] + base[0])
     p0, p1 = linfit([(p["n"], p["primary_cpu_s_per_change"]) for p in pts
-                     if p["primary_cpu_s_per_change"] is not None])
+                     if p["primary_cpu_s_per_change"] is not None] + base[1])
     fc = statistics.mean(p["follower_cpu_s_per_change"]["mean"] for p in pts
                          if p["follower_cpu_s_per_change"])
     hwm = max(p["follower_hwm_kib"]["max"] for p in pts if p["follower_hwm_kib"])
-    m = {"bytes_per_change_per_follower": b,
+    m = {"fitted_ns": [p["n"] for p in pts],
+         "bytes_per_change_per_follower": b,
          "bytes_over_filter_bytes": b / (bits / 8),
          "replicas_cpu_s_per_change": [r0, r1],
          "primary_cpu_s_per_change": [p0, p1],
@@ -116,7 +122,9 @@ def summarize(a, runs, notes):
                 "follower_status": r["follower_status"],
                 "torn_filters": r["torn_filters"]})
         out["designs"][d] = {
-            "model": fit(per, 1 << a.bits_log2, a.rate),
+            "model": fit(per, 1 << a.bits_log2, a.rate, (
+                [(0, cpu(base, ["replica1", "replica2"]))] if base else [],
+                [(0, cpu(base, ["primary"]))] if base else [])),
             "baseline_n0": {"primary_cpu_s_per_change": cpu(base, ["primary"]),
                             "out_bytes_per_change":
                             base["out_bytes_total"] / max(base["changes"], 1)}
@@ -141,7 +149,7 @@ def summarize(a, runs, notes):
     out["p99_convergence_s"] = top["convergence_s"]["p99"] \
         if top and top["convergence_s"] else None
     fo = [r for r in runs if r["failover"]]
-    out["failover"] = [{k: r[k] for k in (
+    out["failover"] = [{k: r.get(k) for k in (
         "design", "n", "changes", "lost_by_failover", "lost_kept",
         "writer_retries", "killed_primary_at_s", "relay_restarted_at_s",
         "converged", "latency_s", "unconverged_changes", "torn_filters",
