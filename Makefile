@@ -72,6 +72,7 @@ include userspace/bindings/go/build.mk
 include userspace/bindings/python/build.mk
 BENCH_TARGETS += bench-core
 include userspace/bench/app.mk
+include userspace/bench/fleet.mk
 
 .PHONY: all modules modules-tree user selftests deps check check-native check-vm \
 	run style bench clean ksft
