@@ -140,6 +140,9 @@ int bfctl_redis_wait(struct bfctl_redis *r, short ev, double idle_from,
 int bfctl_redis_nonblock(struct bfctl_redis *r);
 /* what the socket holds into the reader (after poll), bounded; 0 or -1 */
 int bfctl_redis_read_some(struct bfctl_redis *r);
+/* the connection is unusable: "URL: why" in r->err (r->io_err), -1 */
+int bfctl_redis_io_fail(struct bfctl_redis *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /*
  * Has the connection bytes buffered that poll() on its socket cannot see
  * (TLS)?  0 after every read of redis_io.c: they go to hiredis' reader.

@@ -90,10 +90,10 @@ void bfctl_redis_deadline(const struct bfctl_redis_opts *o)
 	deadline = o ? bfctl_redis_now() + o->timeout_ms / 1000.0 : 0;
 }
 
-static int io_fail(struct bfctl_redis *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* this file's many failures, by a short name */
+#define io_fail bfctl_redis_io_fail
 
-static int io_fail(struct bfctl_redis *r, const char *fmt, ...)
+int bfctl_redis_io_fail(struct bfctl_redis *r, const char *fmt, ...)
 {
 	char msg[200];
 	va_list ap;

@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,21 +45,9 @@ struct bfctl_redis_tls {
 	bool got_data;		/* the server has answered something */
 };
 
-static int tls_fail(struct bfctl_redis *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int tls_fail(struct bfctl_redis *r, const char *fmt, ...)
-{
-	char msg[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	r->io_err = true;
-	snprintf(r->err, sizeof(r->err), "%s: TLS: %s", r->o->url, msg);
-	return -1;
-}
+/* the connection is unusable: "URL: TLS: why" in r->err, -1 */
+#define tls_fail(r, fmt, ...) \
+	bfctl_redis_io_fail(r, "TLS: " fmt, ##__VA_ARGS__)
 
 /* OpenSSL's first queued error as text, or dflt */
 static const char *ssl_reason(const char *dflt)
