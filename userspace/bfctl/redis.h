@@ -155,6 +155,12 @@ bool bfctl_redis_buffered(const struct bfctl_redis *r);
  */
 bool bfctl_redis_unread(const struct bfctl_redis *r);
 /*
+ * A command connection with nothing asked became readable: 0 if what came
+ * was no data (a TLS record without any), else -1 with r->err saying why
+ * (the server closed it, or sent what nobody asked: drop it)
+ */
+int bfctl_redis_idle_read(struct bfctl_redis *r);
+/*
  * Send what bfctl_redis_append() queued, through the transport (TLS
  * too), without reading a reply: 0 or -1 (r->err, r->io_err)
  */

@@ -259,6 +259,17 @@ bool bfctl_redis_unread(const struct bfctl_redis *r)
 	return bfctl_redis_buffered(r) || rd->len > rd->pos;
 }
 
+int bfctl_redis_idle_read(struct bfctl_redis *r)
+{
+	/* a TLS record with no data in it (a ticket, a KeyUpdate) is none */
+	if (!bfctl_redis_read_some(r) && !bfctl_redis_unread(r))
+		return 0;
+	if (!r->io_err)
+		snprintf(r->err, sizeof(r->err), "%s: an unexpected reply on the idle connection",
+			 r->o->url);
+	return -1;
+}
+
 int bfctl_redis_flush(struct bfctl_redis *r)
 {
 	double idle_from = bfctl_redis_now();

@@ -442,9 +442,8 @@ static void relay_loop(struct relay *s, const sigset_t *mask)
 		if (stop)
 			break;
 		if (n > 0 && pfd[1].revents) {
-			bfctl_redis_read_some(&s->r);
-			disconnect(s, s->r.err[0] ? s->r.err :
-				   "an unexpected reply on the idle connection");
+			if (bfctl_redis_idle_read(&s->r))
+				disconnect(s, s->r.err);
 			continue;
 		}
 		if (n > 0 && pfd[0].revents) {

@@ -519,13 +519,8 @@ static struct timespec *wait_for(struct watch *s, struct timespec *ts)
  */
 static void idle_readable(struct watch *s)
 {
-	/* a TLS record with no data in it (a ticket, a KeyUpdate) is none */
-	if (!bfctl_redis_read_some(&s->r) && !bfctl_redis_unread(&s->r))
-		return;
-	if (!s->r.io_err)
-		snprintf(s->r.err, sizeof(s->r.err), "%s: an unexpected reply on the idle connection",
-			 s->o->url);
-	disconnect(s, s->r.err);
+	if (bfctl_redis_idle_read(&s->r))
+		disconnect(s, s->r.err);
 }
 
 static void watch_loop(struct watch *s, const sigset_t *run_mask)
