@@ -135,16 +135,7 @@ static int test_key(int fd, const char *name, const void *key, __u32 len)
  */
 static bool wanted(const char *test)
 {
-	const char *only = getenv("KB_LEARN_TESTS");
-	size_t len = strlen(test);
-	const char *p;
-
-	if (!only)
-		return true;
-	for (p = strstr(only, test); p; p = strstr(p + 1, test))
-		if ((p == only || p[-1] == ' ') && (!p[len] || p[len] == ' '))
-			return true;
-	return false;
+	return kbt_wanted("KB_LEARN_TESTS", test);
 }
 
 FIXTURE(kl) {

@@ -27,16 +27,7 @@
  */
 static bool wanted(const char *test)
 {
-	const char *only = getenv("KB_MERGE_TESTS");
-	size_t len = strlen(test);
-	const char *p;
-
-	if (!only)
-		return true;
-	for (p = strstr(only, test); p; p = strstr(p + 1, test))
-		if ((p == only || p[-1] == ' ') && (!p[len] || p[len] == ' '))
-			return true;
-	return false;
+	return kbt_wanted("KB_MERGE_TESTS", test);
 }
 
 #define WANTED() do {							\

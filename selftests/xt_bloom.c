@@ -95,16 +95,7 @@ static int add_v6(int fd, const char *name, const char *addr)
  */
 static bool xt_wanted(const char *test)
 {
-	const char *only = getenv("KB_XT_TESTS");
-	size_t len = strlen(test);
-	const char *p;
-
-	if (!only)
-		return true;
-	for (p = strstr(only, test); p; p = strstr(p + 1, test))
-		if ((p == only || p[-1] == ' ') && (!p[len] || p[len] == ' '))
-			return true;
-	return false;
+	return kbt_wanted("KB_XT_TESTS", test);
 }
 
 /*
