@@ -528,6 +528,20 @@ struct kb_ioc_image {
  * KB_EVENT_REFUSED event; the transaction ends, the live filter serves
  * unchanged); a commit that leaves the filter over its configured
  * capacity raises KB_EVENT_OVER_CAPACITY.
+ *
+ * KB_IOC_TXN_COMMIT_GEN commits as KB_IOC_TXN_COMMIT does and, on success,
+ * writes back generation: the kb_ioc_info.generation the commit installed
+ * (the KB_IOC_MERGE generation to merge into), known without a KB_CMD_GET
+ * after it, which would report the generation of whoever replaced the
+ * filter in between.  It takes VER2 and bigger only (EINVAL below
+ * KB_IOC_TXN_SIZE_VER2, before the transaction is looked at: it stays
+ * open); generation's input value is ignored.  KB_IOC_TXN_COMMIT and
+ * KB_IOC_TXN_ABORT are write-only commands: they never write their
+ * argument, and know VER1 at most (a bigger struct's tail must be zero,
+ * E2BIG otherwise, as before VER2).  A module without KB_IOC_TXN_COMMIT_GEN
+ * answers it ENOTTY and changes nothing: commit with KB_IOC_TXN_COMMIT and
+ * read the generation with KB_CMD_GET, knowing that a rebuild in between
+ * is indistinguishable from your own.
  */
 struct kb_ioc_txn {
 	__u32		size;
@@ -535,9 +549,12 @@ struct kb_ioc_txn {
 	/* since VER1: commit's saturation guard, as an upload's; abort: 0 */
 	__u32		max_fpr_ppb;
 	__u32		reserved;
+	/* since VER2, KB_IOC_TXN_COMMIT_GEN only: out, the generation made */
+	__aligned_u64	generation;
 };
 #define KB_IOC_TXN_SIZE_VER0	8
 #define KB_IOC_TXN_SIZE_VER1	16
+#define KB_IOC_TXN_SIZE_VER2	24
 
 /*
  * KB_IOC_TXN_WRITE: write len raw payload bytes from data at offset into
@@ -801,8 +818,14 @@ struct kb_map_slice {
 			     KB_MAP_HDR_SIZE_VER0)
 #define KB_IOC_MERGE	_IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, 0x0d, \
 			     KB_IOC_MERGE_SIZE_VER0)
+/*
+ * A commit that writes back (read-write, so that it is not 0x08 with a
+ * direction that lied to strace and seccomp); its first size is VER2
+ */
+#define KB_IOC_TXN_COMMIT_GEN _IOC(_IOC_READ | _IOC_WRITE, KB_IOC_MAGIC, \
+				   0x0e, KB_IOC_TXN_SIZE_VER2)
 /* the highest command number (_IOC_NR); 1..KB_IOC_NR_MAX are all used */
-#define KB_IOC_NR_MAX	0x0d
+#define KB_IOC_NR_MAX	0x0e
 
 /* ---- 4. generic netlink family "kbloom" ------------------------------- */
 
