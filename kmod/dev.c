@@ -414,15 +414,24 @@ static long kb_ioc_txn_begin(struct file *file, struct kb_file *kf,
 	return ret;
 }
 
+/*
+ * KB_IOC_TXN_COMMIT, KB_IOC_TXN_ABORT (write-only: they know VER1 at most
+ * and never write back) and KB_IOC_TXN_COMMIT_GEN (VER2 and bigger: the
+ * generation installed is written back)
+ */
 static long kb_ioc_txn_end(struct file *file, struct kb_file *kf,
-			   void __user *u, bool commit)
+			   void __user *u, unsigned int cmd)
 {
-	struct kb_ioc_txn a;
+	bool commit = cmd != KB_IOC_TXN_ABORT, out = cmd == KB_IOC_TXN_COMMIT_GEN;
+	struct kb_ioc_txn a = {};
 	struct kb_txn *t;
+	u64 gen_id = 0;
 	u32 usize;
 	long ret;
 
-	ret = kb_copy_in(&a, sizeof(a), KB_IOC_TXN_SIZE_VER0, u, &usize);
+	ret = kb_copy_in(&a, out ? sizeof(a) : KB_IOC_TXN_SIZE_VER1,
+			 out ? KB_IOC_TXN_SIZE_VER2 : KB_IOC_TXN_SIZE_VER0, u,
+			 &usize);
 	if (ret)
 		return ret;
 	if (a.flags || a.reserved || (!commit && a.max_fpr_ppb))
@@ -438,10 +447,16 @@ static long kb_ioc_txn_end(struct file *file, struct kb_file *kf,
 	mutex_unlock(&kf->lock);
 	if (!t)
 		return -ENOENT;
-	if (commit)
-		return kb_txn_commit(t, a.max_fpr_ppb, NULL);
-	kb_txn_abort(t);
-	return 0;
+	if (!commit) {
+		kb_txn_abort(t);
+		return 0;
+	}
+	ret = kb_txn_commit(t, a.max_fpr_ppb, &gen_id, NULL);
+	if (ret || !out)
+		return ret;
+	/* committed: an EFAULT here cannot take it back, but says so */
+	a.generation = gen_id;
+	return kb_copy_out(u, &a, sizeof(a), usize);
 }
 
 /* ---- file operations ---------------------------------------------------- */
@@ -461,6 +476,7 @@ static const unsigned int kb_ioc_cmds[KB_IOC_NR_MAX + 1] = {
 	[_IOC_NR(KB_IOC_OPEN)] = KB_IOC_OPEN,
 	[_IOC_NR(KB_IOC_MAP_INFO)] = KB_IOC_MAP_INFO,
 	[_IOC_NR(KB_IOC_MERGE)] = KB_IOC_MERGE,
+	[_IOC_NR(KB_IOC_TXN_COMMIT_GEN)] = KB_IOC_TXN_COMMIT_GEN,
 };
 
 static bool kb_ioc_known(unsigned int cmd)
@@ -505,9 +521,9 @@ static long kb_dev_ioctl(struct file *file, unsigned int cmd,
 	case KB_IOC_TXN_BEGIN:
 		return kb_ioc_txn_begin(file, kf, u);
 	case KB_IOC_TXN_COMMIT:
-		return kb_ioc_txn_end(file, kf, u, true);
+	case KB_IOC_TXN_COMMIT_GEN:
 	case KB_IOC_TXN_ABORT:
-		return kb_ioc_txn_end(file, kf, u, false);
+		return kb_ioc_txn_end(file, kf, u, cmd);
 	case KB_IOC_TXN_WRITE:
 		return kb_ioc_txn_write(file, kf, u);
 	case KB_IOC_MERGE:

@@ -564,8 +564,11 @@ int kb_txn_set_gen(struct kb_txn *t, struct kb_gen *g,
 		   struct netlink_ext_ack *extack);
 int kb_txn_use(struct kb_txn *t, enum kb_txn_fill how);
 int kb_txn_write(struct kb_txn *t, u64 off, const void *buf, u64 len);
-/* max_fpr_ppb: the saturation guard (kb_gen_guard(), 0: none) */
-int kb_txn_commit(struct kb_txn *t, u32 max_fpr_ppb,
+/*
+ * max_fpr_ppb: the saturation guard (kb_gen_guard(), 0: none); *gen_id:
+ * the id of the generation published (set when it succeeds)
+ */
+int kb_txn_commit(struct kb_txn *t, u32 max_fpr_ppb, u64 *gen_id,
 		  struct netlink_ext_ack *extack);
 void kb_txn_abort(struct kb_txn *t);
 

@@ -129,11 +129,12 @@ static void kb_txn_free(struct kb_txn *t)
 }
 
 /*
- * Publish the staging generation; the transaction ends either way.  The
+ * Publish the staging generation; the transaction ends either way; on
+ * success *gen_id is the id of the generation it published.  The
  * guard and the capacity check read the fill tracker (no payload scan)
  * before the generation is published: after it, adds may run.
  */
-int kb_txn_commit(struct kb_txn *t, u32 max_fpr_ppb,
+int kb_txn_commit(struct kb_txn *t, u32 max_fpr_ppb, u64 *gen_id,
 		  struct netlink_ext_ack *extack)
 {
 	struct kb_net *kn = kb_net(t->net);
@@ -152,6 +153,11 @@ int kb_txn_commit(struct kb_txn *t, u32 max_fpr_ppb,
 	if (ret)
 		goto out;
 	over = kb_gen_over(t->gen);
+	/*
+	 * Its id now, while it is ours: once published, a flush may give it
+	 * another, and a rebuild may replace and free it
+	 */
+	*gen_id = t->gen->id;
 	if (t->set_id) {
 		s = kb_set_find_id(t->net, t->set_id);
 		if (IS_ERR(s)) {

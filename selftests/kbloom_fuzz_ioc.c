@@ -134,11 +134,17 @@ static const struct {
 	  KB_IOC_IMAGE_SIZE_VER0 },
 	{ KB_IOC_TXN_BEGIN, sizeof(struct kb_ioc_create), "txn_begin", 0, 1,
 	  KB_IOC_CREATE_SIZE_VER0 },
-	/* VER1 added the commit's max_fpr_ppb: 8..16 bytes are all taken */
-	{ KB_IOC_TXN_COMMIT, sizeof(struct kb_ioc_txn), "txn_commit", 0, 1,
+	/*
+	 * VER1 added the commit's max_fpr_ppb: 8..16 bytes are all taken;
+	 * the write-only commands know VER1 at most, VER2's generation is
+	 * KB_IOC_TXN_COMMIT_GEN's
+	 */
+	{ KB_IOC_TXN_COMMIT, KB_IOC_TXN_SIZE_VER1, "txn_commit", 0, 1,
 	  KB_IOC_TXN_SIZE_VER0 },
-	{ KB_IOC_TXN_ABORT, sizeof(struct kb_ioc_txn), "txn_abort", 0, 1,
+	{ KB_IOC_TXN_ABORT, KB_IOC_TXN_SIZE_VER1, "txn_abort", 0, 1,
 	  KB_IOC_TXN_SIZE_VER0 },
+	{ KB_IOC_TXN_COMMIT_GEN, sizeof(struct kb_ioc_txn), "txn_commit_gen",
+	  0, 1, KB_IOC_TXN_SIZE_VER2 },
 	{ KB_IOC_TXN_WRITE, sizeof(struct kb_ioc_write), "txn_write", 0, 1,
 	  KB_IOC_WRITE_SIZE_VER0 },
 	{ KB_IOC_MERGE, sizeof(struct kb_ioc_merge), "merge", 0, 1,

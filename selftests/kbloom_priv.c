@@ -146,9 +146,13 @@ static unsigned long pv_ioc_arg(unsigned int nr, union pv_arg *a)
 		return KB_IOC_EXPORT;
 	case _IOC_NR(KB_IOC_TXN_COMMIT):
 	case _IOC_NR(KB_IOC_TXN_ABORT):
-		a->t.size = sizeof(a->t);
+		a->t.size = KB_IOC_TXN_SIZE_VER1;
 		return nr == _IOC_NR(KB_IOC_TXN_COMMIT) ? KB_IOC_TXN_COMMIT :
 		       KB_IOC_TXN_ABORT;
+	case _IOC_NR(KB_IOC_TXN_COMMIT_GEN):
+		a->t.size = sizeof(a->t);
+		a->t.generation = 0x5a5a5a5a;
+		return KB_IOC_TXN_COMMIT_GEN;
 	case _IOC_NR(KB_IOC_TXN_WRITE):
 		a->w.size = sizeof(a->w);
 		kbt_name(a->w.name, PV_SIP);
@@ -732,7 +736,7 @@ TEST(granted_service)
 	const unsigned long other[] = {
 		KB_IOC_DEL, KB_IOC_UPLOAD, KB_IOC_EXPORT, KB_IOC_TXN_BEGIN,
 		KB_IOC_TXN_COMMIT, KB_IOC_TXN_ABORT, KB_IOC_TXN_WRITE,
-		KB_IOC_OPEN,
+		KB_IOC_OPEN, KB_IOC_TXN_COMMIT_GEN,
 	};
 	int fd = kbt_open(), up[2], down[2], status;
 	struct kbtn *n = kbtn_open();

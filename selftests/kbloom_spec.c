@@ -219,6 +219,7 @@ static const struct { unsigned long cmd; unsigned int want; } sp_nrs[] = {
 	{ KB_IOC_OPEN, 0xc048bf0bU },
 	{ KB_IOC_MAP_INFO, 0xc0b8bf0cU },
 	{ KB_IOC_MERGE, 0xc060bf0dU },
+	{ KB_IOC_TXN_COMMIT_GEN, 0xc018bf0eU },
 };
 _Static_assert(sizeof(sp_nrs) / sizeof(sp_nrs[0]) == KB_IOC_NR_MAX,
 	       "an ioctl without its fixed number here");

@@ -163,6 +163,124 @@ TEST(create_on_commit)
 	close(fd2);
 }
 
+/* KB_IOC_MERGE of one byte at offset 0, into generation gen (0: any) */
+static int merge1(int fd, const char *name, __u64 gen)
+{
+	static const unsigned char b = 0x81;
+	struct kb_merge_range r = { .data = (uintptr_t)&b, .len = 1 };
+	struct kb_ioc_merge a = { .size = sizeof(a) };
+
+	kbt_name(a.name, name);
+	a.ranges = (uintptr_t)&r;
+	a.nr_ranges = 1;
+	a.generation = gen;
+	return kbt_ioc(fd, KB_IOC_MERGE, &a);
+}
+
+/* the generation (kb_ioc_info's), ~0 if the filter cannot be read */
+static __u64 gen_of(int fd, const char *name)
+{
+	struct kb_ioc_info i;
+
+	return kbt_info(fd, name, &i) ? ~0ULL : i.generation;
+}
+
+/*
+ * KB_IOC_TXN_COMMIT_GEN writes back the generation it installed (what a
+ * merge must name: a generation read with KB_CMD_GET after the commit may
+ * be another rebuild's).  A bad size, reserved or flags is EINVAL before
+ * the transaction is looked at: it stays open and the filter unchanged.
+ * The write-only commands take VER0 and VER1 as before, never write their
+ * argument, and refuse VER2's generation (E2BIG: not theirs).
+ */
+TEST(commit_reports_generation)
+{
+	struct {
+		struct kb_ioc_txn t;
+		__u64 tail;
+	} big;
+	struct kb_ioc_txn t;
+	__u64 g0, g, g2;
+	int fd = kbt_open(), fd2 = kbt_open();
+
+	ASSERT_LE(0, fd);
+	kbt_destroy(fd, "x.gen");
+	ASSERT_EQ(0, kbt_create(fd, "x.gen", KB_KIND_BLOCKED, KB_KEY_BYTES,
+				1000));
+	ASSERT_EQ(0, add(fd, "x.gen", 0, 1, 500));
+	g0 = gen_of(fd, "x.gen");
+	ASSERT_EQ(0, begin(fd, "x.gen", KB_KIND_BLOCKED, 1000));
+	ASSERT_EQ(0, add(fd, "x.gen", KB_KEYS_F_TXN, 2, 1000));
+	/* refused, nothing changed: the transaction is still there */
+	memset(&t, 0, sizeof(t));
+	t.size = KB_IOC_TXN_SIZE_VER1;	/* no room for the answer */
+	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_COMMIT_GEN, &t));
+	t.size = KB_IOC_TXN_SIZE_VER0;
+	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_COMMIT_GEN, &t));
+	t.size = sizeof(t);
+	t.reserved = 1;
+	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_COMMIT_GEN, &t));
+	t.reserved = 0;
+	t.flags = 1;
+	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_COMMIT_GEN, &t));
+	t.flags = 0;
+	/* the old command does not know VER2: its generation is a tail */
+	t.generation = 1;
+	EXPECT_EQ(-E2BIG, kbt_ioc(fd, KB_IOC_TXN_COMMIT, &t));
+	EXPECT_EQ(-E2BIG, kbt_ioc(fd, KB_IOC_TXN_ABORT, &t));
+	EXPECT_EQ(g0, gen_of(fd, "x.gen"));
+	EXPECT_EQ(1000, hits(fd, "x.gen", KB_KEYS_F_TXN, 2, 1000));
+	EXPECT_GT(50, hits(fd2, "x.gen", 0, 2, 1000));
+	/* commit: the generation it reports is the one serving */
+	t.generation = 0x5a5a5a5a;	/* in: ignored */
+	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_TXN_COMMIT_GEN, &t));
+	g = t.generation;
+	EXPECT_EQ(sizeof(t), t.size);
+	EXPECT_NE(g0, g);
+	EXPECT_NE(0x5a5a5a5a, g);
+	EXPECT_EQ(g, gen_of(fd, "x.gen"));
+	EXPECT_EQ(1000, hits(fd2, "x.gen", 0, 2, 1000));
+	EXPECT_EQ(-ENOENT, kbt_ioc(fd, KB_IOC_TXN_COMMIT_GEN, &t));
+	/* a merge into the generation reported works, the previous ESTALE */
+	EXPECT_EQ(-ESTALE, merge1(fd2, "x.gen", g0));
+	EXPECT_EQ(0, merge1(fd2, "x.gen", g));
+	/*
+	 * Someone else's rebuild after ours: INFO shows theirs, and the
+	 * generation our commit reported keeps our merges out of it
+	 */
+	ASSERT_EQ(0, begin(fd2, "x.gen", KB_KIND_BLOCKED, 1000));
+	ASSERT_EQ(0, kbt_txn(fd2, KB_IOC_TXN_COMMIT));
+	g2 = gen_of(fd, "x.gen");
+	EXPECT_NE(g, g2);
+	EXPECT_EQ(-ESTALE, merge1(fd, "x.gen", g));
+	/* old sizes on the old command: they commit and write nothing */
+	ASSERT_EQ(0, begin(fd, "x.gen", KB_KIND_BLOCKED, 1000));
+	memset(&t, 0, sizeof(t));
+	t.size = KB_IOC_TXN_SIZE_VER0;
+	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_TXN_COMMIT, &t));
+	EXPECT_EQ(0, t.generation);
+	EXPECT_NE(g2, gen_of(fd, "x.gen"));
+	ASSERT_EQ(0, begin(fd, "x.gen", KB_KIND_BLOCKED, 1000));
+	t.size = sizeof(t);	/* a zero tail is fine, and stays zero */
+	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_TXN_COMMIT, &t));
+	EXPECT_EQ(0, t.generation);
+	/* a filter made by the commit: its first generation */
+	kbt_destroy(fd, "x.gen2");
+	ASSERT_EQ(0, begin(fd, "x.gen2", KB_KIND_BLOCKED, 1000));
+	memset(&big, 0, sizeof(big));
+	big.t.size = sizeof(big);	/* bigger: a zero tail, left alone */
+	big.tail = 7;
+	EXPECT_EQ(-E2BIG, kbt_ioc(fd, KB_IOC_TXN_COMMIT_GEN, &big));
+	big.tail = 0;
+	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_TXN_COMMIT_GEN, &big));
+	EXPECT_EQ(big.t.generation, gen_of(fd, "x.gen2"));
+	EXPECT_EQ(0, big.tail);
+	EXPECT_EQ(0, kbt_destroy(fd, "x.gen"));
+	EXPECT_EQ(0, kbt_destroy(fd, "x.gen2"));
+	close(fd);
+	close(fd2);
+}
+
 /* ---- concurrency --------------------------------------------------------- */
 
 #define NKEYS 2000
