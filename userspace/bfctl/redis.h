@@ -271,6 +271,12 @@ struct bfctl_redis_pull {
 	 */
 	u64 kstate[4];
 	bool have_kstate;
+	/*
+	 * The generation this pull's commit installed (0: none, or a
+	 * module that cannot say): the one kstate names, not the one a
+	 * KB_CMD_GET after it finds, which may be someone else's rebuild
+	 */
+	u64 load_gen;
 	bool diverged;		/* this pull found it changed */
 	struct kb_params p;	/* of the image loaded */
 	char why[320];		/* what failed */

@@ -140,6 +140,14 @@ void bfctl_redis_pull_note(struct kbconn *kc, struct bfctl_redis_pull *pl)
 	if (!pl->name || pl->out || kbconn_info(kc, pl->name, &info))
 		return;
 	kernel_state(&info, pl->kstate);
+	/*
+	 * Another generation than our commit's: someone rebuilt it since.
+	 * Ours is what we loaded: merges into theirs are ESTALE, and the
+	 * next pull finds the filter diverged and loads it again
+	 */
+	if (pl->load_gen)
+		pl->kstate[1] = pl->load_gen;
+	pl->load_gen = 0;
 	pl->have_kstate = true;
 }
 
@@ -313,7 +321,7 @@ static int stream_load(struct bfctl_redis_pull *pl,
 	}
 	fx->txn = false;
 	ret = pl->unchanged ? kbdev_txn_abort(fx->dev) :
-	      kbdev_txn_commit_guarded(fx->dev, limit);
+	      kbdev_txn_commit_gen(fx->dev, limit, &pl->load_gen);
 	if (ret == -EDOM)
 		return guard_refuse(pl, &st, limit);
 	if (ret)
@@ -335,6 +343,7 @@ int bfctl_redis_pull_once(struct bfctl_redis *r, struct bfctl_redis *sub,
 	int ret;
 
 	pl->retries = 0;
+	pl->load_gen = 0;
 	pl->missing = false;
 	pl->unchanged = false;
 	pl->diverged = false;

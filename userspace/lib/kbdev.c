@@ -191,6 +191,18 @@ int kbdev_txn_commit_guarded(int fd, u32 max_fpr_ppb)
 	return txn_cmd(fd, KB_IOC_TXN_COMMIT, max_fpr_ppb);
 }
 
+int kbdev_txn_commit_gen(int fd, u32 max_fpr_ppb, u64 *generation)
+{
+	struct kb_ioc_txn a = { .size = sizeof(a), .max_fpr_ppb = max_fpr_ppb };
+	int ret = ioc(fd, KB_IOC_TXN_COMMIT_GEN, &a);
+
+	*generation = ret ? 0 : a.generation;
+	/* a module without it changed nothing: commit the old way */
+	if (ret == -ENOTTY)
+		ret = txn_cmd(fd, KB_IOC_TXN_COMMIT, max_fpr_ppb);
+	return ret;
+}
+
 int kbdev_txn_abort(int fd)
 {
 	return txn_cmd(fd, KB_IOC_TXN_ABORT, 0);

@@ -53,6 +53,12 @@ int kbdev_txn_begin(int fd, const struct kb_ioc_create *c);
 int kbdev_txn_commit(int fd);
 /* commit with the saturation guard (as kbdev_upload_guarded(): -EDOM) */
 int kbdev_txn_commit_guarded(int fd, u32 max_fpr_ppb);
+/*
+ * the same, and *generation = the generation it installed (the one to
+ * merge into); 0 from a module that cannot say (committed all the same):
+ * read it with KB_CMD_GET, where a rebuild in between looks like ours
+ */
+int kbdev_txn_commit_gen(int fd, u32 max_fpr_ppb, u64 *generation);
 int kbdev_txn_abort(int fd);
 /* raw payload bytes at off into the transaction begun under name */
 int kbdev_txn_write(int fd, const char *name, u64 off, const void *data,
