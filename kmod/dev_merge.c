@@ -14,7 +14,8 @@
  *     memory format, cut into segments aligned to words (blocked filters:
  *     to blocks, so that each block's FPR term moves once); gozero's
  *     padding bits are checked there.
- *  3. merge: the generation found again (another one: ESTALE), a reference
+ *  3. merge: under the filter's merge_lock (merges only, one at a time),
+ *     the generation found again (another one: ESTALE), a reference
  *     taken; the saturation guard on the fill the ORs would give; then the
  *     ORs, a piece at a time under the filter's lock, with cond_resched()
  *     between pieces and the generation reference (not the RCU read lock)
@@ -348,6 +349,11 @@ static int kb_merge_piece(struct kb_merge *mg, struct kb_gen *g, u64 w,
  * can be held across the count without stalling every writer), so they
  * can take a merge that passed a little past the limit, as they could
  * just after it.  KB_EVENT_OVER_CAPACITY says so when it happens.
+ * Other merges are counted: s->merge_lock is held from the count to the
+ * last piece, so two deltas each within the guard but not together are
+ * not both let in (each counted before the other's ORs).  No user copy
+ * runs under it (the union was copied in step 2), and only merges take
+ * it: the packet path, lookups and bulk adds never wait for it.
  */
 static int kb_merge_apply(struct net *net, struct kb_set *s,
 			  struct kb_merge *mg, struct kb_ioc_merge *a,
@@ -361,8 +367,12 @@ static int kb_merge_apply(struct net *net, struct kb_set *s,
 	struct kb_gen *g;
 	int ret = 0;
 
-	if (mutex_lock_killable(&s->lock))
+	if (mutex_lock_killable(&s->merge_lock))
 		return -EINTR;
+	if (mutex_lock_killable(&s->lock)) {
+		mutex_unlock(&s->merge_lock);
+		return -EINTR;
+	}
 	g = rcu_dereference_protected(s->gen, lockdep_is_held(&s->lock));
 	if (s->dead)
 		ret = -ENOENT;
@@ -391,8 +401,10 @@ static int kb_merge_apply(struct net *net, struct kb_set *s,
 	if (!ret)
 		refcount_inc(&g->ref);	/* across the pieces, not RCU */
 	mutex_unlock(&s->lock);
-	if (ret)
+	if (ret) {
+		mutex_unlock(&s->merge_lock);
 		return ret;
+	}
 	if (pred) {
 		/* reads only: the payload as lookups read it */
 		kb_merge_walk(mg, g, kb_merge_predict, pred);
@@ -410,6 +422,7 @@ static int kb_merge_apply(struct net *net, struct kb_set *s,
 	if (run.over)
 		kb_reg_announce(net, KB_EVENT_OVER_CAPACITY, name, NULL);
 out:
+	mutex_unlock(&s->merge_lock);
 	kfree(pred);
 	kb_gen_put(g);
 	return ret;

@@ -27,7 +27,8 @@
  *    pointer of the filter (not of a generation), replaced whole under
  *    kb_set.lock, charged like a payload until freed.
  *
- * Lock order: kb_net.lock -> kb_set.lock.  Every registry function takes
+ * Lock order: kb_net.lock -> kb_set.lock; kb_set.merge_lock ->
+ * kb_set.lock (merges only).  Every registry function takes
  * validated arguments and an extack (may be NULL), returns 0 or -errno.
  *
  * Namespace exit: kb_net_exit() unlinks every filter and drops the table's
@@ -311,6 +312,13 @@ struct kb_set {
 					 * kb_set.lock, read under RCU
 					 */
 	struct mutex lock;		/* serializes changes */
+	/*
+	 * KB_IOC_MERGE's guard and ORs (dev_merge.c), so that two merges are
+	 * guarded one after the other's bits: taken by merges only, after
+	 * their copy-in, never across a user copy; lookups, adds and the
+	 * in-kernel consumers never wait for it
+	 */
+	struct mutex merge_lock;
 	refcount_t ref;
 	atomic_t users;			/* consumer references */
 	unsigned long over;		/* bit 0: over capacity announced,

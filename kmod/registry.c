@@ -224,6 +224,7 @@ int kb_set_insert(struct net *net, const char *name, struct kb_gen *g,
 	s->writers = INVALID_GID;
 	kb_set_grant(s, gr);
 	mutex_init(&s->lock);
+	mutex_init(&s->merge_lock);
 	init_waitqueue_head(&s->wq);
 	kb_learn_set_init(s);
 	refcount_set(&s->ref, 1);

@@ -615,7 +615,9 @@ struct kb_ioc_write {
  * merged into.  max_fpr_ppb (0: no limit) is the saturation guard of an
  * upload: a merge after which the estimated FPR would be over it is
  * refused with EDOM (why = KB_IMG_SATURATED), a KB_EVENT_REFUSED event,
- * and nothing changes.
+ * and nothing changes.  Merges of one filter are guarded and applied one
+ * at a time (lookups and adds are not held up): of two merges run at once
+ * whose deltas each pass the guard but not together, one is refused.
  *
  * Errors (nothing changed): EINVAL (flags or reserved non-zero, bad name,
  * nr_ranges 0 or over the maximum, a range empty or past the payload, a
