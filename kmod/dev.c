@@ -400,6 +400,14 @@ static long kb_ioc_txn_begin(struct file *file, struct kb_file *kf,
 	ret = kb_params_from_spec(&p, &s, NULL);
 	if (ret)
 		return ret;
+	/*
+	 * The max_bytes kept from a growing filter holds if the new first
+	 * slice fits it; a bigger one (a rebuild for more items) gets the
+	 * default bound for its size, as a new filter would
+	 */
+	if (usize < KB_IOC_CREATE_SIZE_VER1 && sh.grow &&
+	    kb_params_payload_bytes(&p) > sh.max_bytes)
+		sh.max_bytes = 0;
 	mutex_lock(&kf->lock);
 	if (kf->txn || kf->busy) {
 		ret = -EBUSY;

@@ -669,7 +669,8 @@ static inline bool kb_gen_sliced(const struct kb_gen *g)
 bool kb_set_sliced(struct kb_set *s);
 /*
  * TXN_BEGIN VER0 (no shape fields) of filter name: its window or growth
- * into sh (the cap and max_bytes stay at their defaults), if it exists
+ * and a growing filter's max_bytes into sh (the cap stays at its
+ * default), if it exists
  */
 void kb_shape_keep(struct net *net, const char *name, struct kb_shape *sh);
 /* g's older slices for its shape (kb_gen_alloc()), and their release */

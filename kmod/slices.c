@@ -177,6 +177,13 @@ void kb_shape_keep(struct net *net, const char *name, struct kb_shape *sh)
 	sh->window_ms = g->shape.window_ms;
 	sh->slices = g->shape.slices;
 	sh->grow = g->shape.grow;
+	/*
+	 * A growing filter's bound is its own too (as the module's cap now
+	 * allows); kb_shape_fit() drops it if the new first slice is bigger
+	 */
+	if (g->shape.grow)
+		sh->max_bytes = min_t(u64, g->shape.max_bytes,
+				      READ_ONCE(kb_max_filter_bytes));
 	rcu_read_unlock();
 	kb_set_put(s);
 }

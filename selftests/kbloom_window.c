@@ -345,11 +345,30 @@ static int txn_load(int fd, const char *name, __u64 max_bytes, __u32 fam,
 	return ret;
 }
 
+/* the same with TXN_BEGIN's first version (no shape): items at 1% */
+static int txn_load_ver0(int fd, const char *name, __u64 items, __u32 fam,
+			 __u64 first, __u64 n)
+{
+	struct kb_ioc_create c = kbt_spec(name, KB_KIND_BLOCKED, KB_KEY_BYTES,
+					  items, 10000000);
+	void *keys = kbt_keys16(fam, first, n);
+	int ret;
+
+	c.size = KB_IOC_CREATE_SIZE_VER0;
+	ret = kbt_ioc(fd, KB_IOC_TXN_BEGIN, &c);
+	if (!ret)
+		ret = kbt_keys(fd, KB_IOC_ADD, name, KB_KEYS_F_TXN, keys, 16,
+			       n, NULL, NULL);
+	free(keys);
+	return ret;
+}
+
 /*
  * A transaction's key batches grow a growing filter's staging generation
  * as live adds do: 10x the capacity commits the series of slices within
- * the FPR; max-bytes holds inside it (over capacity then); an abort
- * leaves the filter as it was
+ * the FPR; max-bytes holds inside it (over capacity then), and a rebuild
+ * with no shape keeps it if its first slice fits; an abort leaves the
+ * filter as it was
  */
 TEST_F(win, grow_in_txn)
 {
@@ -388,6 +407,24 @@ TEST_F(win, grow_in_txn)
 	EXPECT_EQ(b0 + b1, w.sl[0].bytes + w.sl[1].bytes);
 	EXPECT_EQ(1, w.over);
 	EXPECT_EQ(10000, kbw_hits(self->fd, "g", 4, 0, 10000));
+
+	/*
+	 * A rebuild with no shape (VER0: bfctl rebuild) keeps the growth and
+	 * the filter's own max-bytes, since the new first slice fits in it
+	 */
+	ASSERT_EQ(0, txn_load_ver0(self->fd, "g", 1000, 6, 0, 10000));
+	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_COMMIT));
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w));
+	EXPECT_EQ(2, w.slices);
+	EXPECT_EQ(b0 + b1, w.max_bytes);
+	EXPECT_EQ(10000, kbw_hits(self->fd, "g", 6, 0, 10000));
+	/* a first slice bigger than it: the default bound for its size */
+	ASSERT_EQ(0, txn_load_ver0(self->fd, "g", 20000, 7, 0, 100));
+	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_COMMIT));
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w));
+	EXPECT_EQ(1, w.slices);
+	EXPECT_LT(b0 + b1, w.sl[0].bytes);
+	EXPECT_EQ(16 * w.sl[0].bytes, w.max_bytes);
 }
 
 /* max-bytes stops the growth: the filter goes over capacity instead */
