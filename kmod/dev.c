@@ -437,6 +437,7 @@ static long kb_ioc_txn_end(struct file *file, struct kb_file *kf,
 	u32 usize;
 	long ret;
 
+	BUILD_BUG_ON(sizeof(a) != KB_IOC_TXN_SIZE_VER2);
 	ret = kb_copy_in(&a, out ? sizeof(a) : KB_IOC_TXN_SIZE_VER1,
 			 out ? KB_IOC_TXN_SIZE_VER2 : KB_IOC_TXN_SIZE_VER0, u,
 			 &usize);

@@ -54,10 +54,16 @@ static unsigned char *tw_payload(int fd, long *len)
 	return img;
 }
 
+/* the same layout for -m32 (compat_ptr_ioctl converts the pointer only) */
+_Static_assert(sizeof(struct kb_ioc_txn) == KB_IOC_TXN_SIZE_VER2,
+	       "struct kb_ioc_txn: VER2 is 24 bytes on every ABI");
+
 /* a live gozero filter holding a recognizable payload */
 static void tw_live(struct __test_metadata *_metadata, int fd,
 		    unsigned char *want)
 {
+	struct kb_ioc_txn t = { .size = sizeof(t) };
+	struct kb_ioc_info info;
 	int i;
 
 	for (i = 0; i < TW_LEN; i++)
@@ -66,7 +72,10 @@ static void tw_live(struct __test_metadata *_metadata, int fd,
 	kbt_destroy(fd, TW_NAME);
 	ASSERT_EQ(0, tw_begin(fd, KB_KIND_GOZERO, TW_M));
 	ASSERT_EQ(0, kbt_txn_write(fd, TW_NAME, 0, want, TW_LEN));
-	ASSERT_EQ(0, kbt_txn(fd, KB_IOC_TXN_COMMIT));
+	/* as bfctl's streamed pull commits (and -m32: through compat) */
+	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_TXN_COMMIT_GEN, &t));
+	ASSERT_EQ(0, kbt_info(fd, TW_NAME, &info));
+	ASSERT_EQ(info.generation, t.generation);
 }
 
 static void tw_unchanged(struct __test_metadata *_metadata, int fd,
