@@ -6,7 +6,7 @@
  * redis_pull.c fences the reads, checks the value and loads it, redis.c
  * parses the options and pushes, redis_watch.c follows a key,
  * redis_relay.c writes its stream of deltas and redis_follow.c merges
- * them (redis_delta.h), redis_topo.c finds where to connect (Sentinel,
+ * them (redis_delta.h; redis_sync.c checks the relay's syncs), redis_topo.c finds where to connect (Sentinel,
  * replicas, Cluster), redis_io.c reads replies within bounds and
  * deadlines, redis_tls.c carries them over TLS (rediss://).
  */

@@ -86,7 +86,7 @@ static void status_ev(const struct bfctl_redis_pull *pl, const char *st,
 		return;
 	}
 	if (bfctl_quiet && strcmp(st, "error") && strcmp(st, "refused") &&
-	    strcmp(st, "disconnected"))
+	    strcmp(st, "mismatch") && strcmp(st, "disconnected"))
 		return;
 	printf("%s %s: %s", target, pl->key, st);
 	if (!strcmp(st, "updated"))
