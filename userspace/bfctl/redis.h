@@ -75,6 +75,7 @@ struct bfctl_redis {
 	/* the last MOVED/ASK reply's node (host:port), "" if none */
 	char redir[300];
 	bool redir_ask;
+	bool tryagain;		/* the last error was TRYAGAIN (a slot migrating) */
 	bool asking;		/* ASKING before every command (an ASK target) */
 	int skip;		/* ASKING replies to drop before the next one */
 	struct bfctl_redis_tls *tls;	/* rediss://: its SSL (NULL: plain) */
@@ -353,6 +354,23 @@ int bfctl_redis_topo_single(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 int bfctl_redis_topo_pull(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 			  struct bfctl_redis *sub, struct kbconn *kc,
 			  struct bfctl_redis_pull *pl);
+/*
+ * The redirect r->redir (MOVED or ASK) followed: r reconnected to that
+ * node (ASKING before every command after an ASK), as the redirect
+ * number n (from 0) of one operation; 0, or -1 (r->err: not a Cluster,
+ * a redirect loop past BFCTL_REDIS_REDIRECTS, a bad address)
+ */
+int bfctl_redis_topo_follow(struct bfctl_redis_topo *t, struct bfctl_redis *r,
+			    int n);
+
+/*
+ * push (redis_push.c): data written over key through r, connected by
+ * bfctl_redis_topo_connect(t), following MOVED and ASK and waiting out
+ * TRYAGAIN while the slot migrates; meta: the metadata key's value, or
+ * NULL to drop it.  BFCTL_OK, or BFCTL_ERR said (nothing replaced).
+ */
+int bfctl_redis_push(struct bfctl_redis_topo *t, struct bfctl_redis *r,
+		     const char *key, const u8 *data, u64 len, const char *meta);
 
 /*
  * A watcher's ear on Sentinel: ss subscribed to +switch-master on the

@@ -409,6 +409,7 @@ redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk)
 
 		/* a cluster node's redirection: redis_topo.c follows it */
 		r->redir[0] = 0;
+		r->tryagain = !strncmp(rep->str, "TRYAGAIN", 8);
 		if ((!strncmp(rep->str, "MOVED ", 6) || !strncmp(rep->str, "ASK ", 4)) &&
 		    (sp = strchr(rep->str + (rep->str[0] == 'M' ? 6 : 4), ' ')) &&
 		    sp[1]) {
