@@ -120,6 +120,22 @@ extern volatile sig_atomic_t bfctl_redis_stop;
  */
 const sigset_t *bfctl_redis_signals(void);
 double bfctl_redis_now(void);
+/*
+ * The pace of watch's and relay's loops, one for both.  A lost
+ * connection is tried again after a backoff from BFCTL_REDIS_BACKOFF_MIN,
+ * doubling up to BFCTL_REDIS_BACKOFF_MAX: bfctl_redis_retry_at() says
+ * when (jittered, 0.5 to 1.5 times it, so a fleet does not reconnect at
+ * once) and doubles *backoff.  An event of a burst makes the work due
+ * *due, d after it but at most BFCTL_REDIS_DEBOUNCE_X d after the burst's
+ * first event (*first, set when < 0).  bfctl_redis_timeout(): ppoll's
+ * timeout until then (0 when past).
+ */
+#define BFCTL_REDIS_BACKOFF_MIN	0.5
+#define BFCTL_REDIS_BACKOFF_MAX	30.0
+#define BFCTL_REDIS_DEBOUNCE_X	10
+double bfctl_redis_retry_at(double *backoff);
+void bfctl_redis_debounce(double *due, double *first, double d);
+struct timespec *bfctl_redis_timeout(double until, struct timespec *ts);
 /* a pull's deadline: --timeout from now (o NULL: none) */
 void bfctl_redis_deadline(const struct bfctl_redis_opts *o);
 /*
