@@ -23,7 +23,10 @@
 # merges its deltas into the live filter (KB_IOC_MERGE), the kernel's
 # payload the value in Redis byte for byte and answering as go-zero's
 # Exists, across a rebuild by RENAME, a relay killed and replaced, a
-# stream trimmed under a stopped watcher and a flushed filter (ESTALE).
+# stream trimmed under a stopped watcher and a flushed filter (ESTALE);
+# a key added to the followed filter outside the watcher is found at the
+# relay's next sync (the filter's CRC is not the relay's: mismatch) and
+# dropped by a whole pull.
 . "$(dirname "$0")/lib.sh"
 B=$BFCTL
 U=$(dirname "$B")
@@ -352,9 +355,11 @@ for s in range(1, 13):
 R DEL gz > /dev/null
 add p1
 expect 0 "deltas: the filter pulled whole" $N $B redis pull rw gz $MF --server $S
-relay() {	# relay LOG: a relay in the background (rlpid)
+relay() {	# relay LOG [OPTION...]: a relay in the background (rlpid)
+	local log=$1
+	shift
 	$B -j redis relay gz --server $S --lease-ms 1000 --debounce 0.05 --sync 0 \
-		--maxlen 4 > "$1" 2>&1 &
+		--maxlen 4 "$@" > "$log" 2>&1 &
 	rlpid=$!
 }
 relay "$TMP/ra.log"
@@ -415,12 +420,34 @@ $N $B flush rw
 add d11
 wait_for "a flushed filter (another generation): ESTALE, a whole pull" exact
 check "... saying why" grep -q '"status":"resync".*not the one pulled into' "$dlog"
+# a relay that syncs every second: the watcher checks the kernel filter
+# (exported) against each sync's CRC; a key added to the followed filter
+# outside the watcher is a mismatch, and a whole pull drops it
+kill -TERM "$rlpid"; wait "$rlpid" 2> /dev/null
+relay "$TMP/rc.log" --sync 1
+nst() { grep -c "\"status\":\"$1\"" "$dlog"; }
+v0=$(nst verified)
+more() { [ "$(nst "$1")" -gt "$2" ]; }
+wait_for "a relay's sync: the kernel filter checked, the relay's copy" more verified "$v0"
+la=
+for i in $(seq 1 250); do
+	$N $B test rw "10.99.0.$i" > /dev/null 2>&1 && continue
+	la=10.99.0.$i
+	break
+done
+check "an address the filter does not hold ($la)" test -n "$la"
+x0=$(nst mismatch)
+expect 0 "... added with bfctl add" $N $B add rw "$la"
+wait_for "a key added outside the watcher: the next sync is a mismatch" more mismatch "$x0"
+check "... saying why" grep -q '"status":"mismatch".*not the relay.s copy (CRC-32C' "$dlog"
+wait_for "... a whole pull: the kernel's payload is the value in Redis" exact
+expect 1 "... the key added outside the watcher is gone" $N $B test rw "$la"
 kill -TERM "$wpid" "$rlpid"; wait "$wpid" "$rlpid" 2> /dev/null
 wpid= rlpid=
 check "every status line is JSON" python3 -c '
 import json, sys
 for f in sys.argv[1:]:
     for l in open(f):
-        json.loads(l)' "$dlog" "$TMP/rb.log"
+        json.loads(l)' "$dlog" "$TMP/rb.log" "$TMP/rc.log"
 
 done_testing

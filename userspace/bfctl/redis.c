@@ -17,10 +17,10 @@
  * --timeout S, and for rediss:// --tls-ca F, --tls-cert F, --tls-key F,
  * --tls-server-name N (redis_tls.c).  The server may also come from $BFCTL_REDIS_SERVER.
  *
- * push writes like go-zero rebuilds: the value into a temporary key of the
- * same hash slot, in chunks, then one MULTI/EXEC renames it over KEY
- * (and writes or drops the metadata key), so readers see the old value
- * or the new one.  A gozero filter is written as its raw Redis value
+ * push writes like go-zero rebuilds (redis_push.c): the value into a
+ * temporary key of the same hash slot, in chunks, then one MULTI/EXEC
+ * renames it over KEY (and writes or drops the metadata key), so readers
+ * see the old value or the new one.  A gozero filter is written as its raw Redis value
  * (what go-zero's Exists reads), any other kind as a whole kbloom image,
  * whose CRC pull checks.
  */
@@ -33,8 +33,6 @@
 #include <unistd.h>
 #include "redis.h"
 
-/* a temporary key left by a push that died goes away by itself */
-#define PUSH_TMP_TTL	"86400"
 /*
  * watch's poll while the server publishes no keyspace events: what an
  * admin who never read the manual gets, so a blocklist is at most 30 s
@@ -537,96 +535,6 @@ static int push_source(struct rargs *a, u8 **img, u64 *len)
 	return ret;
 }
 
-static int reply_ok(struct bfctl_redis *r)
-{
-	redisReply *rep = bfctl_redis_reply(r);
-
-	if (!rep)
-		return -1;
-	freeReplyObject(rep);
-	return 0;
-}
-
-/* data into a new temporary key in chunks, then renamed over key */
-static int push_value(struct bfctl_redis *r, struct rargs *a,
-		      const u8 *data, u64 len, const char *meta)
-{
-	char tmp[1100], mkey[1100], rnd[17];
-	const char *key = a->pl.key;
-	const char *del[] = { "DEL", tmp }, *set[] = { "SET", tmp, "" };
-	const char *exp[] = { "EXPIRE", tmp, PUSH_TMP_TTL };
-	const char *app[] = { "APPEND", tmp, NULL };
-	const char *multi[] = { "MULTI" }, *exec[] = { "EXEC" };
-	const char *ren[] = { "RENAME", tmp, key }, *pers[] = { "PERSIST", key };
-	const char *mset[] = { "SET", mkey, meta }, *mdel[] = { "DEL", mkey };
-	u64 chunk = r->o->chunk, sent = 0, acked = 0;
-	size_t alen[3] = { 6, 0, 0 };
-	redisReply *rep;
-	u64 rv;
-	bool okx;
-
-	/* random: two hosts pushing at once do not append to one key */
-	if (kbu_random(&rv, sizeof(rv)))
-		return bfctl_fail(BFCTL_ERR, "redis push", "getrandom: %s",
-				  strerror(errno));
-	snprintf(rnd, sizeof(rnd), "%016llx", (unsigned long long)rv);
-	if (bfctl_redis_sibling(tmp, sizeof(tmp), key, "kbloom-tmp-") ||
-	    strlen(tmp) + sizeof(rnd) > sizeof(tmp) ||
-	    bfctl_redis_sibling(mkey, sizeof(mkey), key, "kbloom-meta"))
-		return bfctl_fail(BFCTL_USAGE, "redis push", "key name too long");
-	strcat(tmp, rnd);
-	alen[1] = strlen(tmp);
-	redisAppendCommandArgv(r->c, 2, del, NULL);
-	redisAppendCommandArgv(r->c, 3, set, NULL);
-	redisAppendCommandArgv(r->c, 3, exp, NULL);
-	if (reply_ok(r) || reply_ok(r) || reply_ok(r))
-		goto fail;
-	while (acked < len) {
-		while (sent < len && sent - acked < BFCTL_REDIS_WINDOW * chunk) {
-			alen[2] = len - sent < chunk ? len - sent : chunk;
-			app[2] = (const char *)data + sent;
-			redisAppendCommandArgv(r->c, 3, app, alen);
-			sent += alen[2];
-		}
-		rep = bfctl_redis_reply(r);
-		if (!rep)
-			goto fail;
-		okx = rep->type == REDIS_REPLY_INTEGER;
-		freeReplyObject(rep);
-		if (!okx)
-			goto fail;
-		acked += len - acked < chunk ? len - acked : chunk;
-	}
-	redisAppendCommandArgv(r->c, 1, multi, NULL);
-	redisAppendCommandArgv(r->c, 3, ren, NULL);
-	redisAppendCommandArgv(r->c, 2, pers, NULL);
-	if (meta)
-		redisAppendCommandArgv(r->c, 3, mset, NULL);
-	else	/* no stale metadata that contradicts the new value */
-		redisAppendCommandArgv(r->c, 2, mdel, NULL);
-	redisAppendCommandArgv(r->c, 1, exec, NULL);
-	if (reply_ok(r) || reply_ok(r) || reply_ok(r) || reply_ok(r))
-		goto fail;
-	rep = bfctl_redis_reply(r);
-	if (!rep)
-		goto fail;
-	okx = rep->type == REDIS_REPLY_ARRAY && rep->elements == 3 &&
-	      rep->element[0]->type == REDIS_REPLY_STATUS;
-	freeReplyObject(rep);
-	if (!okx) {
-		snprintf(r->err, sizeof(r->err), "RENAME %s %s failed", tmp, key);
-		goto fail;
-	}
-	return BFCTL_OK;
-fail:
-	if (!r->io_err) {
-		r->io_err = true;	/* the pipeline is out of step: done */
-		fprintf(stderr, "bfctl: redis push: %s is left to expire\n", tmp);
-	}
-	return bfctl_fail(BFCTL_ERR, "redis push", "%s; %s unchanged",
-			  r->err, key);
-}
-
 static int do_push(int argc, char **argv)
 {
 	struct bfctl_redis r = { 0 };
@@ -671,7 +579,8 @@ static int do_push(int argc, char **argv)
 	if (bfctl_redis_topo_connect(&t, &r))
 		ret = bfctl_fail(BFCTL_ERR, "redis push", "%s", r.err);
 	else
-		ret = push_value(&r, &a, payload, plen, a.meta ? meta : NULL);
+		ret = bfctl_redis_push(&t, &r, a.pl.key, payload, plen,
+				       a.meta ? meta : NULL);
 	if (!ret && !bfctl_quiet)
 		printf("%s: %llu bytes (%s)\n", a.pl.key, (unsigned long long)plen,
 		       p.kind == KB_KIND_GOZERO ? "go-zero bitmap" : "kbloom image");

@@ -6,7 +6,7 @@
  * redis_pull.c fences the reads, checks the value and loads it, redis.c
  * parses the options and pushes, redis_watch.c follows a key,
  * redis_relay.c writes its stream of deltas and redis_follow.c merges
- * them (redis_delta.h), redis_topo.c finds where to connect (Sentinel,
+ * them (redis_delta.h; redis_sync.c checks the relay's syncs), redis_topo.c finds where to connect (Sentinel,
  * replicas, Cluster), redis_io.c reads replies within bounds and
  * deadlines, redis_tls.c carries them over TLS (rediss://).
  */
@@ -75,6 +75,7 @@ struct bfctl_redis {
 	/* the last MOVED/ASK reply's node (host:port), "" if none */
 	char redir[300];
 	bool redir_ask;
+	bool tryagain;		/* the last error was TRYAGAIN (a slot migrating) */
 	bool asking;		/* ASKING before every command (an ASK target) */
 	int skip;		/* ASKING replies to drop before the next one */
 	struct bfctl_redis_tls *tls;	/* rediss://: its SSL (NULL: plain) */
@@ -119,6 +120,22 @@ extern volatile sig_atomic_t bfctl_redis_stop;
  */
 const sigset_t *bfctl_redis_signals(void);
 double bfctl_redis_now(void);
+/*
+ * The pace of watch's and relay's loops, one for both.  A lost
+ * connection is tried again after a backoff from BFCTL_REDIS_BACKOFF_MIN,
+ * doubling up to BFCTL_REDIS_BACKOFF_MAX: bfctl_redis_retry_at() says
+ * when (jittered, 0.5 to 1.5 times it, so a fleet does not reconnect at
+ * once) and doubles *backoff.  An event of a burst makes the work due
+ * *due, d after it but at most BFCTL_REDIS_DEBOUNCE_X d after the burst's
+ * first event (*first, set when < 0).  bfctl_redis_timeout(): ppoll's
+ * timeout until then (0 when past).
+ */
+#define BFCTL_REDIS_BACKOFF_MIN	0.5
+#define BFCTL_REDIS_BACKOFF_MAX	30.0
+#define BFCTL_REDIS_DEBOUNCE_X	10
+double bfctl_redis_retry_at(double *backoff);
+void bfctl_redis_debounce(double *due, double *first, double d);
+struct timespec *bfctl_redis_timeout(double until, struct timespec *ts);
 /* a pull's deadline: --timeout from now (o NULL: none) */
 void bfctl_redis_deadline(const struct bfctl_redis_opts *o);
 /*
@@ -359,6 +376,23 @@ int bfctl_redis_topo_single(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 int bfctl_redis_topo_pull(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 			  struct bfctl_redis *sub, struct kbconn *kc,
 			  struct bfctl_redis_pull *pl);
+/*
+ * The redirect r->redir (MOVED or ASK) followed: r reconnected to that
+ * node (ASKING before every command after an ASK), as the redirect
+ * number n (from 0) of one operation; 0, or -1 (r->err: not a Cluster,
+ * a redirect loop past BFCTL_REDIS_REDIRECTS, a bad address)
+ */
+int bfctl_redis_topo_follow(struct bfctl_redis_topo *t, struct bfctl_redis *r,
+			    int n);
+
+/*
+ * push (redis_push.c): data written over key through r, connected by
+ * bfctl_redis_topo_connect(t), following MOVED and ASK and waiting out
+ * TRYAGAIN while the slot migrates; meta: the metadata key's value, or
+ * NULL to drop it.  BFCTL_OK, or BFCTL_ERR said (nothing replaced).
+ */
+int bfctl_redis_push(struct bfctl_redis_topo *t, struct bfctl_redis *r,
+		     const char *key, const u8 *data, u64 len, const char *meta);
 
 /*
  * A watcher's ear on Sentinel: ss subscribed to +switch-master on the

@@ -111,6 +111,9 @@ struct bfctl_redis_follow {
 	double quiet_until;
 	u64 q_ms, q_sq;
 	char why[320];		/* why a pull is due, or a merge failed */
+	/* the sync check (redis_sync.c) */
+	bool sync_seen;		/* a sync read in step since the last pull */
+	double check_at;	/* no check before (its rate limit) */
 };
 
 /* the sibling keys of key; 0 or -ENAMETOOLONG */
@@ -136,5 +139,13 @@ int bfctl_redis_follow_send(struct bfctl_redis_follow *f);
 int bfctl_redis_follow_recv(struct bfctl_redis_follow *f, struct kbconn *kc,
 			    struct bfctl_redis_pull *pl);
 void bfctl_redis_follow_stop(struct bfctl_redis_follow *f);
+/*
+ * A sync entry e (id) read in step: the filter (kc, or pl->out) checked
+ * against the relay's CRC, rate-limited (redis_sync.c).  1: it is not the
+ * relay's copy, a pull is due (f->why); 0.
+ */
+int bfctl_redis_follow_sync(struct bfctl_redis_follow *f, struct kbconn *kc,
+			    struct bfctl_redis_pull *pl,
+			    const struct bfctl_redis_dentry *e, const char *id);
 
 #endif /* _BFCTL_REDIS_DELTA_H */

@@ -103,6 +103,7 @@ void bfctl_redis_follow_pulled(struct bfctl_redis_follow *f, bool ok)
 		f->seq = f->f_seq;
 	}
 	f->merged = 0;
+	f->sync_seen = false;	/* the next sync is not checked (redis_sync.c) */
 }
 
 int bfctl_redis_follow_send(struct bfctl_redis_follow *f)
@@ -306,7 +307,7 @@ static int entry(struct bfctl_redis_follow *f, struct kbconn *kc,
 			   id, "");
 	f->seq = e.seq;
 	if (e.type == BFCTL_RD_SYNC)
-		return 0;
+		return bfctl_redis_follow_sync(f, kc, pl, &e, id);
 	if (e.type == BFCTL_RD_RESET)
 		return due(f, pl, "entry %s: the relay says %s; pulling whole", id,
 			   e.reason);

@@ -85,6 +85,38 @@ double bfctl_redis_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+double bfctl_redis_retry_at(double *backoff)
+{
+	double jitter = 0.5 + (double)(random() % 1000) / 1000;
+	double at = bfctl_redis_now() + *backoff * jitter;
+
+	*backoff = *backoff * 2 > BFCTL_REDIS_BACKOFF_MAX ?
+		   BFCTL_REDIS_BACKOFF_MAX : *backoff * 2;
+	return at;
+}
+
+void bfctl_redis_debounce(double *due, double *first, double d)
+{
+	double t = bfctl_redis_now();
+
+	if (*first < 0)
+		*first = t;
+	*due = t + d;
+	if (*due > *first + BFCTL_REDIS_DEBOUNCE_X * d)
+		*due = *first + BFCTL_REDIS_DEBOUNCE_X * d;
+}
+
+struct timespec *bfctl_redis_timeout(double until, struct timespec *ts)
+{
+	double d = until - bfctl_redis_now();
+
+	if (d < 0)
+		d = 0;
+	ts->tv_sec = (time_t)d;
+	ts->tv_nsec = (long)((d - (double)ts->tv_sec) * 1e9);
+	return ts;
+}
+
 void bfctl_redis_deadline(const struct bfctl_redis_opts *o)
 {
 	deadline = o ? bfctl_redis_now() + o->timeout_ms / 1000.0 : 0;
@@ -409,6 +441,7 @@ redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk)
 
 		/* a cluster node's redirection: redis_topo.c follows it */
 		r->redir[0] = 0;
+		r->tryagain = !strncmp(rep->str, "TRYAGAIN", 8);
 		if ((!strncmp(rep->str, "MOVED ", 6) || !strncmp(rep->str, "ASK ", 4)) &&
 		    (sp = strchr(rep->str + (rep->str[0] == 'M' ? 6 : 4), ' ')) &&
 		    sp[1]) {

@@ -29,9 +29,6 @@
 #include "redis_read.h"
 #include "redis_delta.h"
 
-#define BACKOFF_MIN	0.5
-#define BACKOFF_MAX	30.0
-
 #define stop bfctl_redis_stop
 #define now_s bfctl_redis_now
 
@@ -111,14 +108,11 @@ static void hex16(char *out)
 
 static void disconnect(struct relay *s, const char *why)
 {
-	double jitter = 0.5 + (double)(random() % 1000) / 1000;
-
 	say(s, "disconnected", why, NULL, 0);
 	bfctl_redis_close(&s->sub);
 	bfctl_redis_close(&s->r);
 	s->up = s->notify = s->leader = s->standby = false;
-	s->next_try = now_s() + s->backoff * jitter;
-	s->backoff = s->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : s->backoff * 2;
+	s->next_try = bfctl_redis_retry_at(&s->backoff);
 }
 
 /* a script's reply: 1 yes (id: a bulk reply), 0 no (not our lease), -1 */
@@ -380,7 +374,7 @@ static void connect_up(struct relay *s)
 			  bfctl_redis_subscribe(&s->sub, s->pl->key)))
 		return disconnect(s, s->sub.err);
 	s->up = true;
-	s->backoff = BACKOFF_MIN;
+	s->backoff = BFCTL_REDIS_BACKOFF_MIN;
 	s->next_poll = now_s() + (s->notify ? s->w->poll_s : s->w->poll_off_s);
 	say(s, "connected", s->notify ? "following keyspace events" :
 	    "no keyspace events: polling", NULL, 0);
@@ -389,16 +383,10 @@ static void connect_up(struct relay *s)
 
 static void note(struct relay *s, int ev)
 {
-	double t = now_s(), d = s->w->debounce_s;
-
 	if (!ev)
 		return;
 	s->ev |= ev;
-	if (s->first_ev < 0)
-		s->first_ev = t;
-	s->due = t + d;
-	if (s->due > s->first_ev + 10 * d)
-		s->due = s->first_ev + 10 * d;
+	bfctl_redis_debounce(&s->due, &s->first_ev, s->w->debounce_s);
 }
 
 static double next_at(const struct relay *s)
@@ -423,22 +411,16 @@ static void relay_loop(struct relay *s, const sigset_t *mask)
 {
 	struct pollfd pfd[2];
 	struct timespec ts;
-	double d;
 	int n, ev;
 
 	while (!stop) {
 		if (!s->up && now_s() >= s->next_try)
 			connect_up(s);
-		d = next_at(s) - now_s();
-		if (d < 0)
-			d = 0;
-		ts.tv_sec = (time_t)d;
-		ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
 		pfd[0].fd = s->up && s->notify ? s->sub.c->fd : -1;
 		pfd[1].fd = s->up ? s->r.c->fd : -1;
 		pfd[0].events = pfd[1].events = POLLIN;
 		pfd[0].revents = pfd[1].revents = 0;
-		n = ppoll(pfd, 2, &ts, mask);
+		n = ppoll(pfd, 2, bfctl_redis_timeout(next_at(s), &ts), mask);
 		if (stop)
 			break;
 		if (n > 0 && pfd[1].revents) {
@@ -486,7 +468,7 @@ int bfctl_redis_relay(const struct bfctl_redis_opts *o,
 	s.o = o;
 	s.w = w;
 	s.pl = pl;
-	s.backoff = BACKOFF_MIN;
+	s.backoff = BFCTL_REDIS_BACKOFF_MIN;
 	s.due = s.first_ev = -1;
 	s.df.d = malloc(BFCTL_REDIS_DELTA_MAX);
 	if (!s.df.d)

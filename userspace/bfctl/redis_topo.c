@@ -660,6 +660,23 @@ int bfctl_redis_topo_single(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 	return bfctl_redis_single(r, notify);
 }
 
+int bfctl_redis_topo_follow(struct bfctl_redis_topo *t, struct bfctl_redis *r,
+			    int n)
+{
+	if (!t->cluster) {	/* said cluster_enabled:0: not followed */
+		snprintf(r->err + strlen(r->err), sizeof(r->err) - strlen(r->err),
+			 ": a redirect from a server that is not a Cluster node: refused");
+		r->io_err = true;
+		return -1;
+	}
+	if (n >= BFCTL_REDIS_REDIRECTS)
+		return redirect_loop(t, r);
+	if (follow(t, r))
+		return -1;
+	snprintf(t->last, sizeof(t->last), "%s:%d", t->node.host, t->node.port);
+	return 0;
+}
+
 int bfctl_redis_topo_pull(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 			  struct bfctl_redis *sub, struct kbconn *kc,
 			  struct bfctl_redis_pull *pl)
@@ -707,14 +724,10 @@ int bfctl_redis_topo_pull(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 			r->io_err = true;
 			return ret;
 		}
-		if (i >= BFCTL_REDIS_REDIRECTS || follow(t, r)) {
-			if (i >= BFCTL_REDIS_REDIRECTS)
-				redirect_loop(t, r);
+		if (bfctl_redis_topo_follow(t, r, i)) {
 			snprintf(pl->why, sizeof(pl->why), "%s", r->err);
 			return BFCTL_ERR;
 		}
-		snprintf(t->last, sizeof(t->last), "%s:%d", t->node.host,
-			 t->node.port);
 		/* the subscription is on the node the key left */
 		t->moved = true;
 		sub = NULL;

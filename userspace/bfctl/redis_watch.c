@@ -42,11 +42,6 @@
 #include <sys/stat.h>
 #include "redis_delta.h"
 
-#define BACKOFF_MIN	0.5
-#define BACKOFF_MAX	30.0
-/* a burst's pull waits at most this many debounces after its first event */
-#define DEBOUNCE_MAX_X	10
-
 #define stop bfctl_redis_stop
 #define now_s bfctl_redis_now
 
@@ -86,7 +81,7 @@ static void status_ev(const struct bfctl_redis_pull *pl, const char *st,
 		return;
 	}
 	if (bfctl_quiet && strcmp(st, "error") && strcmp(st, "refused") &&
-	    strcmp(st, "disconnected"))
+	    strcmp(st, "mismatch") && strcmp(st, "disconnected"))
 		return;
 	printf("%s %s: %s", target, pl->key, st);
 	if (!strcmp(st, "updated"))
@@ -131,8 +126,6 @@ struct watch {
 
 static void disconnect(struct watch *s, const char *why)
 {
-	double jitter = 0.5 + (double)(random() % 1000) / 1000;
-
 	status(s->pl, "disconnected", why);
 	bfctl_redis_close(&s->ss);
 	bfctl_redis_follow_stop(&s->f);
@@ -140,8 +133,7 @@ static void disconnect(struct watch *s, const char *why)
 	bfctl_redis_close(&s->r);
 	s->up = false;
 	s->notify = false;
-	s->next_try = now_s() + s->backoff * jitter;
-	s->backoff = s->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : s->backoff * 2;
+	s->next_try = bfctl_redis_retry_at(&s->backoff);
 }
 
 static double poll_s(const struct watch *s)
@@ -399,13 +391,8 @@ static void note_events(struct watch *s, int ev)
 			s->f.q_sq = s->f.sq;
 		}
 	}
-	if (!ev)
-		return;
-	if (s->first_ev < 0)
-		s->first_ev = t;
-	s->due = t + d;
-	if (s->due > s->first_ev + DEBOUNCE_MAX_X * d)
-		s->due = s->first_ev + DEBOUNCE_MAX_X * d;
+	if (ev)	/* a pull after the burst */
+		bfctl_redis_debounce(&s->due, &s->first_ev, d);
 }
 
 static void pull(struct watch *s)
@@ -468,7 +455,7 @@ static void pull(struct watch *s)
 	 * that accepts connections but breaks every read (an output buffer
 	 * limit, a timeout too short for the value) is not read in a loop.
 	 */
-	s->backoff = BACKOFF_MIN;
+	s->backoff = BFCTL_REDIS_BACKOFF_MIN;
 	if (ret == BFCTL_OK)
 		status(pl, pl->unchanged ? "unchanged" : "updated",
 		       pl->diverged ? "the kernel filter was changed outside the watcher: loaded again" :
@@ -492,7 +479,7 @@ static void pull(struct watch *s)
 /* ppoll's timeout until the next thing to do; NULL: none */
 static struct timespec *wait_for(struct watch *s, struct timespec *ts)
 {
-	double t = now_s(), until = -1, d;
+	double until = -1;
 
 	if (!s->up)
 		until = s->next_try;
@@ -504,12 +491,7 @@ static struct timespec *wait_for(struct watch *s, struct timespec *ts)
 		until = s->next_check;
 	if (s->up && s->f.quiet_until && (until < 0 || s->f.quiet_until < until))
 		until = s->f.quiet_until;
-	if (until < 0)
-		return NULL;
-	d = until > t ? until - t : 0;
-	ts->tv_sec = (time_t)d;
-	ts->tv_nsec = (long)((d - (double)ts->tv_sec) * 1e9);
-	return ts;
+	return until < 0 ? NULL : bfctl_redis_timeout(until, ts);
 }
 
 /*
@@ -548,7 +530,7 @@ static void watch_loop(struct watch *s, const sigset_t *run_mask)
 			if (ev < 0)	/* the loss of r still tells */
 				bfctl_redis_close(&s->ss);
 			if (ev > 0) {
-				s->backoff = BACKOFF_MIN / 2;
+				s->backoff = BFCTL_REDIS_BACKOFF_MIN / 2;
 				disconnect(s, "Sentinel: +switch-master: a failover");
 				continue;
 			}
@@ -616,7 +598,7 @@ int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 	s.o = o;
 	s.w = w;
 	s.pl = pl;
-	s.backoff = BACKOFF_MIN;
+	s.backoff = BFCTL_REDIS_BACKOFF_MIN;
 	s.due = s.first_ev = -1;
 	bfctl_redis_topo_init(&s.topo, o, pl->key);
 	s.topo.watch = true;

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bfctl redis watch: a relay's sync entry checked against the follower's
+ * own copy (docs/redis.md, "What a follower does").
+ *
+ * A stream entry carries no signature: whoever may XADD to the stream can
+ * send a delta the relay never wrote (or put one in the place of one it
+ * did), and its bits would stay in every follower until its next whole
+ * pull, which a follower of a relay seldom does.  The relay's sync entries
+ * carry the CRC-32C of its copy of the value.  A follower in step with the
+ * stream holds exactly that copy at the sync: the value it pulled and
+ * every delta since, which the relay read and sent after it.  So at a sync
+ * it computes the same CRC over its own filter, and a mismatch (a forged
+ * or lost entry, or a change made to the filter outside the watcher) is
+ * said and ends in a whole pull, which restores what Redis holds.
+ *
+ * The first sync after a whole pull is not checked: the pull may hold
+ * changes the relay had not read yet when it wrote that sync, which would
+ * look like a mismatch.  By the next sync (a --sync period later) the
+ * relay has read them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "redis_delta.h"
+
+/*
+ * Checks are rate-limited: a check reads the whole filter (the kernel's
+ * export copies it, an image file is read), which is the cost deltas are
+ * there to avoid.  Sync entries are periodic (--sync, default 60 s), but
+ * their rate is set by whoever writes the stream: a relay run with a short
+ * --sync, or forged syncs, must not turn every follower's O(delta) back
+ * into O(filter).  So at most one check a second, and one whose read took
+ * T waits 100 T before the next (a check costs at most 1% of the time): a
+ * 128 MiB filter is checked at about every 60 s sync, a small one at every
+ * sync.  A sync skipped by the limit is simply not checked; a forged delta
+ * is caught at the next one checked.
+ */
+#define CHECK_MIN_S	1.0
+#define CHECK_COST_X	100.0
+/* the -o image is read in pieces of this */
+#define CHECK_PIECE	(256u << 10)
+
+/* what a check found: the CRC of the copy's first n bytes, and the rest */
+struct copy_crc {
+	u32 crc;
+	bool longer;	/* bits past the relay's n bytes */
+	bool shorter;	/* the copy holds fewer than n bytes */
+};
+
+/* crc over [0, n) of a payload piece at off, and bits past n */
+static void piece(struct copy_crc *cc, u32 *st, const u8 *b, u64 off,
+		  u64 len, u64 n)
+{
+	u64 in = off >= n ? 0 : (n - off < len ? n - off : len), i;
+
+	*st = kb_image_crc_update(*st, b, in);
+	for (i = in; i < len && !cc->longer; i++)
+		cc->longer = b[i] != 0;
+}
+
+/* the kernel filter's payload, exported */
+static int kernel_crc(struct kbconn *kc, const struct bfctl_redis_pull *pl,
+		      u64 n, struct copy_crc *cc, char *why, size_t wlen)
+{
+	struct kb_params p;
+	enum kb_img_err ie;
+	u64 len, plen;
+	u8 *img = NULL;
+	u32 st;
+	int ret;
+
+	ret = kbconn_dev(kc);
+	if (ret >= 0)
+		ret = kbdev_export(kc->dev, 0, pl->name, &img, &len);
+	if (ret) {
+		snprintf(why, wlen, "export: %s", strerror(-ret));
+		return ret;
+	}
+	ret = -ESTALE;
+	if (kb_image_parse_header(img, len, len, 0, &p, &plen, NULL, &ie) ||
+	    p.kind != KB_KIND_GOZERO || p.m != pl->p.m) {
+		snprintf(why, wlen, "the filter is not the one pulled into");
+		goto out;
+	}
+	ret = 0;
+	cc->shorter = n > plen;
+	st = kb_image_crc_init();
+	piece(cc, &st, img + len - KB_IMAGE_TRAILER_LEN - plen, 0, plen, n);
+	cc->crc = kb_image_crc_final(st);
+out:
+	free(img);
+	return ret;
+}
+
+/* the -o image file's payload, read in pieces */
+static int file_crc(const struct bfctl_redis_pull *pl, u64 n,
+		    struct copy_crc *cc, char *why, size_t wlen)
+{
+	u8 hdr[sizeof(struct kb_image_hdr)], *b = NULL;
+	struct kb_params p;
+	enum kb_img_err ie;
+	u64 plen, off, at;
+	struct stat sb;
+	ssize_t got;
+	u32 st;
+	int fd, ret;
+
+	fd = open(pl->out, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb)) {
+		ret = -errno;
+		snprintf(why, wlen, "%s: %s", pl->out, strerror(errno));
+		goto out;
+	}
+	ret = -ESTALE;
+	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
+	    kb_image_parse_header(hdr, sizeof(hdr), (u64)sb.st_size, 0, &p,
+				  &plen, NULL, &ie) ||
+	    p.kind != KB_KIND_GOZERO || p.m != pl->p.m) {
+		snprintf(why, wlen, "%s is not the image the last pull wrote",
+			 pl->out);
+		goto out;
+	}
+	b = malloc(CHECK_PIECE);
+	ret = -ENOMEM;
+	if (!b)
+		goto out;
+	at = (u64)sb.st_size - KB_IMAGE_TRAILER_LEN - plen;
+	cc->shorter = n > plen;
+	st = kb_image_crc_init();
+	for (off = 0; off < plen; off += (u64)got) {
+		got = pread(fd, b, plen - off < CHECK_PIECE ? plen - off :
+				   CHECK_PIECE, (off_t)(at + off));
+		if (got <= 0) {
+			ret = got ? -errno : -EIO;
+			snprintf(why, wlen, "%s: %s", pl->out, strerror(-ret));
+			goto out;
+		}
+		piece(cc, &st, b, off, (u64)got, n);
+	}
+	cc->crc = kb_image_crc_final(st);
+	ret = 0;
+out:
+	free(b);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+int bfctl_redis_follow_sync(struct bfctl_redis_follow *f, struct kbconn *kc,
+			    struct bfctl_redis_pull *pl,
+			    const struct bfctl_redis_dentry *e, const char *id)
+{
+	struct copy_crc cc = { 0 };
+	char why[200], msg[320];
+	double t0 = bfctl_redis_now(), wait;
+	int ret;
+
+	if (!f->sync_seen) {	/* the first since the pull: see above */
+		f->sync_seen = true;
+		return 0;
+	}
+	if (pl->p.kind != KB_KIND_GOZERO || t0 < f->check_at)
+		return 0;
+	why[0] = 0;
+	ret = pl->out ? file_crc(pl, e->len, &cc, why, sizeof(why)) :
+			kernel_crc(kc, pl, e->len, &cc, why, sizeof(why));
+	wait = (bfctl_redis_now() - t0) * CHECK_COST_X;
+	f->check_at = bfctl_redis_now() + (wait > CHECK_MIN_S ? wait : CHECK_MIN_S);
+	if (ret && ret != -ESTALE) {
+		/* not a mismatch: the next merge or pull tells what is wrong */
+		snprintf(msg, sizeof(msg), "entry %s (sync): cannot check the filter against the relay's copy: %s",
+			 id, why);
+		bfctl_redis_watch_status(pl, "error", msg);
+		return 0;
+	}
+	if (!ret && !cc.shorter && !cc.longer && cc.crc == e->crc) {
+		snprintf(msg, sizeof(msg), "entry %s (sync): the filter is the relay's copy (CRC-32C %08x over %llu bytes)",
+			 id, cc.crc, (unsigned long long)e->len);
+		bfctl_redis_watch_status(pl, "verified", msg);
+		return 0;
+	}
+	if (ret)	/* -ESTALE: why says */
+		snprintf(msg, sizeof(msg), "%s", why);
+	else if (cc.shorter)
+		snprintf(msg, sizeof(msg), "the relay's value is longer (%llu bytes) than the filter",
+			 (unsigned long long)e->len);
+	else if (cc.longer)
+		snprintf(msg, sizeof(msg), "the filter has bits past the relay's %llu bytes",
+			 (unsigned long long)e->len);
+	else
+		snprintf(msg, sizeof(msg), "CRC-32C %08x, the relay's %08x",
+			 cc.crc, e->crc);
+	snprintf(f->why, sizeof(f->why), "entry %s (sync): the filter is not the relay's copy (%.100s): a forged or lost stream entry, or a change made outside the watcher (a followed filter mirrors Redis); pulling whole",
+		 id, msg);
+	bfctl_redis_watch_status(pl, "mismatch", f->why);
+	f->synced = false;
+	/* the filter is not what the last pull loaded: load it again */
+	pl->last_len = 0;
+	return 1;
+}
