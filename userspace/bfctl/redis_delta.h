@@ -111,6 +111,15 @@ struct bfctl_redis_follow {
 	double quiet_until;
 	u64 q_ms, q_sq;
 	char why[320];		/* why a pull is due, or a merge failed */
+	/*
+	 * -o's image file, merged into in place (redis_follow.c): held
+	 * open from the first delta after a pull, as that pull wrote it
+	 */
+	bool ofile;		/* ofd is open, the rest below hold */
+	int ofd;
+	u64 odev, oino, olen;	/* the file's identity and length */
+	u64 obits;		/* bits set in its payload */
+	u32 ocrc;		/* its trailer as last written */
 };
 
 /* the sibling keys of key; 0 or -ENAMETOOLONG */
