@@ -27,12 +27,16 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "redis_delta.h"
 #include "savefmt.h"
 
 /* how long one XREAD blocks before it is sent again */
 #define FOLLOW_BLOCK_MS	"10000"
+/* how long a delta waits for -o's readers to let go of the file */
+#define FOLLOW_LOCK_MS		2000
+#define FOLLOW_LOCK_STEP_MS	5
 
 /* -o's file is no longer the one followed: the next delta reads it anew */
 static void ofile_drop(struct bfctl_redis_follow *f)
@@ -174,6 +178,27 @@ static int lock(int fd, int op)
 	return 0;
 }
 
+/*
+ * LOCK_EX, waiting for readers' LOCK_SH up to FOLLOW_LOCK_MS: a reader
+ * that holds its lock for good costs a whole pull (renamed over the file,
+ * which needs no lock), never a watcher stuck in flock()
+ */
+static int lock_ex(int fd)
+{
+	const struct timespec step = { 0, FOLLOW_LOCK_STEP_MS * 1000000L };
+	int waited = 0;
+
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK || waited >= FOLLOW_LOCK_MS)
+			return -errno;
+		nanosleep(&step, NULL);
+		waited += FOLLOW_LOCK_STEP_MS;
+	}
+	return 0;
+}
+
 static int pread_all(int fd, void *buf, size_t len, u64 off)
 {
 	u8 *b = buf;
@@ -219,9 +244,10 @@ static u32 get_le32(const u8 *t)
 }
 
 /*
- * The first delta after a pull: the file the pull wrote, opened and read
- * whole once (its CRC checked, its bits counted), LOCK_EX held on return.
- * -ESTALE: not an image of the filter pulled, so a pull is due.
+ * The first delta after a pull: the file the pull wrote (its length and
+ * trailer the image the pull loaded), opened and read whole once (its CRC
+ * checked, its bits counted), LOCK_EX held on return.  -ESTALE: not that
+ * image, so a pull is due.
  */
 static int ofile_open(struct bfctl_redis_follow *f,
 		      const struct bfctl_redis_pull *pl)
@@ -238,14 +264,15 @@ static int ofile_open(struct bfctl_redis_follow *f,
 	fd = open(pl->out, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESTALE : -errno;
-	ret = lock(fd, LOCK_EX);
+	ret = lock_ex(fd);
 	if (ret)
 		goto fail;
 	ret = -errno;
 	if (fstat(fd, &st) < 0)
 		goto fail;
 	ret = -ESTALE;
-	if (!S_ISREG(st.st_mode) || (u64)st.st_size != len)
+	if (!S_ISREG(st.st_mode) || (u64)st.st_size != len ||
+	    pl->last_len != len)
 		goto fail;
 	img = malloc(len);
 	ret = -ENOMEM;
@@ -256,7 +283,8 @@ static int ofile_open(struct bfctl_redis_follow *f,
 		goto fail;
 	ret = -ESTALE;
 	if (kb_image_parse(img, len, 0, &p, &payload, NULL, NULL, NULL) ||
-	    p.kind != KB_KIND_GOZERO || p.m != pl->p.m)
+	    p.kind != KB_KIND_GOZERO || p.m != pl->p.m ||
+	    get_le32(img + len - KB_IMAGE_TRAILER_LEN) != pl->last_crc)
 		goto fail;
 	for (b = payload, i = 0; i < plen; i++)
 		bits += (u64)__builtin_popcount(b[i]);
@@ -285,7 +313,7 @@ static int ofile_check(struct bfctl_redis_follow *f,
 {
 	struct stat st, pst;
 	u8 t[KB_IMAGE_TRAILER_LEN];
-	int ret = lock(f->ofd, LOCK_EX);
+	int ret = lock_ex(f->ofd);
 
 	if (ret)
 		return ret;
@@ -325,9 +353,13 @@ static int merge_file(struct bfctl_redis_follow *f,
 	int ret;
 
 	ret = f->ofile ? ofile_check(f, pl) : ofile_open(f, pl);
+	if (ret == -EWOULDBLOCK)
+		snprintf(why, wlen, "a reader held the file's lock for %d ms",
+			 FOLLOW_LOCK_MS);
 	if (ret) {
-		if (f->ofile)
-			ofile_drop(f);
+		ofile_drop(f);
+		/* the pull rewrites it, even if the value is as pulled */
+		pl->last_len = 0;
 		return ret;
 	}
 	for (i = 0; i < e->nr; i++)
@@ -400,8 +432,9 @@ unlock:
 		return ret;
 	}
 drop:
-	/* half written, or unknown: the file is read anew after a pull */
+	/* half written, or unknown: the next pull rewrites it */
 	ofile_drop(f);
+	pl->last_len = 0;
 	free(old);
 	return ret;
 }
