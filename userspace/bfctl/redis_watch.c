@@ -624,7 +624,7 @@ int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 	if (bfctl_redis_follow_init(&s.f, pl->key))
 		return bfctl_fail(BFCTL_USAGE, "redis watch", "key name too long");
 	/*
-	 * A delta rewrites -o's image file (a new file renamed over it):
+	 * A delta is merged into -o's image file in place (redis_follow.c):
 	 * not stdout, a pipe or a device, which get whole pulls only
 	 */
 	s.no_relay = w->no_relay ||
