@@ -133,8 +133,12 @@ int bfctl_redis_follow_lease(struct bfctl_redis *r,
  */
 int bfctl_redis_follow_fence(struct bfctl_redis *r,
 			     struct bfctl_redis_follow *f);
-/* after it: synced at the fence (ok), or waiting for the next pull */
-void bfctl_redis_follow_pulled(struct bfctl_redis_follow *f, bool ok);
+/*
+ * after it: synced at the fence (ok), or waiting for the next pull; with
+ * -o, the file the pull wrote is opened and read for the deltas to come
+ */
+void bfctl_redis_follow_pulled(struct bfctl_redis_follow *f,
+			       const struct bfctl_redis_pull *pl, bool ok);
 /* the XREAD BLOCK after the cursor on f->xr; 0 or -1 (f->xr.err) */
 int bfctl_redis_follow_send(struct bfctl_redis_follow *f);
 /*

@@ -107,22 +107,6 @@ int bfctl_redis_follow_fence(struct bfctl_redis *r,
 	return 0;
 }
 
-void bfctl_redis_follow_pulled(struct bfctl_redis_follow *f, bool ok)
-{
-	/* never back: an XREAD in flight may have read past the fence */
-	if (f->f_ms > f->ms || (f->f_ms == f->ms && f->f_sq > f->sq)) {
-		f->ms = f->f_ms;
-		f->sq = f->f_sq;
-	}
-	f->synced = ok && f->have_fence;
-	if (f->synced) {
-		memcpy(f->epoch, f->f_epoch, sizeof(f->epoch));
-		f->seq = f->f_seq;
-	}
-	f->merged = 0;
-	ofile_drop(f);	/* a new file: read whole at the next delta */
-}
-
 int bfctl_redis_follow_send(struct bfctl_redis_follow *f)
 {
 	char id[48];
@@ -437,6 +421,30 @@ drop:
 	pl->last_len = 0;
 	free(old);
 	return ret;
+}
+
+void bfctl_redis_follow_pulled(struct bfctl_redis_follow *f,
+			       const struct bfctl_redis_pull *pl, bool ok)
+{
+	/* never back: an XREAD in flight may have read past the fence */
+	if (f->f_ms > f->ms || (f->f_ms == f->ms && f->f_sq > f->sq)) {
+		f->ms = f->f_ms;
+		f->sq = f->f_sq;
+	}
+	f->synced = ok && f->have_fence;
+	if (f->synced) {
+		memcpy(f->epoch, f->f_epoch, sizeof(f->epoch));
+		f->seq = f->f_seq;
+	}
+	f->merged = 0;
+	ofile_drop(f);
+	/*
+	 * -o: the file the pull wrote is read now, a cost of the pull, not
+	 * of the first delta (else at the first delta, if this fails)
+	 */
+	if (f->synced && pl->out && strcmp(pl->out, "-") &&
+	    !ofile_open(f, pl) && lock(f->ofd, LOCK_UN))
+		ofile_drop(f);
 }
 
 /* one delta: merged whole, or not at all; 0, or -errno (why) */

@@ -459,7 +459,7 @@ static void pull(struct watch *s)
 	if (s->f.on)
 		value_unmergeable(s);	/* an image was pulled: stop */
 	if (s->f.on && !s->topo.moved) {
-		bfctl_redis_follow_pulled(&s->f, ret == BFCTL_OK);
+		bfctl_redis_follow_pulled(&s->f, pl, ret == BFCTL_OK);
 		if (bfctl_redis_follow_send(&s->f))
 			return disconnect(s, s->f.xr.err);
 	}
