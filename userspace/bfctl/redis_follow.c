@@ -37,6 +37,8 @@
 /* how long a delta waits for -o's readers to let go of the file */
 #define FOLLOW_LOCK_MS		2000
 #define FOLLOW_LOCK_STEP_MS	5
+/* -o's file is read in pieces of this many bytes */
+#define OFILE_PIECE		(1U << 20)
 
 /* -o's file is no longer the one followed: the next delta reads it anew */
 static void ofile_drop(struct bfctl_redis_follow *f)
@@ -228,21 +230,22 @@ static u32 get_le32(const u8 *t)
 }
 
 /*
- * The first delta after a pull: the file the pull wrote (its length and
- * trailer the image the pull loaded), opened and read whole once (its CRC
- * checked, its bits counted), LOCK_EX held on return.  -ESTALE: not that
+ * After a pull: the file the pull wrote (its length and trailer the
+ * image the pull loaded), opened and read once (its CRC checked, its bits
+ * counted), LOCK_EX held on return.  -ESTALE: not that
  * image, so a pull is due.
  */
 static int ofile_open(struct bfctl_redis_follow *f,
 		      const struct bfctl_redis_pull *pl)
 {
-	u64 i, plen = kb_params_payload_bytes(&pl->p), bits = 0;
-	u64 len = sizeof(struct kb_image_hdr) + plen + KB_IMAGE_TRAILER_LEN;
-	const void *payload;
+	const u64 hl = sizeof(struct kb_image_hdr);
+	u64 i, n, at, plen = kb_params_payload_bytes(&pl->p), bits = 0;
+	u64 len = hl + plen + KB_IMAGE_TRAILER_LEN, got;
+	u8 hdr[sizeof(struct kb_image_hdr)], t[KB_IMAGE_TRAILER_LEN];
 	struct kb_params p;
 	struct stat st;
-	const u8 *b;
-	u8 *img = NULL;
+	u8 *buf = NULL;
+	u32 crc;
 	int fd, ret;
 
 	fd = open(pl->out, O_RDWR | O_CLOEXEC);
@@ -258,31 +261,44 @@ static int ofile_open(struct bfctl_redis_follow *f,
 	if (!S_ISREG(st.st_mode) || (u64)st.st_size != len ||
 	    pl->last_len != len)
 		goto fail;
-	img = malloc(len);
-	ret = -ENOMEM;
-	if (!img)
-		goto fail;
-	ret = pread_all(fd, img, len, 0);
+	ret = pread_all(fd, hdr, hl, 0) ?:
+	      pread_all(fd, t, sizeof(t), len - sizeof(t));
 	if (ret)
 		goto fail;
 	ret = -ESTALE;
-	if (kb_image_parse(img, len, 0, &p, &payload, NULL, NULL, NULL) ||
-	    p.kind != KB_KIND_GOZERO || p.m != pl->p.m ||
-	    get_le32(img + len - KB_IMAGE_TRAILER_LEN) != pl->last_crc)
+	if (kb_image_parse_header(hdr, hl, len, 0, &p, &got, NULL, NULL) ||
+	    p.kind != KB_KIND_GOZERO || p.m != pl->p.m || got != plen ||
+	    get_le32(t) != pl->last_crc)
 		goto fail;
-	for (b = payload, i = 0; i < plen; i++)
-		bits += (u64)__builtin_popcount(b[i]);
+	/* in pieces: the follower never holds the image */
+	buf = malloc(OFILE_PIECE);
+	ret = -ENOMEM;
+	if (!buf)
+		goto fail;
+	crc = kb_image_crc_update(kb_image_crc_init(), hdr, hl);
+	for (at = 0; at < plen; at += n) {
+		n = plen - at < OFILE_PIECE ? plen - at : OFILE_PIECE;
+		ret = pread_all(fd, buf, n, hl + at);
+		if (ret)
+			goto fail;
+		crc = kb_image_crc_update(crc, buf, n);
+		for (i = 0; i < n; i++)
+			bits += (u64)__builtin_popcount(buf[i]);
+	}
+	ret = -ESTALE;
+	if (kb_image_crc_check(crc, t, NULL))
+		goto fail;
 	f->ofd = fd;
 	f->ofile = true;
 	f->odev = st.st_dev;
 	f->oino = st.st_ino;
 	f->olen = len;
 	f->obits = bits;
-	f->ocrc = get_le32(img + len - KB_IMAGE_TRAILER_LEN);
-	free(img);
+	f->ocrc = get_le32(t);
+	free(buf);
 	return 0;
 fail:
-	free(img);
+	free(buf);
 	close(fd);
 	return ret;
 }
