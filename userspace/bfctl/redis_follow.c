@@ -49,6 +49,10 @@ static void ofile_drop(struct bfctl_redis_follow *f)
 	f->ofd = -1;
 }
 
+static int lock(int fd, int op);
+static int ofile_open(struct bfctl_redis_follow *f,
+		      const struct bfctl_redis_pull *pl);
+
 int bfctl_redis_follow_init(struct bfctl_redis_follow *f, const char *key)
 {
 	memset(f, 0, sizeof(*f));
@@ -107,6 +111,30 @@ int bfctl_redis_follow_fence(struct bfctl_redis *r,
 	}
 	freeReplyObject(rep);
 	return 0;
+}
+
+void bfctl_redis_follow_pulled(struct bfctl_redis_follow *f,
+			       const struct bfctl_redis_pull *pl, bool ok)
+{
+	/* never back: an XREAD in flight may have read past the fence */
+	if (f->f_ms > f->ms || (f->f_ms == f->ms && f->f_sq > f->sq)) {
+		f->ms = f->f_ms;
+		f->sq = f->f_sq;
+	}
+	f->synced = ok && f->have_fence;
+	if (f->synced) {
+		memcpy(f->epoch, f->f_epoch, sizeof(f->epoch));
+		f->seq = f->f_seq;
+	}
+	f->merged = 0;
+	ofile_drop(f);
+	/*
+	 * -o: the file the pull wrote is read now, a cost of the pull, not
+	 * of the first delta (else at the first delta, if this fails)
+	 */
+	if (f->synced && pl->out && strcmp(pl->out, "-") &&
+	    !ofile_open(f, pl) && lock(f->ofd, LOCK_UN))
+		ofile_drop(f);
 }
 
 int bfctl_redis_follow_send(struct bfctl_redis_follow *f)
@@ -232,8 +260,8 @@ static u32 get_le32(const u8 *t)
 /*
  * After a pull: the file the pull wrote (its length and trailer the
  * image the pull loaded), opened and read once (its CRC checked, its bits
- * counted), LOCK_EX held on return.  -ESTALE: not that
- * image, so a pull is due.
+ * counted), LOCK_EX held on return.  -ESTALE: not that image, so a pull
+ * is due.
  */
 static int ofile_open(struct bfctl_redis_follow *f,
 		      const struct bfctl_redis_pull *pl)
@@ -437,30 +465,6 @@ drop:
 	pl->last_len = 0;
 	free(old);
 	return ret;
-}
-
-void bfctl_redis_follow_pulled(struct bfctl_redis_follow *f,
-			       const struct bfctl_redis_pull *pl, bool ok)
-{
-	/* never back: an XREAD in flight may have read past the fence */
-	if (f->f_ms > f->ms || (f->f_ms == f->ms && f->f_sq > f->sq)) {
-		f->ms = f->f_ms;
-		f->sq = f->f_sq;
-	}
-	f->synced = ok && f->have_fence;
-	if (f->synced) {
-		memcpy(f->epoch, f->f_epoch, sizeof(f->epoch));
-		f->seq = f->f_seq;
-	}
-	f->merged = 0;
-	ofile_drop(f);
-	/*
-	 * -o: the file the pull wrote is read now, a cost of the pull, not
-	 * of the first delta (else at the first delta, if this fails)
-	 */
-	if (f->synced && pl->out && strcmp(pl->out, "-") &&
-	    !ofile_open(f, pl) && lock(f->ofd, LOCK_UN))
-		ofile_drop(f);
 }
 
 /* one delta: merged whole, or not at all; 0, or -errno (why) */
