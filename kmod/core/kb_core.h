@@ -646,6 +646,15 @@ u32 kb_image_crc_update(u32 st, const void *buf, u64 len);
 u32 kb_image_crc_final(u32 st);
 int kb_image_crc_check(u32 st, const void *trailer, enum kb_img_err *why);
 
+/*
+ * The CRC of an image (crc, as in its trailer) whose bytes old became
+ * new (len bytes each) at a place followed by `after` bytes of header
+ * and payload, without reading any byte but those: O(len + log after).
+ * For writers that patch an image in place (bfctl redis watch -o).
+ */
+u32 kb_image_crc_patch(u32 crc, const void *old, const void *new, u64 len,
+		       u64 after);
+
 /* Step 3: payload content checks (classic trailing k byte). -EINVAL */
 int kb_image_check_payload(const struct kb_params *p, const void *payload,
 			   u64 payload_len, enum kb_img_err *why);

@@ -151,6 +151,60 @@ int kb_image_crc_check(u32 st, const void *trailer, enum kb_img_err *why)
 	return kb_img_fail(why, KB_IMG_OK, 0);
 }
 
+/*
+ * The CRC's arithmetic, for patching it: polynomials over GF(2) modulo
+ * the CRC32C polynomial, reflected as the CRC is (bit 31 is x^0, bit 0
+ * is x^31; 0x82f63b78 is P without its x^32 term).
+ */
+#define KB_CRC32C_POLY	0x82f63b78U
+
+/* a * b mod P: a's terms from x^0 up, b multiplied by x each step */
+static u32 kb_image_crc_mul(u32 a, u32 b)
+{
+	u32 prod = 0;
+	int i;
+
+	for (i = 31; i >= 0 && a; i--) {
+		if (a & (1U << i)) {
+			prod ^= b;
+			a &= ~(1U << i);
+		}
+		b = (b >> 1) ^ (KB_CRC32C_POLY & (0U - (b & 1)));
+	}
+	return prod;
+}
+
+/* x^(8 * bytes) mod P by squaring: O(log bytes) products */
+static u32 kb_image_crc_xpow8(u64 bytes)
+{
+	u32 r = 1U << 31, sq = 1U << 23;	/* x^0, x^8 */
+
+	for (; bytes; bytes >>= 1) {
+		if (bytes & 1)
+			r = kb_image_crc_mul(r, sq);
+		sq = kb_image_crc_mul(sq, sq);
+	}
+	return r;
+}
+
+/*
+ * The CRC is affine in the message: crc(M ^ E) = crc(M) ^ lin(E), lin
+ * the CRC without its initial and final inversions.  E is zero but for
+ * old ^ new at the patched place, so lin(E) is the raw CRC of old ^ new
+ * (itself lin(old) ^ lin(new)) carried through the `after` zero bytes
+ * that follow: a product with x^(8 * after).  Costs O(len + log after),
+ * never the rest of the image.
+ */
+u32 kb_image_crc_patch(u32 crc, const void *old, const void *new, u64 len,
+		       u64 after)
+{
+	u32 d = kb_crc32c(0, old, len) ^ kb_crc32c(0, new, len);
+
+	if (!d)
+		return crc;
+	return crc ^ kb_image_crc_mul(d, kb_image_crc_xpow8(after));
+}
+
 int kb_image_check_payload(const struct kb_params *p, const void *payload,
 			   u64 payload_len, enum kb_img_err *why)
 {

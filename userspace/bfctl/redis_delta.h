@@ -114,6 +114,15 @@ struct bfctl_redis_follow {
 	/* the sync check (redis_sync.c) */
 	bool sync_seen;		/* a sync read in step since the last pull */
 	double check_at;	/* no check before (its rate limit) */
+	/*
+	 * -o's image file, merged into in place (redis_follow.c): held
+	 * open from the first delta after a pull, as that pull wrote it
+	 */
+	bool ofile;		/* ofd is open, the rest below hold */
+	int ofd;
+	u64 odev, oino, olen;	/* the file's identity and length */
+	u64 obits;		/* bits set in its payload */
+	u32 ocrc;		/* its trailer as last written */
 };
 
 /* the sibling keys of key; 0 or -ENAMETOOLONG */
@@ -127,8 +136,12 @@ int bfctl_redis_follow_lease(struct bfctl_redis *r,
  */
 int bfctl_redis_follow_fence(struct bfctl_redis *r,
 			     struct bfctl_redis_follow *f);
-/* after it: synced at the fence (ok), or waiting for the next pull */
-void bfctl_redis_follow_pulled(struct bfctl_redis_follow *f, bool ok);
+/*
+ * after it: synced at the fence (ok), or waiting for the next pull; with
+ * -o, the file the pull wrote is opened and read for the deltas to come
+ */
+void bfctl_redis_follow_pulled(struct bfctl_redis_follow *f,
+			       const struct bfctl_redis_pull *pl, bool ok);
 /* the XREAD BLOCK after the cursor on f->xr; 0 or -1 (f->xr.err) */
 int bfctl_redis_follow_send(struct bfctl_redis_follow *f);
 /*

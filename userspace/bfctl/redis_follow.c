@@ -16,24 +16,47 @@
  * is no longer the one pulled into (ESTALE).  A delta that would take the
  * filter past --max-fpr is refused (EDOM), the old contents serving.
  * "merged" is said only once the merge is done: in the kernel (one
- * KB_IOC_MERGE, all or nothing) or, with -o, in a new image file renamed
- * over the old one (never a torn file).
+ * KB_IOC_MERGE, all or nothing) or, with -o, in the image file in place
+ * under its lock (merge_file()): a reader that takes LOCK_SH, as bfctl's
+ * do, never sees half a delta.
  */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include "redis_delta.h"
 #include "savefmt.h"
 
 /* how long one XREAD blocks before it is sent again */
 #define FOLLOW_BLOCK_MS	"10000"
+/* how long a delta waits for -o's readers to let go of the file */
+#define FOLLOW_LOCK_MS		2000
+#define FOLLOW_LOCK_STEP_MS	5
+/* -o's file is read in pieces of this many bytes */
+#define OFILE_PIECE		(1U << 20)
+
+/* -o's file is no longer the one followed: the next delta reads it anew */
+static void ofile_drop(struct bfctl_redis_follow *f)
+{
+	if (f->ofile)
+		close(f->ofd);
+	f->ofile = false;
+	f->ofd = -1;
+}
+
+static int lock(int fd, int op);
+static int ofile_open(struct bfctl_redis_follow *f,
+		      const struct bfctl_redis_pull *pl);
 
 int bfctl_redis_follow_init(struct bfctl_redis_follow *f, const char *key)
 {
 	memset(f, 0, sizeof(*f));
+	f->ofd = -1;
 	if (bfctl_redis_sibling(f->stream, sizeof(f->stream), key,
 				BFCTL_REDIS_STREAM_SFX) ||
 	    bfctl_redis_sibling(f->lease, sizeof(f->lease), key,
@@ -90,7 +113,8 @@ int bfctl_redis_follow_fence(struct bfctl_redis *r,
 	return 0;
 }
 
-void bfctl_redis_follow_pulled(struct bfctl_redis_follow *f, bool ok)
+void bfctl_redis_follow_pulled(struct bfctl_redis_follow *f,
+			       const struct bfctl_redis_pull *pl, bool ok)
 {
 	/* never back: an XREAD in flight may have read past the fence */
 	if (f->f_ms > f->ms || (f->f_ms == f->ms && f->f_sq > f->sq)) {
@@ -104,6 +128,14 @@ void bfctl_redis_follow_pulled(struct bfctl_redis_follow *f, bool ok)
 	}
 	f->merged = 0;
 	f->sync_seen = false;	/* the next sync is not checked (redis_sync.c) */
+	ofile_drop(f);
+	/*
+	 * -o: the file the pull wrote is read now, a cost of the pull, not
+	 * of the first delta (else at the first delta, if this fails)
+	 */
+	if (f->synced && pl->out && strcmp(pl->out, "-") &&
+	    !ofile_open(f, pl) && lock(f->ofd, LOCK_UN))
+		ofile_drop(f);
 }
 
 int bfctl_redis_follow_send(struct bfctl_redis_follow *f)
@@ -153,48 +185,286 @@ static int ranges(const struct bfctl_redis_dentry *e, u64 payload,
 	return 0;
 }
 
-/* the delta into a copy of the image file, renamed over it */
-static int merge_file(struct bfctl_redis_pull *pl,
+static int lock(int fd, int op)
+{
+	while (flock(fd, op) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+/*
+ * LOCK_EX, waiting for readers' LOCK_SH up to FOLLOW_LOCK_MS: a reader
+ * that holds its lock for good costs a whole pull (renamed over the file,
+ * which needs no lock), never a watcher stuck in flock()
+ */
+static int lock_ex(int fd)
+{
+	const struct timespec step = { 0, FOLLOW_LOCK_STEP_MS * 1000000L };
+	int waited = 0;
+
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK || waited >= FOLLOW_LOCK_MS)
+			return -errno;
+		nanosleep(&step, NULL);
+		waited += FOLLOW_LOCK_STEP_MS;
+	}
+	return 0;
+}
+
+static int pread_all(int fd, void *buf, size_t len, u64 off)
+{
+	u8 *b = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, b, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -ESTALE;	/* shorter than it was */
+		b += n;
+		len -= (size_t)n;
+		off += (u64)n;
+	}
+	return 0;
+}
+
+static int pwrite_all(int fd, const void *buf, size_t len, u64 off)
+{
+	const u8 *b = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, b, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		b += n;
+		len -= (size_t)n;
+		off += (u64)n;
+	}
+	return 0;
+}
+
+static u32 get_le32(const u8 *t)
+{
+	return (u32)t[0] | ((u32)t[1] << 8) | ((u32)t[2] << 16) |
+	       ((u32)t[3] << 24);
+}
+
+/*
+ * After a pull: the file the pull wrote (its length and trailer the
+ * image the pull loaded), opened and read once (its CRC checked, its bits
+ * counted), LOCK_EX held on return.  -ESTALE: not that image, so a pull
+ * is due.
+ */
+static int ofile_open(struct bfctl_redis_follow *f,
+		      const struct bfctl_redis_pull *pl)
+{
+	const u64 hl = sizeof(struct kb_image_hdr);
+	u64 i, n, at, plen = kb_params_payload_bytes(&pl->p), bits = 0;
+	u64 len = hl + plen + KB_IMAGE_TRAILER_LEN, got;
+	u8 hdr[sizeof(struct kb_image_hdr)], t[KB_IMAGE_TRAILER_LEN];
+	struct kb_params p;
+	struct stat st;
+	u8 *buf = NULL;
+	u32 crc;
+	int fd, ret;
+
+	fd = open(pl->out, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESTALE : -errno;
+	ret = lock_ex(fd);
+	if (ret)
+		goto fail;
+	ret = -errno;
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	ret = -ESTALE;
+	if (!S_ISREG(st.st_mode) || (u64)st.st_size != len ||
+	    pl->last_len != len)
+		goto fail;
+	ret = pread_all(fd, hdr, hl, 0) ?:
+	      pread_all(fd, t, sizeof(t), len - sizeof(t));
+	if (ret)
+		goto fail;
+	ret = -ESTALE;
+	if (kb_image_parse_header(hdr, hl, len, 0, &p, &got, NULL, NULL) ||
+	    p.kind != KB_KIND_GOZERO || p.m != pl->p.m || got != plen ||
+	    get_le32(t) != pl->last_crc)
+		goto fail;
+	/* in pieces: the follower never holds the image */
+	buf = malloc(OFILE_PIECE);
+	ret = -ENOMEM;
+	if (!buf)
+		goto fail;
+	crc = kb_image_crc_update(kb_image_crc_init(), hdr, hl);
+	for (at = 0; at < plen; at += n) {
+		n = plen - at < OFILE_PIECE ? plen - at : OFILE_PIECE;
+		ret = pread_all(fd, buf, n, hl + at);
+		if (ret)
+			goto fail;
+		crc = kb_image_crc_update(crc, buf, n);
+		for (i = 0; i < n; i++)
+			bits += (u64)__builtin_popcount(buf[i]);
+	}
+	ret = -ESTALE;
+	if (kb_image_crc_check(crc, t, NULL))
+		goto fail;
+	f->ofd = fd;
+	f->ofile = true;
+	f->odev = st.st_dev;
+	f->oino = st.st_ino;
+	f->olen = len;
+	f->obits = bits;
+	f->ocrc = get_le32(t);
+	free(buf);
+	return 0;
+fail:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+/*
+ * Later deltas: the file held is still the path's (not replaced), its
+ * length and trailer as last written (no one else wrote into it); LOCK_EX
+ * held on return.  -ESTALE otherwise: never written into, a pull is due.
+ */
+static int ofile_check(struct bfctl_redis_follow *f,
+		       const struct bfctl_redis_pull *pl)
+{
+	struct stat st, pst;
+	u8 t[KB_IMAGE_TRAILER_LEN];
+	int ret = lock_ex(f->ofd);
+
+	if (ret)
+		return ret;
+	ret = -ESTALE;
+	if (fstat(f->ofd, &st) < 0 || stat(pl->out, &pst) < 0 ||
+	    st.st_dev != pst.st_dev || st.st_ino != pst.st_ino ||
+	    (u64)st.st_dev != f->odev || (u64)st.st_ino != f->oino ||
+	    (u64)st.st_size != f->olen ||
+	    pread_all(f->ofd, t, sizeof(t), f->olen - sizeof(t)) ||
+	    get_le32(t) != f->ocrc)
+		return ret;
+	return 0;
+}
+
+/*
+ * The delta into the image file in place, in O(delta): under LOCK_EX
+ * (bfctl's readers take LOCK_SH), each record's old bytes read, the new
+ * ones ORed in, the guard judged on the bits counted, then only changed
+ * bytes written and the trailer's CRC patched (kb_image_crc_patch()).
+ * The header does not change: its count stays 0, as a pull writes it.
+ * Nothing is written unless all of it is to be; a crash between the
+ * bytes and the trailer leaves a CRC every reader refuses, and a watch
+ * starts with a whole pull.
+ */
+static int merge_file(struct bfctl_redis_follow *f,
+		      struct bfctl_redis_pull *pl,
 		      const struct bfctl_redis_dentry *e,
 		      const struct kb_merge_range *r, u32 limit, char *why,
 		      size_t wlen)
 {
-	const void *payload;
-	struct kb_params p;
-	struct kb_filter f;
+	const u64 hl = sizeof(struct kb_image_hdr);
+	u64 total = 0, at, i, j, k, added = 0;
+	u8 *old = NULL, *new, t[KB_IMAGE_TRAILER_LEN];
+	const u8 *d;
 	struct kb_stats st;
-	enum kb_img_err ie;
-	size_t len;
-	u64 plen, i, j;
-	u8 *img, *pay;
+	u32 crc;
 	int ret;
 
-	ret = kbu_read_file(pl->out, &img, &len);
-	if (ret)
+	ret = f->ofile ? ofile_check(f, pl) : ofile_open(f, pl);
+	if (ret == -EWOULDBLOCK)
+		snprintf(why, wlen, "a reader held the file's lock for %d ms",
+			 FOLLOW_LOCK_MS);
+	if (ret) {
+		ofile_drop(f);
+		/* the pull rewrites it, even if the value is as pulled */
+		pl->last_len = 0;
 		return ret;
-	ret = -ESTALE;	/* not the image the last pull wrote: pull whole */
-	if (kb_image_parse(img, len, 0, &p, &payload, &plen, NULL, &ie) ||
-	    p.kind != KB_KIND_GOZERO || p.m != pl->p.m)
-		goto out;
-	pay = (u8 *)payload;
+	}
 	for (i = 0; i < e->nr; i++)
-		for (j = 0; j < r[i].len; j++)
-			pay[r[i].offset + j] |=
-				((const u8 *)(uintptr_t)r[i].data)[j];
+		total += r[i].len;
+	old = malloc(2 * total + 1);
+	ret = -ENOMEM;
+	if (!old)
+		goto drop;
+	new = old + total;
+	for (i = 0, at = 0; i < e->nr; at += r[i].len, i++) {
+		ret = pread_all(f->ofd, old + at, r[i].len, hl + r[i].offset);
+		if (ret)
+			goto drop;
+		d = (const u8 *)(uintptr_t)r[i].data;
+		for (j = 0; j < r[i].len; j++) {
+			new[at + j] = old[at + j] | d[j];
+			added += (u64)__builtin_popcount(new[at + j] ^
+							 old[at + j]);
+		}
+	}
 	ret = -EINVAL;	/* a bit past m, as the kernel refuses it */
-	if (p.m % 8 && (pay[(p.m - 1) / 8] & (0xffU >> (p.m % 8))))
-		goto out;
-	if (kb_filter_attach(&f, &p, pay, plen))
-		goto out;
-	bfctl_image_finish(img, &f, 0);
-	ret = bfctl_guard_image(img, len, limit, &st);
+	if (e->nr && pl->p.m % 8 &&
+	    r[e->nr - 1].offset + r[e->nr - 1].len == (pl->p.m + 7) / 8 &&
+	    (new[total - 1] & (0xffU >> (pl->p.m % 8))))
+		goto unlock;
+	ret = bfctl_guard_bits(&pl->p, f->obits + added, limit, &st);
 	if (ret == -EDOM) {
 		bfctl_guard_why(&st, limit, why, wlen);
-		goto out;
+		goto unlock;
 	}
-	ret = kbu_write_file(pl->out, img, len);
-out:
-	free(img);
+	crc = f->ocrc;
+	for (i = 0, at = 0; i < e->nr; at += r[i].len, i++) {
+		crc = kb_image_crc_patch(crc, old + at, new + at, r[i].len,
+					 f->olen - KB_IMAGE_TRAILER_LEN - hl -
+					 r[i].offset - r[i].len);
+		/* each run of changed bytes, nothing else */
+		for (j = 0; j < r[i].len; j = k) {
+			while (j < r[i].len && new[at + j] == old[at + j])
+				j++;
+			for (k = j; k < r[i].len && new[at + k] != old[at + k];)
+				k++;
+			if (k > j) {
+				ret = pwrite_all(f->ofd, new + at + j, k - j,
+						 hl + r[i].offset + j);
+				if (ret)
+					goto drop;
+			}
+		}
+	}
+	if (crc != f->ocrc) {
+		t[0] = (u8)crc;
+		t[1] = (u8)(crc >> 8);
+		t[2] = (u8)(crc >> 16);
+		t[3] = (u8)(crc >> 24);
+		ret = pwrite_all(f->ofd, t, sizeof(t),
+				 f->olen - KB_IMAGE_TRAILER_LEN);
+		if (ret)
+			goto drop;
+	}
+	f->ocrc = crc;
+	f->obits += added;
+	ret = lock(f->ofd, LOCK_UN);
+	if (ret)
+		goto drop;
+	free(old);
+	return 0;
+unlock:
+	if (!lock(f->ofd, LOCK_UN)) {
+		free(old);
+		return ret;
+	}
+drop:
+	/* half written, or unknown: the next pull rewrites it */
+	ofile_drop(f);
+	pl->last_len = 0;
+	free(old);
 	return ret;
 }
 
@@ -208,7 +478,6 @@ static int merge(struct bfctl_redis_follow *f, struct kbconn *kc,
 	struct kb_merge_range *r;
 	int ret;
 
-	(void)f;
 	why[0] = 0;
 	if (pl->p.kind != KB_KIND_GOZERO)	/* an image's bytes are not its payload */
 		return -ESTALE;
@@ -222,7 +491,7 @@ static int merge(struct bfctl_redis_follow *f, struct kbconn *kc,
 		goto out;
 	}
 	if (pl->out) {
-		ret = merge_file(pl, e, r, limit, why, wlen);
+		ret = merge_file(f, pl, e, r, limit, why, wlen);
 		goto out;
 	}
 	/*
@@ -377,5 +646,6 @@ void bfctl_redis_follow_stop(struct bfctl_redis_follow *f)
 {
 	bfctl_redis_close(&f->xr);
 	memset(&f->xr, 0, sizeof(f->xr));
+	ofile_drop(f);
 	f->on = f->synced = f->waiting = false;
 }

@@ -446,7 +446,7 @@ static void pull(struct watch *s)
 	if (s->f.on)
 		value_unmergeable(s);	/* an image was pulled: stop */
 	if (s->f.on && !s->topo.moved) {
-		bfctl_redis_follow_pulled(&s->f, ret == BFCTL_OK);
+		bfctl_redis_follow_pulled(&s->f, pl, ret == BFCTL_OK);
 		if (bfctl_redis_follow_send(&s->f))
 			return disconnect(s, s->f.xr.err);
 	}
@@ -606,7 +606,7 @@ int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 	if (bfctl_redis_follow_init(&s.f, pl->key))
 		return bfctl_fail(BFCTL_USAGE, "redis watch", "key name too long");
 	/*
-	 * A delta rewrites -o's image file (a new file renamed over it):
+	 * A delta is merged into -o's image file in place (redis_follow.c):
 	 * not stdout, a pipe or a device, which get whole pulls only
 	 */
 	s.no_relay = w->no_relay ||

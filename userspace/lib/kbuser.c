@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -303,6 +304,17 @@ static int read_fd(int fd, u8 **buf, size_t *len)
 	return 0;
 }
 
+/*
+ * A shared lock for the read: bfctl redis watch -o merges deltas into an
+ * image file in place under LOCK_EX, so a reader never sees half of one.
+ * Advisory, and best effort: a file system without flock is read as is.
+ */
+static void read_lock(int fd)
+{
+	while (flock(fd, LOCK_SH) < 0 && errno == EINTR)
+		;
+}
+
 int kbu_read_file(const char *path, u8 **buf, size_t *len)
 {
 	int fd, ret;
@@ -312,8 +324,9 @@ int kbu_read_file(const char *path, u8 **buf, size_t *len)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	read_lock(fd);
 	ret = read_fd(fd, buf, len);
-	close(fd);
+	close(fd);	/* and the lock with it */
 	return ret;
 }
 
@@ -351,6 +364,7 @@ int kbu_read_file_max(const char *path, void *buf, size_t max, size_t *len)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	read_lock(fd);
 	ret = read_fd_max(fd, buf, max, len);
 	close(fd);
 	return ret;

@@ -2,12 +2,15 @@
 /*
  * libkbloom over an image file (uapi section 2, as bfctl image build
  * writes it): mapped read-only, parsed and checked (CRC included) by the
- * core, tested in place.  It never changes, so its calls count nothing.
+ * core, tested in place.  The handle never writes it, so its calls count
+ * nothing; bfctl redis watch -o may set bits in it in place (only set:
+ * a key present stays present), under a lock the check takes too.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,6 +32,12 @@ static int kbl_image_map(struct kbloom *h, struct kbl_map *m)
 	void *base;
 	int ret;
 
+	/*
+	 * Checked under a shared lock: bfctl redis watch -o merges deltas
+	 * in place under LOCK_EX (bits only set, a key present stays so)
+	 */
+	while (flock(im->fd, LOCK_SH) < 0 && errno == EINTR)
+		;
 	if (fstat(im->fd, &st) < 0)
 		return kbl_err(-errno, "%s: %s", im->path, strerror(errno));
 	if (!S_ISREG(st.st_mode))

@@ -367,4 +367,74 @@ TEST(leveldb_export_import)
 	free_img(&b);
 }
 
+/* the CRC of buf[0..n) as an image trailer holds it, computed whole */
+static u32 crc_whole(const u8 *buf, u64 n)
+{
+	return kb_image_crc_final(kb_image_crc_update(kb_image_crc_init(),
+						      buf, n));
+}
+
+/*
+ * kb_image_crc_patch() against a full recompute: bytes ORed in (what a
+ * merge does) and replaced at the first and last byte, one byte, the
+ * whole message, and fixed-seed random ranges; a patch that changes
+ * nothing leaves the CRC.  1 MiB + 3 bytes: `after` reaches 2^20 and
+ * odd lengths.
+ */
+TEST(crc_patch)
+{
+	const u64 n = (1ULL << 20) + 3;
+	static const u64 fixed[][2] = {	/* offset, length */
+		{ 0, 1 }, { 0, 64 }, { (1ULL << 20) + 2, 1 },
+		{ (1ULL << 20) - 5, 8 }, { 1000, 1 }, { 0, (1ULL << 20) + 3 },
+		{ 127, 2 }, { 128, 4096 },
+	};
+	u8 *buf = malloc(n), *old = malloc(n), *new = malloc(n);
+	u64 seed = 0x9e3779b97f4a7c15ULL, off, len, i, j;
+	u32 crc, want;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, old);
+	ASSERT_NE(NULL, new);
+	for (i = 0; i < n; i++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		buf[i] = (u8)(seed >> 56);
+	}
+	crc = crc_whole(buf, n);
+	/* nothing changed: no product at all */
+	ASSERT_EQ(crc, kb_image_crc_patch(crc, buf, buf, n, 0));
+	for (i = 0; i < 8 + 200; i++) {
+		if (i < 8) {
+			off = fixed[i][0];
+			len = fixed[i][1];
+		} else {
+			seed = seed * 6364136223846793005ULL +
+			       1442695040888963407ULL;
+			off = (seed >> 20) % n;
+			len = 1 + (seed >> 8) % (i % 4 ? 64 : 9000);
+			if (len > n - off)
+				len = n - off;
+		}
+		memcpy(old, buf + off, len);
+		for (j = 0; j < len; j++) {
+			seed = seed * 6364136223846793005ULL +
+			       1442695040888963407ULL;
+			/* a merge ORs; half the ranges replace instead */
+			new[j] = i & 1 ? (u8)(seed >> 48) :
+					 old[j] | (u8)(seed >> 40);
+		}
+		memcpy(buf + off, new, len);
+		want = crc_whole(buf, n);
+		crc = kb_image_crc_patch(crc, old, new, len, n - off - len);
+		ASSERT_EQ(want, crc) {
+			TH_LOG("patch %llu: offset %llu length %llu",
+			       (unsigned long long)i, (unsigned long long)off,
+			       (unsigned long long)len);
+		}
+	}
+	free(buf);
+	free(old);
+	free(new);
+}
+
 TEST_HARNESS_MAIN
