@@ -520,11 +520,11 @@ struct kb_ioc_image {
  * transaction (the *_F_TXN flags) name it by the name given at begin.
  * A TXN_BEGIN of the first version's size (no shape fields) of a window
  * or a growing filter keeps its window (window_ms, slices) or its growth
- * and the growing filter's max_bytes (the default for the new sizing if
- * its first slice is bigger than that), with the default packet-path cap
- * for the new sizing; a VER1 one gives the shape (all zero: a plain
- * filter).  items and fpr_ppb
- * are the whole filter's in both, as at create.
+ * and the growing filter's max_bytes if one was given (the default for
+ * the new sizing if none was, or if its first slice is bigger than the
+ * one given), with the default packet-path cap for the new sizing; a VER1
+ * one gives the shape (all zero: a plain filter).  items and fpr_ppb are
+ * the whole filter's in both, as at create.
  * A commit with max_fpr_ppb (VER1; 0: no limit) refuses a staging
  * generation whose estimated FPR is over it, as an upload does (EDOM, a
  * KB_EVENT_REFUSED event; the transaction ends, the live filter serves
