@@ -537,10 +537,11 @@ struct kb_ioc_image {
  * after it, which would report the generation of whoever replaced the
  * filter in between.  It takes VER2 and bigger only (EINVAL below
  * KB_IOC_TXN_SIZE_VER2, before the transaction is looked at: it stays
- * open); generation's input value is ignored.  KB_IOC_TXN_COMMIT and
- * KB_IOC_TXN_ABORT are write-only commands: they never write their
- * argument, and know VER1 at most (a bigger struct's tail must be zero,
- * E2BIG otherwise, as before VER2).  A module without KB_IOC_TXN_COMMIT_GEN
+ * open); so does a non-zero generation on input (it is kept for a later
+ * use as an input).  KB_IOC_TXN_COMMIT and KB_IOC_TXN_ABORT are
+ * write-only commands: they never write their argument, and know VER1 at
+ * most (a bigger struct's tail must be zero, E2BIG otherwise, as before
+ * VER2).  A module without KB_IOC_TXN_COMMIT_GEN
  * answers it ENOTTY and changes nothing: commit with KB_IOC_TXN_COMMIT and
  * read the generation with KB_CMD_GET, knowing that a rebuild in between
  * is indistinguishable from your own.
@@ -551,7 +552,10 @@ struct kb_ioc_txn {
 	/* since VER1: commit's saturation guard, as an upload's; abort: 0 */
 	__u32		max_fpr_ppb;
 	__u32		reserved;
-	/* since VER2, KB_IOC_TXN_COMMIT_GEN only: out, the generation made */
+	/*
+	 * since VER2, KB_IOC_TXN_COMMIT_GEN only: in, 0; out, the generation
+	 * made
+	 */
 	__aligned_u64	generation;
 };
 #define KB_IOC_TXN_SIZE_VER0	8
