@@ -623,7 +623,12 @@ struct kb_ioc_write {
  * refused with EDOM (why = KB_IMG_SATURATED), a KB_EVENT_REFUSED event,
  * and nothing changes.  Merges of one filter are guarded and applied one
  * at a time (lookups and adds are not held up): of two merges run at once
- * whose deltas each pass the guard but not together, one is refused.
+ * whose deltas each pass the guard but not together, one is refused.  A
+ * merge so waits for those of the filter before it, each at most
+ * KB_MERGE_BYTES_MAX of ORs with no user copy, in no set order (a
+ * writers-group member merging back to back delays another's merges by
+ * the time its own take); a fatal signal ends the wait (EINTR, nothing
+ * changed).
  *
  * Errors (nothing changed): EINVAL (flags or reserved non-zero, bad name,
  * nr_ranges 0 or over the maximum, a range empty or past the payload, a
