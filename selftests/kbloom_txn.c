@@ -168,13 +168,8 @@ static int merge1(int fd, const char *name, __u64 gen)
 {
 	static const unsigned char b = 0x81;
 	struct kb_merge_range r = { .data = (uintptr_t)&b, .len = 1 };
-	struct kb_ioc_merge a = { .size = sizeof(a) };
 
-	kbt_name(a.name, name);
-	a.ranges = (uintptr_t)&r;
-	a.nr_ranges = 1;
-	a.generation = gen;
-	return kbt_ioc(fd, KB_IOC_MERGE, &a);
+	return kbt_merge(fd, name, &r, 1, 0, &gen, NULL, NULL);
 }
 
 /* the generation (kb_ioc_info's), ~0 if the filter cannot be read */
