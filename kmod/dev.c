@@ -443,7 +443,12 @@ static long kb_ioc_txn_end(struct file *file, struct kb_file *kf,
 			 &usize);
 	if (ret)
 		return ret;
-	if (a.flags || a.reserved || (!commit && a.max_fpr_ppb))
+	/*
+	 * generation is out only, for now: 0 on the way in, so that it can
+	 * become a compare-and-swap's input without a new command
+	 */
+	if (a.flags || a.reserved || a.generation ||
+	    (!commit && a.max_fpr_ppb))
 		return -EINVAL;
 	mutex_lock(&kf->lock);
 	t = kf->txn;

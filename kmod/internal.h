@@ -140,6 +140,11 @@ struct kb_shape {
 					 */
 	bool grow;
 	/*
+	 * grow: max_bytes is the default kb_gen_slices_new() gave it (none
+	 * was asked for), not a bound a rebuild with no shape keeps
+	 */
+	bool max_bytes_default;
+	/*
 	 * windows and growing filters sized by ITEMS + FPR_PPB: what the
 	 * create or the rebuild asked of the whole filter (KB_CMD_GET says
 	 * these, not its newest slice's share); 0: another sizing
@@ -669,8 +674,9 @@ static inline bool kb_gen_sliced(const struct kb_gen *g)
 bool kb_set_sliced(struct kb_set *s);
 /*
  * TXN_BEGIN VER0 (no shape fields) of filter name: its window or growth
- * and a growing filter's max_bytes into sh (the cap stays at its
- * default), if it exists
+ * and a growing filter's max_bytes, if one was asked for (a default one
+ * is the new sizing's), into sh (the cap stays at its default), if it
+ * exists
  */
 void kb_shape_keep(struct net *net, const char *name, struct kb_shape *sh);
 /* g's older slices for its shape (kb_gen_alloc()), and their release */

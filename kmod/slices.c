@@ -178,10 +178,12 @@ void kb_shape_keep(struct net *net, const char *name, struct kb_shape *sh)
 	sh->slices = g->shape.slices;
 	sh->grow = g->shape.grow;
 	/*
-	 * A growing filter's bound is its own too (as the module's cap now
-	 * allows); kb_shape_fit() drops it if the new first slice is bigger
+	 * A growing filter's bound, if one was asked for, is its own too (as
+	 * the module's cap now allows); kb_ioc_txn_begin() drops it if the
+	 * new first slice is bigger.  A default one is not kept: it was 16
+	 * times the old first slice, and the new sizing gets its own.
 	 */
-	if (g->shape.grow)
+	if (g->shape.grow && !g->shape.max_bytes_default)
 		sh->max_bytes = min_t(u64, g->shape.max_bytes,
 				      READ_ONCE(kb_max_filter_bytes));
 	rcu_read_unlock();
@@ -283,9 +285,11 @@ int kb_gen_slices_new(struct kb_gen *g, struct netlink_ext_ack *extack)
 	 * its first slice (about 7 times its items: each slice doubles the
 	 * keys and takes more bits per key for its halved FPR).
 	 */
-	if (g->shape.grow && !g->shape.max_bytes)
+	if (g->shape.grow && !g->shape.max_bytes) {
 		g->shape.max_bytes = min_t(u64, READ_ONCE(kb_max_filter_bytes),
 					   KB_GROW_BYTES_DEFAULT * g->f.bytes);
+		g->shape.max_bytes_default = true;
+	}
 	if (!g->shape.window_ms)
 		return 0;
 	n = g->shape.slices;

@@ -423,6 +423,39 @@ static inline int kbt_txn_write(int fd, const char *name, __u64 off,
 	return kbt_ioc(fd, KB_IOC_TXN_WRITE, &w);
 }
 
+static inline void kbt_merge_init(struct kb_ioc_merge *a, const char *name,
+				  const struct kb_merge_range *r, __u32 nr)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	if (name)
+		kbt_name(a->name, name);
+	a->ranges = (uintptr_t)r;
+	a->nr_ranges = nr;
+}
+
+/* KB_IOC_MERGE: 0 or -errno; *gen in (0: any) and out, *bits, *why out */
+static inline int kbt_merge(int fd, const char *name,
+			    const struct kb_merge_range *r, __u32 nr,
+			    __u32 max_fpr_ppb, __u64 *gen, __u64 *bits,
+			    __u32 *why)
+{
+	struct kb_ioc_merge a;
+	int ret;
+
+	kbt_merge_init(&a, name, r, nr);
+	a.max_fpr_ppb = max_fpr_ppb;
+	a.generation = gen ? *gen : 0;
+	ret = kbt_ioc(fd, KB_IOC_MERGE, &a);
+	if (gen && !ret)
+		*gen = a.generation;
+	if (bits)
+		*bits = a.new_bits;
+	if (why)
+		*why = a.why;
+	return ret;
+}
+
 /* write a module parameter; returns 0 or -errno */
 static inline int kbt_param_write(const char *path, const char *val)
 {

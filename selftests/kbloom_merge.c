@@ -36,38 +36,6 @@ static bool wanted(const char *test)
 		SKIP(return, "not in KB_MERGE_TESTS");			\
 } while (0)
 
-static void mg_init(struct kb_ioc_merge *a, const char *name,
-		    const struct kb_merge_range *r, __u32 nr)
-{
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	if (name)
-		kbt_name(a->name, name);
-	a->ranges = (uintptr_t)r;
-	a->nr_ranges = nr;
-}
-
-/* 0 or -errno; *gen in (0: any) and out, *bits and *why out */
-static int mg_merge(int fd, const char *name, const struct kb_merge_range *r,
-		    __u32 nr, __u32 max_fpr_ppb, __u64 *gen, __u64 *bits,
-		    __u32 *why)
-{
-	struct kb_ioc_merge a;
-	int ret;
-
-	mg_init(&a, name, r, nr);
-	a.max_fpr_ppb = max_fpr_ppb;
-	a.generation = gen ? *gen : 0;
-	ret = kbt_ioc(fd, KB_IOC_MERGE, &a);
-	if (gen && !ret)
-		*gen = a.generation;
-	if (bits)
-		*bits = a.new_bits;
-	if (why)
-		*why = a.why;
-	return ret;
-}
-
 static void mg_fill(int fd, const char *name, __u32 fam, __u64 first,
 		    __u64 n)
 {
@@ -162,7 +130,7 @@ TEST(errors)
 		EXPECT_TRUE(mg_same(fd, "m.err", ref, len));		\
 	} while (0)
 #define RAW(err, field, val) do {					\
-		mg_init(&a, "m.err", r, 2);				\
+		kbt_merge_init(&a, "m.err", r, 2);			\
 		a.field = val;						\
 		BAD(err, kbt_ioc(fd, KB_IOC_MERGE, &a));		\
 	} while (0)
@@ -173,31 +141,32 @@ TEST(errors)
 		RAW(-EINVAL, nr_ranges, KB_MERGE_RANGES_MAX + 1);
 		RAW(-EINVAL, size, KB_IOC_MERGE_SIZE_VER0 - 8);
 		RAW(-EFAULT, ranges, 8);
-		mg_init(&a, "m.err", r, 2);
+		kbt_merge_init(&a, "m.err", r, 2);
 		a.name[KB_NAME_MAX - 1] = 'x';	/* not NUL-padded */
 		BAD(-EINVAL, kbt_ioc(fd, KB_IOC_MERGE, &a));
-		BAD(-ENOENT, mg_merge(fd, "m.none", r, 2, 0, NULL, NULL, NULL));
+		BAD(-ENOENT, kbt_merge(fd, "m.none", r, 2, 0, NULL, NULL,
+				       NULL));
 		/* a range empty, past the payload, wrapping */
 		r[1].len = 0;
-		BAD(-EINVAL, mg_merge(fd, "m.err", r, 2, 0, NULL, NULL, NULL));
+		BAD(-EINVAL, kbt_merge(fd, "m.err", r, 2, 0, NULL, NULL, NULL));
 		r[1] = (struct kb_merge_range){ info.bytes - 4,
 						(uintptr_t)data, 8 };
-		BAD(-EINVAL, mg_merge(fd, "m.err", r, 2, 0, NULL, NULL, NULL));
+		BAD(-EINVAL, kbt_merge(fd, "m.err", r, 2, 0, NULL, NULL, NULL));
 		r[1].offset = ~0ULL - 2;
-		BAD(-EINVAL, mg_merge(fd, "m.err", r, 2, 0, NULL, NULL, NULL));
+		BAD(-EINVAL, kbt_merge(fd, "m.err", r, 2, 0, NULL, NULL, NULL));
 		/* over KB_MERGE_BYTES_MAX in all, before any byte is read */
 		r[0] = (struct kb_merge_range){ 0, 8, KB_MERGE_BYTES_MAX / 2 };
 		r[1] = (struct kb_merge_range){ 0, 8,
 						KB_MERGE_BYTES_MAX / 2 + 1 };
-		BAD(-E2BIG, mg_merge(fd, "m.err", r, 2, 0, NULL, NULL, NULL));
+		BAD(-E2BIG, kbt_merge(fd, "m.err", r, 2, 0, NULL, NULL, NULL));
 		/* the first range fine, the second unreadable: nothing */
 		r[0] = (struct kb_merge_range){ 0, (uintptr_t)data, 8 };
 		r[1] = (struct kb_merge_range){ 64, 8, 8 };
-		BAD(-EFAULT, mg_merge(fd, "m.err", r, 2, 0, NULL, NULL, NULL));
+		BAD(-EFAULT, kbt_merge(fd, "m.err", r, 2, 0, NULL, NULL, NULL));
 		/* another generation than the one asked for */
 		gen = info.generation + 1000;
 		r[1] = (struct kb_merge_range){ 64, (uintptr_t)data, 8 };
-		BAD(-ESTALE, mg_merge(fd, "m.err", r, 2, 0, &gen, NULL, NULL));
+		BAD(-ESTALE, kbt_merge(fd, "m.err", r, 2, 0, &gen, NULL, NULL));
 		/* saturated: every bit set is refused */
 		big = malloc(info.bytes);
 		memset(big, 0xff, info.bytes);
@@ -205,19 +174,19 @@ TEST(errors)
 		r[0] = (struct kb_merge_range){ 0, (uintptr_t)big,
 						info.bytes - 1 };
 		why = 0;
-		BAD(-EDOM, mg_merge(fd, "m.err", r, 1, 50000000, NULL, NULL,
+		BAD(-EDOM, kbt_merge(fd, "m.err", r, 1, 50000000, NULL, NULL,
 				    &why));
 		EXPECT_EQ(MG_WHY_SATURATED, why);
 		if (kinds[i] == KB_KIND_CLASSIC) {
 			/* the k byte is not bits */
 			r[0].len = info.bytes;
 			why = 0;
-			BAD(-EINVAL, mg_merge(fd, "m.err", r, 1, 0, NULL,
+			BAD(-EINVAL, kbt_merge(fd, "m.err", r, 1, 0, NULL,
 					      NULL, &why));
 			EXPECT_EQ(MG_WHY_CLASSIC_K, why);
 			r[0] = (struct kb_merge_range){ info.bytes - 1,
 							(uintptr_t)data, 1 };
-			BAD(-EINVAL, mg_merge(fd, "m.err", r, 1, 0, NULL,
+			BAD(-EINVAL, kbt_merge(fd, "m.err", r, 1, 0, NULL,
 					      NULL, NULL));
 		}
 		if (kinds[i] == KB_KIND_GOZERO) {
@@ -225,7 +194,7 @@ TEST(errors)
 			r[0] = (struct kb_merge_range){ info.bytes - 1,
 							(uintptr_t)data, 1 };
 			why = 0;
-			BAD(-EINVAL, mg_merge(fd, "m.err", r, 1, 0, NULL,
+			BAD(-EINVAL, kbt_merge(fd, "m.err", r, 1, 0, NULL,
 					      NULL, &why));
 			EXPECT_EQ(MG_WHY_GOZERO_PAD, why);
 			/* in a range ORed with another that is fine */
@@ -234,10 +203,10 @@ TEST(errors)
 							(uintptr_t)data, 64 };
 			r[1] = (struct kb_merge_range){ info.bytes - 2,
 							(uintptr_t)data, 2 };
-			BAD(-EINVAL, mg_merge(fd, "m.err", r, 2, 0, NULL,
+			BAD(-EINVAL, kbt_merge(fd, "m.err", r, 2, 0, NULL,
 					      NULL, NULL));
 			r[1].len = 1;
-			EXPECT_EQ(0, mg_merge(fd, "m.err", r, 2, 0, NULL,
+			EXPECT_EQ(0, kbt_merge(fd, "m.err", r, 2, 0, NULL,
 					      &bits, NULL));
 			data[63] = 0xff;
 		}
@@ -250,11 +219,11 @@ TEST(errors)
 	r[0] = (struct kb_merge_range){ 0, (uintptr_t)data, 8 };
 	ASSERT_EQ(0, kbt_create(fd, "m.cnt", KB_KIND_COUNTING, KB_KEY_BYTES,
 				100));
-	EXPECT_EQ(-EOPNOTSUPP, mg_merge(fd, "m.cnt", r, 1, 0, NULL, NULL,
+	EXPECT_EQ(-EOPNOTSUPP, kbt_merge(fd, "m.cnt", r, 1, 0, NULL, NULL,
 					NULL));
 	ASSERT_EQ(0, kbt_create(fd, "m.net", KB_KIND_BLOCKED, KB_KEY_NET4,
 				100));
-	EXPECT_EQ(-EINVAL, mg_merge(fd, "m.net", r, 1, 0, NULL, NULL, NULL));
+	EXPECT_EQ(-EINVAL, kbt_merge(fd, "m.net", r, 1, 0, NULL, NULL, NULL));
 	n = kbtn_open();
 	ASSERT_NE(NULL, n);
 	kbtn_init(&req, n->family, KB_CMD_CREATE, 0);
@@ -267,7 +236,7 @@ TEST(errors)
 	kbtn_put_u32(&req, KB_A_SLICES, 2);
 	ASSERT_EQ(0, kbtn_do(n, &req));
 	kbtn_close(n);
-	EXPECT_EQ(-EOPNOTSUPP, mg_merge(fd, "m.win", r, 1, 0, NULL, NULL,
+	EXPECT_EQ(-EOPNOTSUPP, kbt_merge(fd, "m.win", r, 1, 0, NULL, NULL,
 					NULL));
 	EXPECT_EQ(0, kbt_destroy(fd, "m.cnt"));
 	EXPECT_EQ(0, kbt_destroy(fd, "m.net"));
@@ -365,7 +334,7 @@ TEST(diff_equals_upload)
 		nr = mg_diff(pa, pb, pl, 37, r, KB_MERGE_RANGES_MAX);
 		ASSERT_LT(2, nr);
 		gen = ia.generation;
-		ASSERT_EQ(0, mg_merge(fd, "m.y", r, nr, 500000000, &gen, &bits,
+		ASSERT_EQ(0, kbt_merge(fd, "m.y", r, nr, 500000000, &gen, &bits,
 				      NULL));
 		EXPECT_EQ(ia.generation, gen);
 		/* the bits it set: exactly those of b not in a */
@@ -373,7 +342,7 @@ TEST(diff_equals_upload)
 		ASSERT_EQ(len, kbt_export(fd, "m.y", 0, &iy_img));
 		EXPECT_TRUE(mg_same_bits(iy_img, ib_img, len));
 		/* the same again sets nothing, changes nothing */
-		ASSERT_EQ(0, mg_merge(fd, "m.y", r, nr, 0, &gen, &bits, NULL));
+		ASSERT_EQ(0, kbt_merge(fd, "m.y", r, nr, 0, &gen, &bits, NULL));
 		EXPECT_EQ(0, bits);
 		EXPECT_TRUE(mg_same(fd, "m.y", iy_img, len));
 		/* the fill tracker: as a scan of the newer image counts it */
@@ -433,7 +402,7 @@ TEST(guard_events)
 	ones = malloc(info.bytes);
 	memset(ones, 0xff, info.bytes);
 	r = (struct kb_merge_range){ 0, (uintptr_t)ones, info.bytes / 2 };
-	EXPECT_EQ(-EDOM, mg_merge(fd, "m.g", &r, 1, 100000000, NULL, &bits,
+	EXPECT_EQ(-EDOM, kbt_merge(fd, "m.g", &r, 1, 100000000, NULL, &bits,
 				  &why));
 	EXPECT_EQ(MG_WHY_SATURATED, why);
 	EXPECT_TRUE(mg_same(fd, "m.g", ref, len));
@@ -441,12 +410,12 @@ TEST(guard_events)
 	EXPECT_STREQ("m.g", name);
 	/* a small delta passes the same guard */
 	r.len = 16;
-	EXPECT_EQ(0, mg_merge(fd, "m.g", &r, 1, 100000000, NULL, &bits,
+	EXPECT_EQ(0, kbt_merge(fd, "m.g", &r, 1, 100000000, NULL, &bits,
 			      NULL));
 	EXPECT_LT(0, bits);
 	/* without a guard it goes in: over capacity, told once */
 	r.len = info.bytes / 2;
-	EXPECT_EQ(0, mg_merge(fd, "m.g", &r, 1, 0, NULL, &bits, NULL));
+	EXPECT_EQ(0, kbt_merge(fd, "m.g", &r, 1, 0, NULL, &bits, NULL));
 	EXPECT_EQ(KB_EVENT_OVER_CAPACITY, kbtn_event(ev, 2000, name, name2));
 	EXPECT_STREQ("m.g", name);
 	ASSERT_EQ(0, kbt_info(fd, "m.g", &info));
@@ -484,22 +453,22 @@ TEST(stale)
 	/* a rebuild (an upload of the same image) */
 	ASSERT_EQ(0, kbt_upload(fd, "m.s", 0, img, len, NULL));
 	gen = g0;
-	EXPECT_EQ(-ESTALE, mg_merge(fd, "m.s", &r, 1, 0, &gen, NULL, NULL));
+	EXPECT_EQ(-ESTALE, kbt_merge(fd, "m.s", &r, 1, 0, &gen, NULL, NULL));
 	EXPECT_TRUE(mg_same(fd, "m.s", img, len));
 	ASSERT_EQ(0, kbt_info(fd, "m.s", &info));
 	gen = info.generation;
 	EXPECT_NE(g0, gen);
-	EXPECT_EQ(0, mg_merge(fd, "m.s", &r, 1, 0, &gen, &bits, NULL));
+	EXPECT_EQ(0, kbt_merge(fd, "m.s", &r, 1, 0, &gen, &bits, NULL));
 	EXPECT_EQ(info.generation, gen);
 	/* a flush renews the generation in place */
 	ASSERT_EQ(0, kbt_name_cmd(fd, KB_CMD_FLUSH, "m.s"));
 	free(img);
 	len = kbt_export(fd, "m.s", 0, &img);
-	EXPECT_EQ(-ESTALE, mg_merge(fd, "m.s", &r, 1, 0, &gen, NULL, NULL));
+	EXPECT_EQ(-ESTALE, kbt_merge(fd, "m.s", &r, 1, 0, &gen, NULL, NULL));
 	EXPECT_TRUE(mg_same(fd, "m.s", img, len));
 	/* 0: whichever is live */
 	gen = 0;
-	EXPECT_EQ(0, mg_merge(fd, "m.s", &r, 1, 0, &gen, &bits, NULL));
+	EXPECT_EQ(0, kbt_merge(fd, "m.s", &r, 1, 0, &gen, &bits, NULL));
 	EXPECT_EQ(__builtin_popcountll(0x1111111111111111ULL), bits);
 	ASSERT_EQ(0, kbt_info(fd, "m.s", &info));
 	EXPECT_EQ(info.generation, gen);
@@ -545,10 +514,10 @@ TEST(filter_file)
 	rw = mg_open_filter(fd, "m.f", KB_OPEN_F_WRITE);
 	ASSERT_LE(0, ro);
 	ASSERT_LE(0, rw);
-	EXPECT_EQ(-EPERM, mg_merge(ro, NULL, &r, 1, 0, NULL, NULL, NULL));
-	EXPECT_EQ(-EINVAL, mg_merge(rw, "m.f", &r, 1, 0, NULL, NULL, NULL));
+	EXPECT_EQ(-EPERM, kbt_merge(ro, NULL, &r, 1, 0, NULL, NULL, NULL));
+	EXPECT_EQ(-EINVAL, kbt_merge(rw, "m.f", &r, 1, 0, NULL, NULL, NULL));
 	EXPECT_TRUE(mg_same(fd, "m.f", img, len));
-	EXPECT_EQ(0, mg_merge(rw, NULL, &r, 1, 0, NULL, &bits, NULL));
+	EXPECT_EQ(0, kbt_merge(rw, NULL, &r, 1, 0, NULL, &bits, NULL));
 	EXPECT_EQ(16, bits);
 	EXPECT_FALSE(mg_same(fd, "m.f", img, len));
 	/*
@@ -563,17 +532,17 @@ TEST(filter_file)
 	ASSERT_NE(NULL, ones);
 	memset(ones, 0xff, info.bytes);
 	all = (struct kb_merge_range){ 0, (uintptr_t)ones, info.bytes };
-	EXPECT_EQ(-EDOM, mg_merge(rw, NULL, &all, 1, 0, NULL, NULL, &why));
+	EXPECT_EQ(-EDOM, kbt_merge(rw, NULL, &all, 1, 0, NULL, NULL, &why));
 	EXPECT_EQ(MG_WHY_SATURATED, why);
-	EXPECT_EQ(-EDOM, mg_merge(rw, NULL, &all, 1, 1000000000, NULL, NULL,
+	EXPECT_EQ(-EDOM, kbt_merge(rw, NULL, &all, 1, 1000000000, NULL, NULL,
 				  NULL));
 	EXPECT_TRUE(mg_same(fd, "m.f", img, len));
-	EXPECT_EQ(0, mg_merge(fd, "m.f", &all, 1, 0, NULL, NULL, NULL));
+	EXPECT_EQ(0, kbt_merge(fd, "m.f", &all, 1, 0, NULL, NULL, NULL));
 	EXPECT_FALSE(mg_same(fd, "m.f", img, len));
 	free(ones);
 	/* destroyed under the file: ENOENT */
 	EXPECT_EQ(0, kbt_destroy(fd, "m.f"));
-	EXPECT_EQ(-ENOENT, mg_merge(rw, NULL, &r, 1, 0, NULL, NULL, NULL));
+	EXPECT_EQ(-ENOENT, kbt_merge(rw, NULL, &r, 1, 0, NULL, NULL, NULL));
 	close(ro);
 	close(rw);
 	free(img);
@@ -668,7 +637,7 @@ TEST(concurrent)
 					if (!(mg_rand(&seed) % 7))
 						data[o] |= 1U << (mg_rand(&seed) % 8);
 			}
-			ASSERT_EQ(0, mg_merge(fd, "m.c", r, nr, 0, NULL, &bits,
+			ASSERT_EQ(0, kbt_merge(fd, "m.c", r, nr, 0, NULL, &bits,
 					      NULL));
 			total += bits;
 			sched_yield();
@@ -719,7 +688,7 @@ static void *mg_racer(void *arg)
 	struct mg_racer *m = arg;
 
 	pthread_barrier_wait(m->go);
-	m->ret = mg_merge(m->fd, "m.r", &m->r, 1, 450000000, NULL, NULL, NULL);
+	m->ret = kbt_merge(m->fd, "m.r", &m->r, 1, 450000000, NULL, NULL, NULL);
 	return NULL;
 }
 
@@ -779,7 +748,7 @@ TEST(guard_race)
 		}
 		w = m[0].ret ? 1 : 0;		/* the one that went in */
 		EXPECT_EQ(-EDOM, m[!w].ret);
-		/* the winner's bytes all ones, the loser's none, nothing else */
+		/* the winner's bytes all ones; the loser's and the rest zero */
 		len = kbt_export(fd, "m.r", 0, &img);
 		ASSERT_EQ(MG_HDR + MG_RACE_BYTES + 4, len);
 		p = (unsigned char *)img + MG_HDR;

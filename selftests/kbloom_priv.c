@@ -150,8 +150,7 @@ static unsigned long pv_ioc_arg(unsigned int nr, union pv_arg *a)
 		return nr == _IOC_NR(KB_IOC_TXN_COMMIT) ? KB_IOC_TXN_COMMIT :
 		       KB_IOC_TXN_ABORT;
 	case _IOC_NR(KB_IOC_TXN_COMMIT_GEN):
-		a->t.size = sizeof(a->t);
-		a->t.generation = 0x5a5a5a5a;
+		a->t.size = sizeof(a->t);	/* generation: in, 0 */
 		return KB_IOC_TXN_COMMIT_GEN;
 	case _IOC_NR(KB_IOC_TXN_WRITE):
 		a->w.size = sizeof(a->w);

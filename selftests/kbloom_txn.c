@@ -168,13 +168,8 @@ static int merge1(int fd, const char *name, __u64 gen)
 {
 	static const unsigned char b = 0x81;
 	struct kb_merge_range r = { .data = (uintptr_t)&b, .len = 1 };
-	struct kb_ioc_merge a = { .size = sizeof(a) };
 
-	kbt_name(a.name, name);
-	a.ranges = (uintptr_t)&r;
-	a.nr_ranges = 1;
-	a.generation = gen;
-	return kbt_ioc(fd, KB_IOC_MERGE, &a);
+	return kbt_merge(fd, name, &r, 1, 0, &gen, NULL, NULL);
 }
 
 /* the generation (kb_ioc_info's), ~0 if the filter cannot be read */
@@ -188,8 +183,9 @@ static __u64 gen_of(int fd, const char *name)
 /*
  * KB_IOC_TXN_COMMIT_GEN writes back the generation it installed (what a
  * merge must name: a generation read with KB_CMD_GET after the commit may
- * be another rebuild's).  A bad size, reserved or flags is EINVAL before
- * the transaction is looked at: it stays open and the filter unchanged.
+ * be another rebuild's).  A bad size, reserved, flags or a generation
+ * given (0 on input) is EINVAL before the transaction is looked at: it
+ * stays open and the filter unchanged.
  * The write-only commands take VER0 and VER1 as before, never write their
  * argument, and refuse VER2's generation (E2BIG: not theirs).
  */
@@ -224,6 +220,10 @@ TEST(commit_reports_generation)
 	t.flags = 1;
 	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_COMMIT_GEN, &t));
 	t.flags = 0;
+	/* generation is 0 on input (kept for a compare-and-swap) */
+	t.generation = 0x5a5a5a5a;
+	EXPECT_EQ(-EINVAL, kbt_ioc(fd, KB_IOC_TXN_COMMIT_GEN, &t));
+	EXPECT_EQ(0x5a5a5a5a, t.generation);
 	/* the old command does not know VER2: its generation is a tail */
 	t.generation = 1;
 	EXPECT_EQ(-E2BIG, kbt_ioc(fd, KB_IOC_TXN_COMMIT, &t));
@@ -232,14 +232,15 @@ TEST(commit_reports_generation)
 	EXPECT_EQ(1000, hits(fd, "x.gen", KB_KEYS_F_TXN, 2, 1000));
 	EXPECT_GT(50, hits(fd2, "x.gen", 0, 2, 1000));
 	/* commit: the generation it reports is the one serving */
-	t.generation = 0x5a5a5a5a;	/* in: ignored */
+	t.generation = 0;
 	ASSERT_EQ(0, kbt_ioc(fd, KB_IOC_TXN_COMMIT_GEN, &t));
 	g = t.generation;
 	EXPECT_EQ(sizeof(t), t.size);
+	EXPECT_NE(0, g);
 	EXPECT_NE(g0, g);
-	EXPECT_NE(0x5a5a5a5a, g);
 	EXPECT_EQ(g, gen_of(fd, "x.gen"));
 	EXPECT_EQ(1000, hits(fd2, "x.gen", 0, 2, 1000));
+	t.generation = 0;
 	EXPECT_EQ(-ENOENT, kbt_ioc(fd, KB_IOC_TXN_COMMIT_GEN, &t));
 	/* a merge into the generation reported works, the previous ESTALE */
 	EXPECT_EQ(-ESTALE, merge1(fd2, "x.gen", g0));

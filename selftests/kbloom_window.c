@@ -425,6 +425,25 @@ TEST_F(win, grow_in_txn)
 	EXPECT_EQ(1, w.slices);
 	EXPECT_LT(b0 + b1, w.sl[0].bytes);
 	EXPECT_EQ(16 * w.sl[0].bytes, w.max_bytes);
+
+	/*
+	 * A default bound is not kept: rebuilt for 8x its items, a filter
+	 * given none gets 16 times the new first slice, not the old one's
+	 * (which the new first slice fits in, leaving it one more slice)
+	 */
+	ASSERT_EQ(0, kbt_destroy(self->fd, "g"));
+	ASSERT_EQ(0, kbw_create(self->fd, "g", KB_KIND_BLOCKED, 1000,
+				10000000, &(struct kbw_shape){ .grow = 1 },
+				0, NULL));
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w2));
+	EXPECT_EQ(16 * w2.sl[0].bytes, w2.max_bytes);
+	ASSERT_EQ(0, txn_load_ver0(self->fd, "g", 8000, 7, 0, 100));
+	ASSERT_EQ(0, kbt_txn(self->fd, KB_IOC_TXN_COMMIT));
+	ASSERT_EQ(0, kbw_get(self->fd, "g", &w));
+	EXPECT_EQ(1, w.grow);
+	EXPECT_LT(4 * w2.sl[0].bytes, w.sl[0].bytes);
+	EXPECT_GT(w2.max_bytes, w.sl[0].bytes);
+	EXPECT_EQ(16 * w.sl[0].bytes, w.max_bytes);
 }
 
 /* max-bytes stops the growth: the filter goes over capacity instead */

@@ -16,7 +16,8 @@
 # the filter equal to the new value); a value with bits past --bits is
 # refused and the filter serves unchanged; a 32 MiB value is pulled with
 # a peak RSS under half its size (streamed into the kernel); a kernel
-# filter flushed behind a watcher is loaded again by its next poll; a
+# filter flushed behind a watcher is loaded again by its next poll, also
+# when flushed during a poll of an unchanged value (under gdb); a
 # value set to all ones (SETRANGE) is refused as saturated by pull and
 # watch (status "refused", a kernel event), the filter serving unchanged,
 # and loaded with --force.  With a relay (bfctl redis relay): a watcher
@@ -340,6 +341,37 @@ wait_for "the poll loads the value again after a flush" \
 check "and the kernel answers as go-zero's Exists again" agree
 kill -TERM "$wpid"; wait "$wpid" 2> /dev/null
 wpid=
+
+# ---- a flush while an unchanged poll runs is not taken for ours ----
+# gdb stops the watcher in a poll whose value is unchanged (its
+# transaction aborted: after the filter was found in step, before the
+# generation is noted) and flushes the filter there: the next poll finds
+# it changed and loads it again (a note that read the generation after
+# the flush took it for the pull's own: the filter stayed empty)
+if command -v gdb > /dev/null; then
+	cat > "$TMP/g.gdb" << EOF
+set pagination off
+set confirm off
+tbreak kbdev_txn_abort
+commands
+silent
+shell $B flush rw && touch $TMP/flushed
+continue
+end
+run
+EOF
+	$N gdb -q -batch -nx -x "$TMP/g.gdb" --args $B -j redis watch rw gz \
+		--debounce 0.1 --poll 1 $MF --server $S > "$TMP/w.log" 2> "$TMP/w.err" &
+	wpid=$!
+	wait_for "gdb: the filter flushed in an unchanged poll" test -e "$TMP/flushed"
+	wait_for "... the next poll loads the value again" \
+		grep -q '"detail":"the kernel filter was changed outside' "$TMP/w.log"
+	check "... and the kernel answers as go-zero's Exists again" agree
+	kill -TERM "$wpid"; wait "$wpid" 2> /dev/null
+	wpid=
+else
+	ok "# SKIP no gdb: a flush in an unchanged poll"
+fi
 
 # ---- a relay's stream of deltas, merged into the kernel filter ----
 # bfctl redis relay writes what changed to a stream next to the key; the

@@ -520,11 +520,11 @@ struct kb_ioc_image {
  * transaction (the *_F_TXN flags) name it by the name given at begin.
  * A TXN_BEGIN of the first version's size (no shape fields) of a window
  * or a growing filter keeps its window (window_ms, slices) or its growth
- * and the growing filter's max_bytes (the default for the new sizing if
- * its first slice is bigger than that), with the default packet-path cap
- * for the new sizing; a VER1 one gives the shape (all zero: a plain
- * filter).  items and fpr_ppb
- * are the whole filter's in both, as at create.
+ * and the growing filter's max_bytes if one was given (the default for
+ * the new sizing if none was, or if its first slice is bigger than the
+ * one given), with the default packet-path cap for the new sizing; a VER1
+ * one gives the shape (all zero: a plain filter).  items and fpr_ppb are
+ * the whole filter's in both, as at create.
  * A commit with max_fpr_ppb (VER1; 0: no limit) refuses a staging
  * generation whose estimated FPR is over it, as an upload does (EDOM, a
  * KB_EVENT_REFUSED event; the transaction ends, the live filter serves
@@ -537,10 +537,11 @@ struct kb_ioc_image {
  * after it, which would report the generation of whoever replaced the
  * filter in between.  It takes VER2 and bigger only (EINVAL below
  * KB_IOC_TXN_SIZE_VER2, before the transaction is looked at: it stays
- * open); generation's input value is ignored.  KB_IOC_TXN_COMMIT and
- * KB_IOC_TXN_ABORT are write-only commands: they never write their
- * argument, and know VER1 at most (a bigger struct's tail must be zero,
- * E2BIG otherwise, as before VER2).  A module without KB_IOC_TXN_COMMIT_GEN
+ * open); so does a non-zero generation on input (it is kept for a later
+ * use as an input).  KB_IOC_TXN_COMMIT and KB_IOC_TXN_ABORT are
+ * write-only commands: they never write their argument, and know VER1 at
+ * most (a bigger struct's tail must be zero, E2BIG otherwise, as before
+ * VER2).  A module without KB_IOC_TXN_COMMIT_GEN
  * answers it ENOTTY and changes nothing: commit with KB_IOC_TXN_COMMIT and
  * read the generation with KB_CMD_GET, knowing that a rebuild in between
  * is indistinguishable from your own.
@@ -551,7 +552,10 @@ struct kb_ioc_txn {
 	/* since VER1: commit's saturation guard, as an upload's; abort: 0 */
 	__u32		max_fpr_ppb;
 	__u32		reserved;
-	/* since VER2, KB_IOC_TXN_COMMIT_GEN only: out, the generation made */
+	/*
+	 * since VER2, KB_IOC_TXN_COMMIT_GEN only: in, 0; out, the generation
+	 * made
+	 */
 	__aligned_u64	generation;
 };
 #define KB_IOC_TXN_SIZE_VER0	8
@@ -619,7 +623,12 @@ struct kb_ioc_write {
  * refused with EDOM (why = KB_IMG_SATURATED), a KB_EVENT_REFUSED event,
  * and nothing changes.  Merges of one filter are guarded and applied one
  * at a time (lookups and adds are not held up): of two merges run at once
- * whose deltas each pass the guard but not together, one is refused.
+ * whose deltas each pass the guard but not together, one is refused.  A
+ * merge so waits for those of the filter before it, each at most
+ * KB_MERGE_BYTES_MAX of ORs with no user copy, in no set order (a
+ * writers-group member merging back to back delays another's merges by
+ * the time its own take); a fatal signal ends the wait (EINTR, nothing
+ * changed).
  *
  * Errors (nothing changed): EINVAL (flags or reserved non-zero, bad name,
  * nr_ranges 0 or over the maximum, a range empty or past the payload, a

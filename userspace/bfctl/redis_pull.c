@@ -134,20 +134,28 @@ static bool kernel_state_is(const struct bfctl_redis_pull *pl,
 /* after a load into the kernel: what the next pull compares with */
 void bfctl_redis_pull_note(struct kbconn *kc, struct bfctl_redis_pull *pl)
 {
+	u64 gen = pl->load_gen;
 	struct kb_ioc_info info;
 
+	/*
+	 * Nothing loaded (the value unchanged, the transaction aborted):
+	 * ours is still the generation pull_expect() found in step, not
+	 * whatever KB_CMD_GET finds now (a rebuild may have landed since)
+	 */
+	if (!gen && pl->unchanged && pl->have_kstate)
+		gen = pl->kstate[1];
+	pl->load_gen = 0;
 	pl->have_kstate = false;
 	if (!pl->name || pl->out || kbconn_info(kc, pl->name, &info))
 		return;
 	kernel_state(&info, pl->kstate);
 	/*
-	 * Another generation than our commit's: someone rebuilt it since.
-	 * Ours is what we loaded: merges into theirs are ESTALE, and the
+	 * Another generation than ours: someone rebuilt it since.  Ours is
+	 * what we loaded (or kept): merges into theirs are ESTALE, and the
 	 * next pull finds the filter diverged and loads it again
 	 */
-	if (pl->load_gen)
-		pl->kstate[1] = pl->load_gen;
-	pl->load_gen = 0;
+	if (gen)
+		pl->kstate[1] = gen;
 	pl->have_kstate = true;
 }
 

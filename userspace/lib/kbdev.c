@@ -193,6 +193,7 @@ int kbdev_txn_commit_guarded(int fd, u32 max_fpr_ppb)
 
 int kbdev_txn_commit_gen(int fd, u32 max_fpr_ppb, u64 *generation)
 {
+	/* generation: 0 on input (the module refuses another value) */
 	struct kb_ioc_txn a = { .size = sizeof(a), .max_fpr_ppb = max_fpr_ppb };
 	int ret = ioc(fd, KB_IOC_TXN_COMMIT_GEN, &a);
 
