@@ -18,6 +18,18 @@
  * changes the relay had not read yet when it wrote that sync, which would
  * look like a mismatch.  By the next sync (a --sync period later) the
  * relay has read them.
+ *
+ * A mismatch again at the first check after the whole pull a mismatch
+ * made is no stream's doing: the filter changes outside the watcher (it
+ * takes local writes: an --add-set rule, BPF adds, bfctl add), and every
+ * check would pull the whole value again, on every host following it.
+ * Its syncs are no longer checked, said once.
+ *
+ * Whoever may XADD to the stream can ask every follower for a whole pull
+ * at will (a reset, a new epoch, a gap, a bad CRC): the pulls the stream
+ * asks for are rationed per follower (bfctl_redis_follow_pull_at()), so
+ * such a writer makes a fleet pull whole at most about once per
+ * BFCTL_REDIS_SP_MAX, not once per entry.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -164,7 +176,7 @@ int bfctl_redis_follow_sync(struct bfctl_redis_follow *f, struct kbconn *kc,
 		f->sync_seen = true;
 		return 0;
 	}
-	if (pl->p.kind != KB_KIND_GOZERO || t0 < f->check_at)
+	if (pl->p.kind != KB_KIND_GOZERO || t0 < f->check_at || f->unchecked)
 		return 0;
 	why[0] = 0;
 	ret = pl->out ? file_crc(pl, e->len, &cc, why, sizeof(why)) :
@@ -182,6 +194,7 @@ int bfctl_redis_follow_sync(struct bfctl_redis_follow *f, struct kbconn *kc,
 		snprintf(msg, sizeof(msg), "entry %s (sync): the filter is the relay's copy (CRC-32C %08x over %llu bytes)",
 			 id, cc.crc, (unsigned long long)e->len);
 		bfctl_redis_watch_status(pl, "verified", msg);
+		f->mm_pulled = false;
 		return 0;
 	}
 	if (ret)	/* -ESTALE: why says */
@@ -195,6 +208,14 @@ int bfctl_redis_follow_sync(struct bfctl_redis_follow *f, struct kbconn *kc,
 	else
 		snprintf(msg, sizeof(msg), "CRC-32C %08x, the relay's %08x",
 			 cc.crc, e->crc);
+	if (f->mm_pulled) {
+		f->unchecked = true;
+		snprintf(f->why, sizeof(f->why), "entry %s (sync): not the relay's copy again after a whole pull (%.40s): the filter takes local writes (--add-set, BPF, bfctl add; a followed filter mirrors Redis); its syncs are no longer checked",
+			 id, msg);
+		bfctl_redis_watch_status(pl, "mismatch", f->why);
+		return 0;
+	}
+	f->mm_pulled = true;
 	snprintf(f->why, sizeof(f->why), "entry %s (sync): the filter is not the relay's copy (%.100s): a forged or lost stream entry, or a change made outside the watcher (a followed filter mirrors Redis); pulling whole",
 		 id, msg);
 	bfctl_redis_watch_status(pl, "mismatch", f->why);
@@ -202,4 +223,26 @@ int bfctl_redis_follow_sync(struct bfctl_redis_follow *f, struct kbconn *kc,
 	/* the filter is not what the last pull loaded: load it again */
 	pl->last_len = 0;
 	return 1;
+}
+
+double bfctl_redis_follow_pull_at(struct bfctl_redis_follow *f, double now)
+{
+	double at;
+
+	if (f->sp_pending)
+		return f->sp_at;
+	if (now - f->sp_last > BFCTL_REDIS_SP_QUIET)
+		f->sp_wait = 0;
+	at = f->sp_last + f->sp_wait;
+	if (at < now)
+		at = now;
+	f->sp_last = at;
+	f->sp_wait = f->sp_wait * 2;
+	if (f->sp_wait < f->sp_min)
+		f->sp_wait = f->sp_min;
+	if (f->sp_wait > BFCTL_REDIS_SP_MAX)
+		f->sp_wait = BFCTL_REDIS_SP_MAX;
+	f->sp_pending = true;
+	f->sp_at = at;
+	return at;
 }
