@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "redis.h"
+#include "redis_delta.h"
 
 /*
  * watch's poll while the server publishes no keyspace events: what an
@@ -54,7 +54,8 @@ static void redis_usage(FILE *f)
 		"        [--sync S] [--poll S] [--debounce S] [--chunk-size N] [-j]\n"
 		"  bfctl redis watch NAME KEY --server URL [--create] [--bits M]\n"
 		"        [--poll S] [--debounce S] [--empty-on-delete] [--max-fpr P]\n"
-		"        [--force] [--enable-events] [--events-check S] [--no-relay] [-j]\n"
+		"        [--force] [--enable-events] [--events-check S] [--no-relay]\n"
+		"        [--resync-backoff S] [-j]\n"
 		"  bfctl redis watch KEY -o IMG --server URL [--bits M] [...]\n"
 		"common: [--password-file F] [--timeout S] [-q]\n"
 		"pull, watch: [--read-from primary|replica]\n"
@@ -81,7 +82,7 @@ enum {
 	OPT_EMPTY, OPT_FORCE, OPT_MAX_FPR, OPT_ENABLE_EV, OPT_EV_CHECK,
 	OPT_READ_FROM,
 	OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME,
-	OPT_NO_RELAY, OPT_MAXLEN, OPT_LEASE_MS, OPT_SYNC,
+	OPT_NO_RELAY, OPT_MAXLEN, OPT_LEASE_MS, OPT_SYNC, OPT_RESYNC,
 };
 
 static const struct option redis_opts[] = {
@@ -107,6 +108,7 @@ static const struct option redis_opts[] = {
 	{ "tls-key", required_argument, NULL, OPT_TLS_KEY },
 	{ "tls-server-name", required_argument, NULL, OPT_TLS_NAME },
 	{ "no-relay", no_argument, NULL, OPT_NO_RELAY },
+	{ "resync-backoff", required_argument, NULL, OPT_RESYNC },
 	{ "maxlen", required_argument, NULL, OPT_MAXLEN },
 	{ "lease-ms", required_argument, NULL, OPT_LEASE_MS },
 	{ "sync", required_argument, NULL, OPT_SYNC },
@@ -150,6 +152,7 @@ static const char *opt_verbs(int c)
 	case OPT_ENABLE_EV:
 	case OPT_EV_CHECK:
 	case OPT_NO_RELAY:
+	case OPT_RESYNC:
 		return "w";
 	case OPT_MAXLEN:
 	case OPT_LEASE_MS:
@@ -237,6 +240,7 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 	a->w.maxlen = 1000;
 	a->w.lease_ms = 5000;
 	a->w.sync_s = 60;
+	a->w.resync_s = BFCTL_REDIS_SP_MIN;
 	a->o.url = getenv("BFCTL_REDIS_SERVER");
 	optind = 1;
 	/* getopt's own messages would repeat an --opt=VALUE whole */
@@ -319,6 +323,12 @@ static int parse_args(int argc, char **argv, struct rargs *a, char vc)
 			break;
 		case OPT_NO_RELAY:
 			a->w.no_relay = true;
+			break;
+		case OPT_RESYNC:
+			if (parse_secs(optarg, 0, &a->w.resync_s) ||
+			    a->w.resync_s > BFCTL_REDIS_SP_MAX)
+				return usage_err(verb, "bad --resync-backoff '%s' (seconds, up to 600; 0: none)",
+						 optarg);
 			break;
 		case OPT_MAXLEN:
 			if (bfctl_parse_count(optarg, &v) || !v || v > 100000000)

@@ -414,6 +414,7 @@ struct bfctl_redis_watch_opts {
 	bool empty_on_delete;
 	bool enable_events;	/* --enable-events */
 	bool no_relay;		/* --no-relay: full pulls only */
+	double resync_s;	/* --resync-backoff: whole pulls the stream asks for */
 	/* relay */
 	u64 maxlen;		/* --maxlen: the stream's MAXLEN ~ */
 	u32 lease_ms;		/* --lease-ms */

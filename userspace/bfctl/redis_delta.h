@@ -123,6 +123,14 @@ struct bfctl_redis_follow {
 	u64 odev, oino, olen;	/* the file's identity and length */
 	u64 obits;		/* bits set in its payload */
 	u32 ocrc;		/* its trailer as last written */
+	bool mm_pulled;		/* the last check was a mismatch: pulled */
+	bool unchecked;		/* a mismatch again after it: no more checks */
+	/* the whole pulls the stream asks for, rationed (redis_sync.c) */
+	double sp_last;		/* when the last one was due */
+	double sp_wait;		/* the least time from it to the next */
+	bool sp_pending;	/* one is due and has not run yet */
+	double sp_at;		/* when */
+	double sp_min;		/* the first wait (--resync-backoff), 0: none */
 };
 
 /* the sibling keys of key; 0 or -ENAMETOOLONG */
@@ -160,5 +168,18 @@ void bfctl_redis_follow_stop(struct bfctl_redis_follow *f);
 int bfctl_redis_follow_sync(struct bfctl_redis_follow *f, struct kbconn *kc,
 			    struct bfctl_redis_pull *pl,
 			    const struct bfctl_redis_dentry *e, const char *id);
+/*
+ * A whole pull the stream asked for (a reset, a new epoch, a gap, a
+ * malformed entry, a mismatch; bfctl_redis_follow_recv() said 1): when
+ * it may run, from now on.  The first at once, the next ones spaced by
+ * a wait that doubles from f->sp_min (--resync-backoff, default
+ * BFCTL_REDIS_SP_MIN) to BFCTL_REDIS_SP_MAX, back to none after
+ * BFCTL_REDIS_SP_QUIET without one.  One due and not run
+ * yet (f->sp_pending, cleared by the pull) keeps its time.
+ */
+#define BFCTL_REDIS_SP_MIN	2.0
+#define BFCTL_REDIS_SP_MAX	600.0
+#define BFCTL_REDIS_SP_QUIET	600.0
+double bfctl_redis_follow_pull_at(struct bfctl_redis_follow *f, double now);
 
 #endif /* _BFCTL_REDIS_DELTA_H */

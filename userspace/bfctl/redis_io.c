@@ -385,10 +385,17 @@ redisReply *bfctl_redis_reply_max(struct bfctl_redis *r, u64 max, bool bulk)
 
 	if (r->io_err)
 		return NULL;
-	/* the +OK of ASKINGs sent before it (bfctl_redis_append()) */
-	while (r->skip > 0) {
-		r->skip--;
+	/*
+	 * The +OK of the ASKING sent before this reply's command
+	 * (bfctl_redis_append()): one, not all that are counted, which
+	 * belong to the commands pipelined after it
+	 */
+	if (r->skip > 0) {
+		int left = r->skip - 1;
+
+		r->skip = 0;
 		rep = bfctl_redis_reply_max(r, 64, false);
+		r->skip = left;
 		if (!rep)
 			return NULL;
 		freeReplyObject(rep);

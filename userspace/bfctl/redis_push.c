@@ -23,8 +23,14 @@
  *   moves a slot's keys and then the slot in moments, and a slot stuck
  *   half-moved is an operator's to fix, not a push's to wait out.
  *
- * Nothing replaces KEY until the EXEC succeeds; a push that gives up
- * leaves its temporary key to expire.
+ * Nothing replaces KEY until the EXEC succeeds.  A push that starts
+ * again elsewhere, or gives up, unlinks the temporary key it wrote (best
+ * effort, on a connection of its own: the push's may be out of step); one
+ * it cannot expires within minutes (push_ttl()): a day of full-sized
+ * leftovers per retried push would fill a node.  The TTL is set again
+ * after the last chunk, with the length checked: a key that expired
+ * during a slow write (APPEND would start a new one) fails the push,
+ * never renames a truncated value over KEY.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,8 +39,13 @@
 #include <time.h>
 #include "redis.h"
 
-/* a temporary key left by a push that died goes away by itself */
-#define PUSH_TMP_TTL	"86400"
+/*
+ * A temporary key left by a push that died goes away by itself: ten
+ * --timeouts (each reply's bound), at least a minute; an hour without one
+ */
+#define PUSH_TTL_X	10
+#define PUSH_TTL_MIN	60
+#define PUSH_TTL_NONE	3600
 /* TRYAGAIN: waits from 50 ms, doubling up to 1 s, about 12 s in all */
 #define PUSH_TRYAGAIN_MIN	0.05
 #define PUSH_TRYAGAIN_MAX	1.0
@@ -44,8 +55,41 @@ struct push {
 	struct bfctl_redis *r;
 	const char *key, *meta;
 	double budget;		/* seconds of TRYAGAIN waited out */
+	char ttl[24];		/* the temporary key's, in seconds */
 	char tmp[1100], mkey[1100];
 };
+
+static void push_ttl(struct push *ps)
+{
+	long long t = PUSH_TTL_NONE, to = ps->r->o->timeout_ms;
+
+	if (to > 0) {
+		t = to * PUSH_TTL_X / 1000;
+		if (t < PUSH_TTL_MIN)
+			t = PUSH_TTL_MIN;
+	}
+	snprintf(ps->ttl, sizeof(ps->ttl), "%lld", t);
+}
+
+/*
+ * Best effort: the temporary key unlinked on the node r is (or was)
+ * connected to, over a connection of its own, ASKING as r did
+ */
+static void drop_tmp(struct push *ps)
+{
+	const char *argv[] = { "UNLINK", ps->tmp };
+	struct bfctl_redis u;
+	redisReply *rep;
+
+	memset(&u, 0, sizeof(u));
+	if (!bfctl_redis_connect(&u, ps->r->o)) {
+		u.asking = ps->r->asking;
+		rep = bfctl_redis_cmd(&u, 2, argv, NULL);
+		if (rep)
+			freeReplyObject(rep);
+	}
+	bfctl_redis_close(&u);
+}
 
 static int reply_ok(struct bfctl_redis *r)
 {
@@ -62,7 +106,8 @@ static int write_tmp(struct push *ps, const u8 *data, u64 len)
 {
 	struct bfctl_redis *r = ps->r;
 	const char *del[] = { "DEL", ps->tmp }, *set[] = { "SET", ps->tmp, "" };
-	const char *exp[] = { "EXPIRE", ps->tmp, PUSH_TMP_TTL };
+	const char *exp[] = { "EXPIRE", ps->tmp, ps->ttl };
+	const char *slen[] = { "STRLEN", ps->tmp };
 	const char *app[] = { "APPEND", ps->tmp, NULL };
 	u64 chunk = r->o->chunk, sent = 0, acked = 0;
 	size_t alen[3] = { 6, 0, 0 };
@@ -103,6 +148,27 @@ static int write_tmp(struct push *ps, const u8 *data, u64 len)
 		if (!okx)
 			return -1;
 		acked += len - acked < chunk ? len - acked : chunk;
+	}
+	/* still there (the TTL again from now), and whole */
+	if (bfctl_redis_append(r, 3, exp, NULL) ||
+	    bfctl_redis_append(r, 2, slen, NULL))
+		return -1;
+	rep = bfctl_redis_reply(r);
+	if (!rep)
+		return -1;
+	okx = rep->type == REDIS_REPLY_INTEGER && rep->integer == 1;
+	freeReplyObject(rep);
+	rep = bfctl_redis_reply(r);
+
+	if (!rep)
+		return -1;
+	okx = okx && rep->type == REDIS_REPLY_INTEGER &&
+	      (u64)rep->integer == len;
+	freeReplyObject(rep);
+	if (!okx) {
+		snprintf(r->err, sizeof(r->err), "%s expired while it was written (its TTL is %s s: --timeout x %d)",
+			 ps->tmp, ps->ttl, PUSH_TTL_X);
+		return -1;
 	}
 	return 0;
 }
@@ -204,6 +270,7 @@ int bfctl_redis_push(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 	ps.budget = PUSH_TRYAGAIN_S;
 	if (r->o->timeout_ms > 0 && r->o->timeout_ms / 1000.0 < ps.budget)
 		ps.budget = r->o->timeout_ms / 1000.0;
+	push_ttl(&ps);
 	if (bfctl_redis_sibling(ps.mkey, sizeof(ps.mkey), key, "kbloom-meta") ||
 	    bfctl_redis_sibling(ps.tmp, sizeof(ps.tmp), key, "kbloom-tmp-") ||
 	    strlen(ps.tmp) + 17 > sizeof(ps.tmp))
@@ -217,13 +284,16 @@ int bfctl_redis_push(struct bfctl_redis_topo *t, struct bfctl_redis *r,
 		if (!ret)
 			return BFCTL_OK;
 		/* a MOVED or an ASK: again, whole, on that node */
-		if (r->io_err || !r->redir[0] || bfctl_redis_topo_follow(t, r, i))
+		if (r->io_err || !r->redir[0])
+			break;
+		drop_tmp(&ps);	/* (written here, or not at all) */
+		if (bfctl_redis_topo_follow(t, r, i))
 			break;
 	}
-	if (!r->io_err) {
-		r->io_err = true;	/* the pipeline is out of step: done */
-		fprintf(stderr, "bfctl: redis push: %s is left to expire\n", ps.tmp);
-	}
+	/* the pipeline is out of step: done */
+	r->io_err = true;
+	if (!bfctl_redis_stop)
+		drop_tmp(&ps);
 	if (r->tryagain)
 		return bfctl_fail(BFCTL_ERR, "redis push", "%s (still, after trying again for %g s: a slot stuck migrating?); %s unchanged",
 				  r->err, ps.budget, key);

@@ -53,6 +53,8 @@ struct relay {
 	const struct bfctl_redis_watch_opts *w;
 	struct bfctl_redis_pull *pl;
 	struct bfctl_redis r, sub;
+	struct bfctl_redis_topo topo;	/* where r is: Sentinel's primary */
+	struct bfctl_redis ss;		/* Sentinel's +switch-master */
 	bool up, notify, leader, present;
 	bool standby;		/* said so */
 	char lease[BFCTL_REDIS_KEY_MAX + 64], stream[BFCTL_REDIS_KEY_MAX + 64];
@@ -109,6 +111,7 @@ static void hex16(char *out)
 static void disconnect(struct relay *s, const char *why)
 {
 	say(s, "disconnected", why, NULL, 0);
+	bfctl_redis_close(&s->ss);
 	bfctl_redis_close(&s->sub);
 	bfctl_redis_close(&s->r);
 	s->up = s->notify = s->leader = s->standby = false;
@@ -365,14 +368,25 @@ static void connect_up(struct relay *s)
 {
 	bfctl_redis_deadline(s->o);
 	memset(&s->sub, 0, sizeof(s->sub));
-	if (bfctl_redis_connect(&s->r, s->o))
+	/*
+	 * Where the key is written: Sentinel's primary (after a failover the
+	 * new one: the lease taken there, a new epoch), a Cluster's node
+	 */
+	if (bfctl_redis_topo_connect(&s->topo, &s->r))
 		return disconnect(s, s->r.err);
+	if (s->topo.note[0])
+		say(s, s->topo.failover ? "failover" : "topology", s->topo.note,
+		    NULL, 0);
 	s->notify = bfctl_redis_notify_on(&s->r);
 	if (s->r.io_err)
 		return disconnect(s, s->r.err);
-	if (s->notify && (bfctl_redis_connect(&s->sub, s->o) ||
+	/* (the node r is on, not the URL's: a sentinel) */
+	if (s->notify && (bfctl_redis_connect(&s->sub, s->r.o) ||
 			  bfctl_redis_subscribe(&s->sub, s->pl->key)))
 		return disconnect(s, s->sub.err);
+	/* a failover told at once (the old primary may stay reachable) */
+	if (s->o->sentinel)
+		bfctl_redis_topo_sentinel_sub(&s->topo, &s->ss);
 	s->up = true;
 	s->backoff = BFCTL_REDIS_BACKOFF_MIN;
 	s->next_poll = now_s() + (s->notify ? s->w->poll_s : s->w->poll_off_s);
@@ -409,7 +423,7 @@ static double next_at(const struct relay *s)
 
 static void relay_loop(struct relay *s, const sigset_t *mask)
 {
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	struct timespec ts;
 	int n, ev;
 
@@ -418,11 +432,22 @@ static void relay_loop(struct relay *s, const sigset_t *mask)
 			connect_up(s);
 		pfd[0].fd = s->up && s->notify ? s->sub.c->fd : -1;
 		pfd[1].fd = s->up ? s->r.c->fd : -1;
-		pfd[0].events = pfd[1].events = POLLIN;
-		pfd[0].revents = pfd[1].revents = 0;
-		n = ppoll(pfd, 2, bfctl_redis_timeout(next_at(s), &ts), mask);
+		pfd[2].fd = s->up && s->ss.c ? s->ss.c->fd : -1;
+		pfd[0].events = pfd[1].events = pfd[2].events = POLLIN;
+		pfd[0].revents = pfd[1].revents = pfd[2].revents = 0;
+		n = ppoll(pfd, 3, bfctl_redis_timeout(next_at(s), &ts), mask);
 		if (stop)
 			break;
+		if (n > 0 && pfd[2].revents) {
+			ev = bfctl_redis_topo_sentinel_poll(&s->topo, &s->ss);
+			if (ev < 0)	/* the loss of r still tells */
+				bfctl_redis_close(&s->ss);
+			if (ev > 0) {
+				s->backoff = BFCTL_REDIS_BACKOFF_MIN / 2;
+				disconnect(s, "Sentinel: +switch-master: a failover");
+				continue;
+			}
+		}
 		if (n > 0 && pfd[1].revents) {
 			if (bfctl_redis_idle_read(&s->r))
 				disconnect(s, s->r.err);
@@ -470,6 +495,7 @@ int bfctl_redis_relay(const struct bfctl_redis_opts *o,
 	s.pl = pl;
 	s.backoff = BFCTL_REDIS_BACKOFF_MIN;
 	s.due = s.first_ev = -1;
+	bfctl_redis_topo_init(&s.topo, o, pl->key);
 	s.df.d = malloc(BFCTL_REDIS_DELTA_MAX);
 	if (!s.df.d)
 		return bfctl_fail(BFCTL_ERR, "redis relay", "out of memory");
@@ -500,6 +526,7 @@ int bfctl_redis_relay(const struct bfctl_redis_opts *o,
 	}
 	s.leader = false;
 	say(&s, "stopped", NULL, NULL, 0);
+	bfctl_redis_close(&s.ss);
 	bfctl_redis_close(&s.sub);
 	bfctl_redis_close(&s.r);
 	free(s.copy);

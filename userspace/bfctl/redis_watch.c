@@ -360,7 +360,8 @@ static void relay_silent(struct watch *s)
 
 	if (!f->quiet_until)
 		return;
-	if (!f->on || f->ms > f->q_ms || (f->ms == f->q_ms && f->sq > f->q_sq)) {
+	/* a whole pull is due already (rationed): it reads the SETBITs */
+	if (!f->on || f->sp_pending || f->ms > f->q_ms || (f->ms == f->q_ms && f->sq > f->q_sq)) {
 		f->quiet_until = 0;
 		return;
 	}
@@ -399,6 +400,8 @@ static void pull(struct watch *s)
 {
 	struct bfctl_redis_pull *pl = s->pl;
 	int ret, ev = 0;
+
+	s->f.sp_pending = false;	/* what the stream asked for: this pull */
 
 	/* events turned on or off since: subscribe (or drop it) first */
 	if (check_events(s))
@@ -474,6 +477,26 @@ static void pull(struct watch *s)
 	if (s->notify && bfctl_redis_sub_poll(&s->sub, &ev))
 		return disconnect(s, s->sub.err);
 	note_events(s, ev | (pl->fence_ev & RSUB_SETBIT));
+}
+
+/*
+ * The stream asked for a whole pull: at once, or, after others it asked
+ * for, later (bfctl_redis_follow_pull_at()): whoever may XADD to it must
+ * not make every follower pull whole at will.  Said when it waits.
+ */
+static void stream_pull(struct watch *s)
+{
+	double t = now_s(), at = bfctl_redis_follow_pull_at(&s->f, t);
+	char msg[200];
+
+	if (s->due >= 0 && s->due <= at)
+		return;
+	s->due = at;
+	if (at <= t)
+		return;
+	snprintf(msg, sizeof(msg), "whole pulls the stream asks for are rationed (its writers could make every follower pull at will): this one in %.0f s",
+		 at - t);
+	status(s->pl, "resync", msg);
 }
 
 /* ppoll's timeout until the next thing to do; NULL: none */
@@ -556,7 +579,7 @@ static void watch_loop(struct watch *s, const sigset_t *run_mask)
 				s->no_relay = true;
 			}
 			if (due) {
-				s->due = now_s();
+				stream_pull(s);
 			} else if (!s->f.on) {
 				continue;
 			} else if (bfctl_redis_follow_send(&s->f)) {
@@ -605,6 +628,7 @@ int bfctl_redis_watch(const struct bfctl_redis_opts *o,
 	s.topo.enable_events = w->enable_events;
 	if (bfctl_redis_follow_init(&s.f, pl->key))
 		return bfctl_fail(BFCTL_USAGE, "redis watch", "key name too long");
+	s.f.sp_min = w->resync_s;
 	/*
 	 * A delta is merged into -o's image file in place (redis_follow.c):
 	 * not stdout, a pipe or a device, which get whole pulls only
