@@ -18,9 +18,10 @@ KBL_CFLAGS = $(KB_UCFLAGS) -I$(CURDIR)/$(KBL_DIR) -fPIC -fvisibility=hidden \
 KBL_LIBS := -lsodium -lpthread
 
 KBL_OBJS := $(patsubst $(KBL_DIR)/%.c,$(KBL_OUT)/obj/%.o,$(KBL_SRCS))
-# the core and the CRC32C it uses, position-independent
+# the core and the CRC32C it uses, and the torn read's retry (kbtorn.c,
+# bfctl's too), position-independent
 KBL_CORE_OBJS := $(patsubst kmod/core/%.c,$(KBL_OUT)/core/%.o,$(KB_CORE_SRCS)) \
-	$(KBL_OUT)/lib/kb_crc32c.o
+	$(KBL_OUT)/lib/kb_crc32c.o $(KBL_OUT)/lib/kbtorn.o
 
 $(eval $(call kb_obj_rule,$(KBL_OUT)/obj,$(KBL_DIR),$$(KBL_CFLAGS)))
 $(eval $(call kb_obj_rule,$(KBL_OUT)/core,kmod/core,$$(KBL_CFLAGS)))
