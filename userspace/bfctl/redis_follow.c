@@ -227,7 +227,7 @@ static u32 get_le32(const u8 *t)
 
 /*
  * The file's bits counted and its CRC checked, in pieces (the follower
- * never holds the image)
+ * never holds the image): when the pull cannot say how many bits it wrote
  */
 static int ofile_count(int fd, const u8 *hdr, u64 plen, const u8 *t,
 		       u64 *bits)
@@ -259,8 +259,9 @@ static int ofile_count(int fd, const u8 *hdr, u64 plen, const u8 *t,
 
 /*
  * After a pull: the file the pull wrote (its length and trailer the
- * image the pull loaded), opened and read once (its CRC checked, its bits
- * counted).  Opened as a regular file only: never a
+ * image the pull loaded), opened.  Its bits are those the pull counted
+ * (pl->last_ones): the trailer names the image; read whole only when the
+ * pull could not count them.  Opened as a regular file only: never a
  * device (a watchdog an open arms), a FIFO or a tty (an open that
  * blocks), never through a symlink (-ELOOP: its target may change under
  * it).  -ESTALE: not that image, so a pull is due.
@@ -269,7 +270,7 @@ static int ofile_open(struct bfctl_redis_follow *f,
 		      const struct bfctl_redis_pull *pl)
 {
 	const u64 hl = sizeof(struct kb_image_hdr);
-	u64 plen = kb_params_payload_bytes(&pl->p), bits;
+	u64 plen = kb_params_payload_bytes(&pl->p), bits = pl->last_ones;
 	u64 len = hl + plen + KB_IMAGE_TRAILER_LEN, got;
 	u8 hdr[sizeof(struct kb_image_hdr)], t[KB_IMAGE_TRAILER_LEN];
 	struct kb_params p;
@@ -305,7 +306,7 @@ static int ofile_open(struct bfctl_redis_follow *f,
 	    p.kind != KB_KIND_GOZERO || p.m != pl->p.m || got != plen ||
 	    get_le32(t) != pl->last_crc)
 		goto fail;
-	ret = ofile_count(fd, hdr, plen, t, &bits);
+	ret = pl->have_ones ? 0 : ofile_count(fd, hdr, plen, t, &bits);
 	if (ret)
 		goto fail;
 	f->ofd = fd;
