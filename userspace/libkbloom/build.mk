@@ -109,7 +109,8 @@ NATIVE_TESTS += $(UBUILD)/tests/test_libkbloom_image
 # library, the core and the test all built under ASan + UBSan and under
 # TSan (the lock-free reader scheme is what TSan is for)
 KBL_FAKE := userspace/tests/test_libkbloom_fake.c
-KBL_SAN_SRCS := $(KBL_FAKE) $(KBL_SRCS) $(KB_CORE_SRCS) userspace/lib/kb_crc32c.c
+KBL_SAN_SRCS := $(KBL_FAKE) $(KBL_SRCS) $(KB_CORE_SRCS) userspace/lib/kb_crc32c.c \
+	userspace/lib/kbtorn.c
 KBL_SAN_CFLAGS = $(CFLAGS_USER) -I$(CURDIR)/userspace/lib -I$(KSFT_DIR) \
 	-Wno-unused-parameter -Wno-sign-compare -fno-omit-frame-pointer \
 	-fno-strict-aliasing
