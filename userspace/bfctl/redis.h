@@ -281,6 +281,9 @@ struct bfctl_redis_pull {
 	u32 last_crc;		/* of the last image loaded (watch) */
 	u64 last_bits;		/* of the last pull, if a gozero value */
 	u64 last_len;
+	/* bits set in the last image's payload, if counted (-o's merges) */
+	u64 last_ones;
+	bool have_ones;
 	/*
 	 * The kernel filter as the last load left it (id, generation, bits
 	 * set, count): a filter changed since by someone else (a flush, an

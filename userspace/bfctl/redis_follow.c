@@ -17,15 +17,16 @@
  * filter past --max-fpr is refused (EDOM), the old contents serving.
  * "merged" is said only once the merge is done: in the kernel (one
  * KB_IOC_MERGE, all or nothing) or, with -o, in the image file in place
- * under its lock (merge_file()): a reader that takes LOCK_SH, as bfctl's
- * do, never sees half a delta.
+ * (merge_file()), with no lock: the bytes first, the CRC trailer last, so
+ * a reader that overlaps a merge finds a CRC mismatch and reads again, as
+ * bfctl's and libkbloom's do (kbu_torn_retry()).
  */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,9 +35,6 @@
 
 /* how long one XREAD blocks before it is sent again */
 #define FOLLOW_BLOCK_MS	"10000"
-/* how long a delta waits for -o's readers to let go of the file */
-#define FOLLOW_LOCK_MS		2000
-#define FOLLOW_LOCK_STEP_MS	5
 /* -o's file is read in pieces of this many bytes */
 #define OFILE_PIECE		(1U << 20)
 
@@ -49,7 +47,6 @@ static void ofile_drop(struct bfctl_redis_follow *f)
 	f->ofd = -1;
 }
 
-static int lock(int fd, int op);
 static int ofile_open(struct bfctl_redis_follow *f,
 		      const struct bfctl_redis_pull *pl);
 
@@ -133,9 +130,8 @@ void bfctl_redis_follow_pulled(struct bfctl_redis_follow *f,
 	 * -o: the file the pull wrote is read now, a cost of the pull, not
 	 * of the first delta (else at the first delta, if this fails)
 	 */
-	if (f->synced && pl->out && strcmp(pl->out, "-") &&
-	    !ofile_open(f, pl) && lock(f->ofd, LOCK_UN))
-		ofile_drop(f);
+	if (f->synced && pl->out && strcmp(pl->out, "-"))
+		ofile_open(f, pl);
 }
 
 int bfctl_redis_follow_send(struct bfctl_redis_follow *f)
@@ -185,35 +181,6 @@ static int ranges(const struct bfctl_redis_dentry *e, u64 payload,
 	return 0;
 }
 
-static int lock(int fd, int op)
-{
-	while (flock(fd, op) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return 0;
-}
-
-/*
- * LOCK_EX, waiting for readers' LOCK_SH up to FOLLOW_LOCK_MS: a reader
- * that holds its lock for good costs a whole pull (renamed over the file,
- * which needs no lock), never a watcher stuck in flock()
- */
-static int lock_ex(int fd)
-{
-	const struct timespec step = { 0, FOLLOW_LOCK_STEP_MS * 1000000L };
-	int waited = 0;
-
-	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EINTR)
-			continue;
-		if (errno != EWOULDBLOCK || waited >= FOLLOW_LOCK_MS)
-			return -errno;
-		nanosleep(&step, NULL);
-		waited += FOLLOW_LOCK_STEP_MS;
-	}
-	return 0;
-}
-
 static int pread_all(int fd, void *buf, size_t len, u64 off)
 {
 	u8 *b = buf;
@@ -259,35 +226,75 @@ static u32 get_le32(const u8 *t)
 }
 
 /*
+ * The file's bits counted and its CRC checked, in pieces (the follower
+ * never holds the image): when the pull cannot say how many bits it wrote
+ */
+static int ofile_count(int fd, const u8 *hdr, u64 plen, const u8 *t,
+		       u64 *bits)
+{
+	const u64 hl = sizeof(struct kb_image_hdr);
+	u64 i, n, at;
+	u8 *buf = malloc(OFILE_PIECE);
+	u32 crc;
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	*bits = 0;
+	crc = kb_image_crc_update(kb_image_crc_init(), hdr, hl);
+	for (at = 0; at < plen && !ret; at += n) {
+		n = plen - at < OFILE_PIECE ? plen - at : OFILE_PIECE;
+		ret = pread_all(fd, buf, n, hl + at);
+		if (ret)
+			break;
+		crc = kb_image_crc_update(crc, buf, n);
+		for (i = 0; i < n; i++)
+			*bits += (u64)__builtin_popcount(buf[i]);
+	}
+	if (!ret && kb_image_crc_check(crc, t, NULL))
+		ret = -ESTALE;
+	free(buf);
+	return ret;
+}
+
+/*
  * After a pull: the file the pull wrote (its length and trailer the
- * image the pull loaded), opened and read once (its CRC checked, its bits
- * counted), LOCK_EX held on return.  -ESTALE: not that image, so a pull
- * is due.
+ * image the pull loaded), opened.  Its bits are those the pull counted
+ * (pl->last_ones): the trailer names the image; read whole only when the
+ * pull could not count them.  Opened as a regular file only: never a
+ * device (a watchdog an open arms), a FIFO or a tty (an open that
+ * blocks), never through a symlink (-ELOOP: its target may change under
+ * it).  -ESTALE: not that image, so a pull is due.
  */
 static int ofile_open(struct bfctl_redis_follow *f,
 		      const struct bfctl_redis_pull *pl)
 {
 	const u64 hl = sizeof(struct kb_image_hdr);
-	u64 i, n, at, plen = kb_params_payload_bytes(&pl->p), bits = 0;
+	u64 plen = kb_params_payload_bytes(&pl->p), bits = pl->last_ones;
 	u64 len = hl + plen + KB_IMAGE_TRAILER_LEN, got;
 	u8 hdr[sizeof(struct kb_image_hdr)], t[KB_IMAGE_TRAILER_LEN];
 	struct kb_params p;
-	struct stat st;
-	u8 *buf = NULL;
-	u32 crc;
+	struct stat lst, st;
 	int fd, ret;
 
-	fd = open(pl->out, O_RDWR | O_CLOEXEC);
+	if (lstat(pl->out, &lst) < 0)
+		return errno == ENOENT ? -ESTALE : -errno;
+	if (S_ISLNK(lst.st_mode))
+		return -ELOOP;
+	if (!S_ISREG(lst.st_mode))
+		return -ESTALE;
+	/* and if it changed since: no blocking, no tty, not followed */
+	fd = open(pl->out, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+		  O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESTALE : -errno;
-	ret = lock_ex(fd);
-	if (ret)
-		goto fail;
+	/* O_NONBLOCK does nothing to a regular file: it stays set */
 	ret = -errno;
 	if (fstat(fd, &st) < 0)
 		goto fail;
 	ret = -ESTALE;
-	if (!S_ISREG(st.st_mode) || (u64)st.st_size != len ||
+	if (!S_ISREG(st.st_mode) || st.st_dev != lst.st_dev ||
+	    st.st_ino != lst.st_ino || (u64)st.st_size != len ||
 	    pl->last_len != len)
 		goto fail;
 	ret = pread_all(fd, hdr, hl, 0) ?:
@@ -299,23 +306,8 @@ static int ofile_open(struct bfctl_redis_follow *f,
 	    p.kind != KB_KIND_GOZERO || p.m != pl->p.m || got != plen ||
 	    get_le32(t) != pl->last_crc)
 		goto fail;
-	/* in pieces: the follower never holds the image */
-	buf = malloc(OFILE_PIECE);
-	ret = -ENOMEM;
-	if (!buf)
-		goto fail;
-	crc = kb_image_crc_update(kb_image_crc_init(), hdr, hl);
-	for (at = 0; at < plen; at += n) {
-		n = plen - at < OFILE_PIECE ? plen - at : OFILE_PIECE;
-		ret = pread_all(fd, buf, n, hl + at);
-		if (ret)
-			goto fail;
-		crc = kb_image_crc_update(crc, buf, n);
-		for (i = 0; i < n; i++)
-			bits += (u64)__builtin_popcount(buf[i]);
-	}
-	ret = -ESTALE;
-	if (kb_image_crc_check(crc, t, NULL))
+	ret = pl->have_ones ? 0 : ofile_count(fd, hdr, plen, t, &bits);
+	if (ret)
 		goto fail;
 	f->ofd = fd;
 	f->ofile = true;
@@ -324,48 +316,45 @@ static int ofile_open(struct bfctl_redis_follow *f,
 	f->olen = len;
 	f->obits = bits;
 	f->ocrc = get_le32(t);
-	free(buf);
 	return 0;
 fail:
-	free(buf);
 	close(fd);
 	return ret;
 }
 
 /*
  * Later deltas: the file held is still the path's (not replaced), its
- * length and trailer as last written (no one else wrote into it); LOCK_EX
- * held on return.  -ESTALE otherwise: never written into, a pull is due.
+ * length and trailer as last written (no one else wrote into it).
+ * -ESTALE otherwise: never written into, a pull is due.
  */
 static int ofile_check(struct bfctl_redis_follow *f,
 		       const struct bfctl_redis_pull *pl)
 {
-	struct stat st, pst;
 	u8 t[KB_IMAGE_TRAILER_LEN];
-	int ret = lock_ex(f->ofd);
+	struct stat st, pst;
 
-	if (ret)
-		return ret;
-	ret = -ESTALE;
-	if (fstat(f->ofd, &st) < 0 || stat(pl->out, &pst) < 0 ||
+	if (fstat(f->ofd, &st) < 0 || lstat(pl->out, &pst) < 0 ||
 	    st.st_dev != pst.st_dev || st.st_ino != pst.st_ino ||
 	    (u64)st.st_dev != f->odev || (u64)st.st_ino != f->oino ||
 	    (u64)st.st_size != f->olen ||
 	    pread_all(f->ofd, t, sizeof(t), f->olen - sizeof(t)) ||
 	    get_le32(t) != f->ocrc)
-		return ret;
+		return -ESTALE;
 	return 0;
 }
 
 /*
- * The delta into the image file in place, in O(delta): under LOCK_EX
- * (bfctl's readers take LOCK_SH), each record's old bytes read, the new
- * ones ORed in, the guard judged on the bits counted, then only changed
- * bytes written and the trailer's CRC patched (kb_image_crc_patch()).
- * The header does not change: its count stays 0, as a pull writes it.
- * Nothing is written unless all of it is to be; a crash between the
- * bytes and the trailer leaves a CRC every reader refuses, and a watch
- * starts with a whole pull.
+ * The delta into the image file in place, in O(delta), with no lock:
+ * each record's old bytes read, the new ones ORed in, the guard judged on
+ * the bits counted, then only changed bytes written and, last, the
+ * trailer's CRC patched (kb_image_crc_patch()).  A reader between the
+ * two finds a CRC mismatch and reads again (kbu_torn_retry()); no reader
+ * can hold a delta back.  The header does not change: its count stays 0,
+ * as a pull writes it.  Nothing is written unless all of it is to be; a
+ * crash between the bytes and the trailer leaves a CRC every reader
+ * refuses (after its tries), and a watch starts with a whole pull.  Two
+ * watchers must not share one -o file: neither would know of the other's
+ * bytes until its trailer check.
  */
 static int merge_file(struct bfctl_redis_follow *f,
 		      struct bfctl_redis_pull *pl,
@@ -382,9 +371,9 @@ static int merge_file(struct bfctl_redis_follow *f,
 	int ret;
 
 	ret = f->ofile ? ofile_check(f, pl) : ofile_open(f, pl);
-	if (ret == -EWOULDBLOCK)
-		snprintf(why, wlen, "a reader held the file's lock for %d ms",
-			 FOLLOW_LOCK_MS);
+	if (ret == -ELOOP)
+		snprintf(why, wlen, "%s is a symlink: never written through in place",
+			 pl->out);
 	if (ret) {
 		ofile_drop(f);
 		/* the pull rewrites it, even if the value is as pulled */
@@ -413,11 +402,11 @@ static int merge_file(struct bfctl_redis_follow *f,
 	if (e->nr && pl->p.m % 8 &&
 	    r[e->nr - 1].offset + r[e->nr - 1].len == (pl->p.m + 7) / 8 &&
 	    (new[total - 1] & (0xffU >> (pl->p.m % 8))))
-		goto unlock;
+		goto keep;
 	ret = bfctl_guard_bits(&pl->p, f->obits + added, limit, &st);
 	if (ret == -EDOM) {
 		bfctl_guard_why(&st, limit, why, wlen);
-		goto unlock;
+		goto keep;
 	}
 	crc = f->ocrc;
 	for (i = 0, at = 0; i < e->nr; at += r[i].len, i++) {
@@ -450,16 +439,10 @@ static int merge_file(struct bfctl_redis_follow *f,
 	}
 	f->ocrc = crc;
 	f->obits += added;
-	ret = lock(f->ofd, LOCK_UN);
-	if (ret)
-		goto drop;
+	ret = 0;
+keep:
 	free(old);
-	return 0;
-unlock:
-	if (!lock(f->ofd, LOCK_UN)) {
-		free(old);
-		return ret;
-	}
+	return ret;
 drop:
 	/* half written, or unknown: the next pull rewrites it */
 	ofile_drop(f);

@@ -267,10 +267,14 @@ static int load_image(struct kbconn *kc, struct bfctl_redis_pull *pl,
 	pl->unchanged = pl->last_len == len && pl->last_crc == crc;
 	if (pl->unchanged)
 		return 0;
+	pl->have_ones = false;
 	if (pl->out) {
 		/* no kernel to ask: the same estimate here */
-		if (bfctl_guard_image(img, len, limit, &st) == -EDOM)
+		ret = bfctl_guard_image(img, len, limit, &st);
+		if (ret == -EDOM)
 			return guard_refuse(pl, &st, limit);
+		pl->have_ones = !ret && pl->p.kind == KB_KIND_GOZERO;
+		pl->last_ones = pl->have_ones ? st.bits_set : 0;
 		ret = kbu_write_file(pl->out, img, len);
 		if (ret)
 			return bfctl_redis_pull_fail(pl, "%s: %s", pl->out, strerror(-ret));
@@ -339,6 +343,8 @@ static int stream_load(struct bfctl_redis_pull *pl,
 done:
 	pl->last_len = len;
 	pl->last_crc = crc;
+	pl->last_ones = fx->ones;	/* the payload's: the value, then zeros */
+	pl->have_ones = true;
 	return 0;
 }
 

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -304,30 +303,49 @@ static int read_fd(int fd, u8 **buf, size_t *len)
 	return 0;
 }
 
-/*
- * A shared lock for the read: bfctl redis watch -o merges deltas into an
- * image file in place under LOCK_EX, so a reader never sees half of one.
- * Advisory, and best effort: a file system without flock is read as is.
- */
-static void read_lock(int fd)
+struct read_try {
+	const char *path;
+	u8 **buf;
+	size_t *len;
+	size_t max;
+	bool whole;	/* kbu_read_file(), else kbu_read_file_max() */
+};
+
+static int read_fd_max(int fd, u8 *buf, size_t max, size_t *len);
+
+/* one read of the path, opened anew (a rename since is read whole) */
+static int read_try(void *arg, bool last)
 {
-	while (flock(fd, LOCK_SH) < 0 && errno == EINTR)
-		;
+	struct read_try *t = arg;
+	struct stat st;
+	int fd, ret;
+
+	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0;
+	ret = t->whole ? read_fd(fd, t->buf, t->len) :
+			 read_fd_max(fd, *t->buf, t->max, t->len);
+	close(fd);
+	/* only a regular file: a FIFO's bytes are gone once read */
+	if (ret || last || !S_ISREG(st.st_mode) ||
+	    !kbu_image_torn(*t->buf, *t->len))
+		return ret;
+	if (t->whole) {
+		free(*t->buf);
+		*t->buf = NULL;
+	}
+	return -EBADMSG;
 }
 
 int kbu_read_file(const char *path, u8 **buf, size_t *len)
 {
-	int fd, ret;
+	struct read_try t = { path, buf, len, 0, true };
 
 	if (!strcmp(path, "-"))
 		return read_fd(0, buf, len);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	read_lock(fd);
-	ret = read_fd(fd, buf, len);
-	close(fd);	/* and the lock with it */
-	return ret;
+	return kbu_torn_retry(read_try, &t);
 }
 
 /* reads max bytes at most, and one more to tell a longer file */
@@ -357,17 +375,12 @@ static int read_fd_max(int fd, u8 *buf, size_t max, size_t *len)
 
 int kbu_read_file_max(const char *path, void *buf, size_t max, size_t *len)
 {
-	int fd, ret;
+	u8 *b = buf;
+	struct read_try t = { path, &b, len, max, false };
 
 	if (!strcmp(path, "-"))
 		return read_fd_max(0, buf, max, len);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	read_lock(fd);
-	ret = read_fd_max(fd, buf, max, len);
-	close(fd);
-	return ret;
+	return kbu_torn_retry(read_try, &t);
 }
 
 int kbu_write_all(int fd, const void *buf, size_t len)

@@ -105,13 +105,28 @@ int kbu_keyset_load(struct kbu_keyset *ks, const char *path, u32 key_type,
 		    int fmt, char *err, size_t errlen);
 void kbu_keyset_free(struct kbu_keyset *ks);
 
-/* read a whole file ("-": stdin) into a 64-byte aligned buffer (free()) */
+/*
+ * read a whole file ("-": stdin) into a 64-byte aligned buffer (free());
+ * an image with a CRC mismatch is read again (kbu_torn_retry()) and given
+ * as last read, for the caller to refuse
+ */
 int kbu_read_file(const char *path, u8 **buf, size_t *len);
 /*
  * read a file ("-": stdin) of at most max bytes into buf, reading no more
- * than max + 1 bytes of it (a FIFO or a device too): -EFBIG if longer
+ * than max + 1 bytes of it (a FIFO or a device too): -EFBIG if longer;
+ * an image with a CRC mismatch as kbu_read_file()
  */
 int kbu_read_file_max(const char *path, void *buf, size_t max, size_t *len);
+/*
+ * kbtorn.c: an image read while bfctl redis watch -o merged a delta into
+ * it in place (no lock: the bytes first, the CRC trailer last) has a CRC
+ * mismatch.  kbu_image_torn(): buf is an image whose CRC does not match.
+ * kbu_torn_retry(): try(arg, last) until it returns anything but
+ * -EBADMSG, 5 times at most over ~150 ms; last is true for the last try,
+ * whose result is returned whatever it is.
+ */
+bool kbu_image_torn(const void *buf, size_t len);
+int kbu_torn_retry(int (*try)(void *arg, bool last), void *arg);
 /*
  * Where an output path (-o, save -file) goes.  "-" is stdout.  A device,
  * FIFO or socket is written in place: root's -o /dev/null must not turn

@@ -18,9 +18,10 @@ KBL_CFLAGS = $(KB_UCFLAGS) -I$(CURDIR)/$(KBL_DIR) -fPIC -fvisibility=hidden \
 KBL_LIBS := -lsodium -lpthread
 
 KBL_OBJS := $(patsubst $(KBL_DIR)/%.c,$(KBL_OUT)/obj/%.o,$(KBL_SRCS))
-# the core and the CRC32C it uses, position-independent
+# the core and the CRC32C it uses, and the torn read's retry (kbtorn.c,
+# bfctl's too), position-independent
 KBL_CORE_OBJS := $(patsubst kmod/core/%.c,$(KBL_OUT)/core/%.o,$(KB_CORE_SRCS)) \
-	$(KBL_OUT)/lib/kb_crc32c.o
+	$(KBL_OUT)/lib/kb_crc32c.o $(KBL_OUT)/lib/kbtorn.o
 
 $(eval $(call kb_obj_rule,$(KBL_OUT)/obj,$(KBL_DIR),$$(KBL_CFLAGS)))
 $(eval $(call kb_obj_rule,$(KBL_OUT)/core,kmod/core,$$(KBL_CFLAGS)))
@@ -108,7 +109,8 @@ NATIVE_TESTS += $(UBUILD)/tests/test_libkbloom_image
 # library, the core and the test all built under ASan + UBSan and under
 # TSan (the lock-free reader scheme is what TSan is for)
 KBL_FAKE := userspace/tests/test_libkbloom_fake.c
-KBL_SAN_SRCS := $(KBL_FAKE) $(KBL_SRCS) $(KB_CORE_SRCS) userspace/lib/kb_crc32c.c
+KBL_SAN_SRCS := $(KBL_FAKE) $(KBL_SRCS) $(KB_CORE_SRCS) userspace/lib/kb_crc32c.c \
+	userspace/lib/kbtorn.c
 KBL_SAN_CFLAGS = $(CFLAGS_USER) -I$(CURDIR)/userspace/lib -I$(KSFT_DIR) \
 	-Wno-unused-parameter -Wno-sign-compare -fno-omit-frame-pointer \
 	-fno-strict-aliasing

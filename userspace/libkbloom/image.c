@@ -4,26 +4,35 @@
  * writes it): mapped read-only, parsed and checked (CRC included) by the
  * core, tested in place.  The handle never writes it, so its calls count
  * nothing; bfctl redis watch -o may set bits in it in place (only set:
- * a key present stays present), under a lock the check takes too.
+ * a key present stays present) with no lock, the bytes first and the CRC
+ * trailer last: a check that finds a CRC mismatch is tried again
+ * (kbu_torn_retry()) before the open fails.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "kbl.h"
+#include "kbuser.h"
 
 struct kbl_image {
 	const char *path;
 	int fd;
 };
 
-static int kbl_image_map(struct kbloom *h, struct kbl_map *m)
+struct kbl_image_try {
+	struct kbloom *h;
+	struct kbl_map *m;
+};
+
+static int kbl_image_map_once(void *arg, bool last)
 {
-	const struct kbl_image *im = h->ctx;
+	const struct kbl_image_try *t = arg;
+	const struct kbl_image *im = t->h->ctx;
+	struct kbl_map *m = t->m;
 	enum kb_img_err why = KB_IMG_OK;
 	const void *payload;
 	struct kb_params p;
@@ -32,12 +41,6 @@ static int kbl_image_map(struct kbloom *h, struct kbl_map *m)
 	void *base;
 	int ret;
 
-	/*
-	 * Checked under a shared lock: bfctl redis watch -o merges deltas
-	 * in place under LOCK_EX (bits only set, a key present stays so)
-	 */
-	while (flock(im->fd, LOCK_SH) < 0 && errno == EINTR)
-		;
 	if (fstat(im->fd, &st) < 0)
 		return kbl_err(-errno, "%s: %s", im->path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
@@ -65,7 +68,10 @@ static int kbl_image_map(struct kbloom *h, struct kbl_map *m)
 	}
 	if (ret) {
 		free(m->copy);
+		m->copy = NULL;
 		munmap(base, (size_t)st.st_size);
+		if (ret == -EBADMSG && !last)
+			return ret;	/* read while a merge wrote it: again */
 		return kbl_err(ret, "%s: not a valid kbloom image: %s", im->path,
 			       ret == -EBADMSG ? "CRC mismatch" :
 			       kb_image_strerror(why));
@@ -74,6 +80,13 @@ static int kbl_image_map(struct kbloom *h, struct kbl_map *m)
 	m->base = base;
 	m->len = (size_t)st.st_size;
 	return 0;
+}
+
+static int kbl_image_map(struct kbloom *h, struct kbl_map *m)
+{
+	struct kbl_image_try t = { h, m };
+
+	return kbu_torn_retry(kbl_image_map_once, &t);
 }
 
 static void kbl_image_unmap(struct kbloom *h, struct kbl_map *m)
