@@ -209,14 +209,21 @@ static int file_crc(const struct bfctl_redis_pull *pl, u64 n,
 	u32 st;
 	int fd, ret;
 
-	fd = open(pl->out, O_RDONLY | O_CLOEXEC);
+	/*
+	 * Not through a symlink, never blocking, never a controlling tty:
+	 * the path may have been replaced by a FIFO or a device node since
+	 * the pull wrote it, and opening those can block or act.
+	 */
+	fd = open(pl->out, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+		  O_NOCTTY);
 	if (fd < 0 || fstat(fd, &sb)) {
 		ret = -errno;
 		snprintf(why, wlen, "%s: %s", pl->out, strerror(errno));
 		goto out;
 	}
 	ret = -ESTALE;
-	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
+	if (!S_ISREG(sb.st_mode) ||
+	    pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
 	    kb_image_parse_header(hdr, sizeof(hdr), (u64)sb.st_size, 0, &p,
 				  &plen, NULL, &ie) ||
 	    p.kind != KB_KIND_GOZERO || p.m != pl->p.m) {
