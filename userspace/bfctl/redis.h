@@ -404,7 +404,8 @@ int bfctl_redis_push(struct bfctl_redis_topo *t, struct bfctl_redis *r,
  */
 int bfctl_redis_topo_sentinel_sub(struct bfctl_redis_topo *t,
 				  struct bfctl_redis *ss);
-/* after ss was readable: 1 if our primary was switched, 0 not, -1 broken */
+/* after ss was readable: 1 if our primary was switched, 0 not, -1 broken
+ * (ss is closed then: the data connection's loss still tells) */
 int bfctl_redis_topo_sentinel_poll(struct bfctl_redis_topo *t,
 				   struct bfctl_redis *ss);
 

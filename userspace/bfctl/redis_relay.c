@@ -438,15 +438,11 @@ static void relay_loop(struct relay *s, const sigset_t *mask)
 		n = ppoll(pfd, 3, bfctl_redis_timeout(next_at(s), &ts), mask);
 		if (stop)
 			break;
-		if (n > 0 && pfd[2].revents) {
-			ev = bfctl_redis_topo_sentinel_poll(&s->topo, &s->ss);
-			if (ev < 0)	/* the loss of r still tells */
-				bfctl_redis_close(&s->ss);
-			if (ev > 0) {
-				s->backoff = BFCTL_REDIS_BACKOFF_MIN / 2;
-				disconnect(s, "Sentinel: +switch-master: a failover");
-				continue;
-			}
+		if (n > 0 && pfd[2].revents &&
+		    bfctl_redis_topo_sentinel_poll(&s->topo, &s->ss) > 0) {
+			s->backoff = BFCTL_REDIS_BACKOFF_MIN / 2;
+			disconnect(s, "Sentinel: +switch-master: a failover");
+			continue;
 		}
 		if (n > 0 && pfd[1].revents) {
 			if (bfctl_redis_idle_read(&s->r))

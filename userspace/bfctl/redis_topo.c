@@ -772,13 +772,11 @@ int bfctl_redis_topo_sentinel_poll(struct bfctl_redis_topo *t,
 	int hit = 0;
 
 	if (ss->io_err || (poll(&pfd, 1, 0) > 0 && bfctl_redis_read_some(ss)))
-		return -1;
+		goto lost;
 	for (;;) {
 		v = NULL;
-		if (redisGetReplyFromReader(ss->c, &v) != REDIS_OK) {
-			ss->io_err = true;
-			return -1;
-		}
+		if (redisGetReplyFromReader(ss->c, &v) != REDIS_OK)
+			goto lost;
 		if (!v)
 			return hit;
 		rep = v;
@@ -792,4 +790,8 @@ int bfctl_redis_topo_sentinel_poll(struct bfctl_redis_topo *t,
 		}
 		freeReplyObject(rep);
 	}
+lost:
+	/* closed: the loss of the data connection still tells of a failover */
+	bfctl_redis_close(ss);
+	return -1;
 }

@@ -548,15 +548,11 @@ static void watch_loop(struct watch *s, const sigset_t *run_mask)
 		n = ppoll(pfd, 4, wait_for(s, &ts), run_mask);
 		if (stop)
 			break;
-		if (n > 0 && pfd[2].revents) {
-			ev = bfctl_redis_topo_sentinel_poll(&s->topo, &s->ss);
-			if (ev < 0)	/* the loss of r still tells */
-				bfctl_redis_close(&s->ss);
-			if (ev > 0) {
-				s->backoff = BFCTL_REDIS_BACKOFF_MIN / 2;
-				disconnect(s, "Sentinel: +switch-master: a failover");
-				continue;
-			}
+		if (n > 0 && pfd[2].revents &&
+		    bfctl_redis_topo_sentinel_poll(&s->topo, &s->ss) > 0) {
+			s->backoff = BFCTL_REDIS_BACKOFF_MIN / 2;
+			disconnect(s, "Sentinel: +switch-master: a failover");
+			continue;
 		}
 		if (n > 0 && pfd[1].revents) {
 			idle_readable(s);
