@@ -111,6 +111,8 @@ int bfctl_restore_standin(struct bfctl_restore *rs, struct rfilter *rf,
 	free(rf->img);
 	rf->img = NULL;
 	rf->img_len = 0;
+	/* nor its slices: a stand-in is one plain filter, never a window */
+	bfctl_restore_slices_free(rf);
 	/* a closed stand-in is saturated on purpose: no guard at commit */
 	rf->max_fpr_ppb = 0;
 	bfctl_batch_reset(&rf->keys);
